@@ -1,0 +1,29 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ApiService } from './project.js';
+
+/**
+ * Makes sure redocly.yaml lists every discovered service under `apis:`, so the one configuration
+ * stays complete while adding a service is only adding its folder. Comments and order are kept.
+ * Returns the slugs it registered.
+ */
+export async function registerApis(root: string, services: ApiService[]): Promise<string[]> {
+  const file = path.join(root, 'redocly.yaml');
+  const { parseDocument, isMap } = await import('yaml');
+  const text = readFileSync(file, 'utf8');
+  const doc = parseDocument(text);
+  let apis = doc.get('apis');
+  if (!isMap(apis)) {
+    doc.set('apis', doc.createNode({}));
+    apis = doc.get('apis');
+  }
+  if (!isMap(apis)) throw new Error('redocly.yaml: `apis` must be a map');
+  const registered: string[] = [];
+  for (const service of services) {
+    if (apis.has(service.slug)) continue;
+    apis.set(service.slug, doc.createNode({ root: path.relative(root, service.root).split(path.sep).join('/') }));
+    registered.push(service.slug);
+  }
+  if (registered.length > 0) writeFileSync(file, doc.toString());
+  return registered;
+}

@@ -1,0 +1,31 @@
+import { banner } from '../lib/banner.js';
+import { pascalCase } from '../lib/project.js';
+
+/** A typed openapi-fetch client factory for one service, defaulting to its first server URL. */
+export function generateClient(slug: string, document: Record<string, any>): string {
+  const name = pascalCase(slug);
+  const servers: string[] = (document.servers ?? []).map((s: { url: string }) => s.url);
+  return `${banner(`generated/${slug}/openapi.json`)}
+import createClient, { type ClientOptions } from 'openapi-fetch';
+import type { paths } from './types.gen.js';
+
+export type { paths, components, operations } from './types.gen.js';
+
+/** The \`servers\` of the contract: the first is the default base URL. */
+export const ${camel(name)}Servers = ${JSON.stringify(servers)} as const;
+
+/**
+ * A client typed by the ${slug} contract. Switch between the stubs and the mock with \`baseUrl\`
+ * alone: both serve the same paths under the same base path.
+ */
+export function create${name}Client(options: ClientOptions = {}) {
+  return createClient<paths>({ baseUrl: ${JSON.stringify(servers[0] ?? "")}, ...options });
+}
+
+export type ${name}Client = ReturnType<typeof create${name}Client>;
+`;
+}
+
+function camel(pascal: string): string {
+  return pascal[0]!.toLowerCase() + pascal.slice(1);
+}
