@@ -1,0 +1,53 @@
+import type { Request } from 'express';
+import { ApiError } from './errors.js';
+
+/** Who is calling: resolved from a credential, attached to the request, passed to handlers. */
+export interface Principal {
+  /** stable id used for ownership and per-key rate limits */
+  id: string;
+  [key: string]: unknown;
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    principal?: Principal;
+    /** the ApiError an auth handler failed with, so the error mapper keeps its code and status */
+    authFailure?: ApiError;
+  }
+}
+
+export function bearerToken(req: Request): string | undefined {
+  const header = req.headers.authorization;
+  if (typeof header !== 'string') return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+/**
+ * A security handler for express-openapi-validator, keyed by the contract's security scheme name.
+ * It runs only where the operation's `security` names the scheme: the contract decides who may call.
+ */
+export type SecurityHandler = (req: Request, scopes: string[]) => boolean | Promise<boolean>;
+
+export function fail(req: Request, error: ApiError): never {
+  req.authFailure = error;
+  throw Object.assign(new Error(error.message), { status: error.status });
+}
+
+/**
+ * Bearer keys of one product. Keys of any other product are unknown here, so they get 401 like any
+ * invalid key.
+ */
+export function bearerKeys<P extends Principal>(
+  lookup: (token: string) => P | undefined,
+  messages: { missing: string; invalid: string } = { missing: 'Missing or invalid Authorization header', invalid: 'Invalid API key' },
+): SecurityHandler {
+  return (req) => {
+    const token = bearerToken(req);
+    if (!token) fail(req, new ApiError(401, undefined, messages.missing));
+    const principal = lookup(token);
+    if (!principal) fail(req, new ApiError(401, undefined, messages.invalid));
+    req.principal = principal;
+    return true;
+  };
+}

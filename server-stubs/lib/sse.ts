@@ -1,0 +1,124 @@
+import type { Response } from 'express';
+
+/** One Server-Sent Events frame as the contracts model it: `{event?, data, id?}`. */
+export interface SseFrame {
+  event?: string;
+  data: unknown;
+  id?: string;
+}
+
+export interface EventStream<F extends SseFrame> {
+  send(frame: F): void;
+  /** a comment line (`: ping`): keeps proxies from timing out, ignored by clients */
+  comment(text: string): void;
+  end(): void;
+  readonly closed: boolean;
+  /** called once when the stream ends, by `end()` or by the client going away */
+  onClose(listener: () => void): void;
+  /** a timer that is cleared when the stream closes */
+  every(ms: number, tick: () => void): void;
+  after(ms: number, fire: () => void): void;
+}
+
+export const eventStreamHeaders = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache, no-transform',
+  Connection: 'keep-alive',
+  'X-Accel-Buffering': 'no',
+} as const;
+
+/** Starts an event stream on `res`: the only place stubs write `text/event-stream`. */
+export function openEventStream<F extends SseFrame>(
+  res: Response,
+  headers: Record<string, string> = eventStreamHeaders,
+): EventStream<F> {
+  res.writeHead(200, headers);
+  res.flushHeaders();
+  const timers: Array<ReturnType<typeof setInterval>> = [];
+  const listeners: Array<() => void> = [];
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    for (const t of timers) clearInterval(t);
+    for (const listener of listeners) listener();
+  };
+  res.on('close', close);
+  return {
+    send(frame) {
+      if (closed) return;
+      res.write(formatFrame(frame));
+    },
+    comment(text) {
+      if (!closed) res.write(`: ${text}\n\n`);
+    },
+    end() {
+      if (closed) return;
+      close();
+      res.end();
+    },
+    get closed() {
+      return closed;
+    },
+    onClose(listener) {
+      listeners.push(listener);
+    },
+    every(ms, tick) {
+      if (!closed) timers.push(setInterval(tick, ms));
+    },
+    after(ms, fire) {
+      if (!closed) timers.push(setTimeout(fire, ms));
+    },
+  };
+}
+
+export function formatFrame(frame: SseFrame): string {
+  let out = '';
+  if (frame.id !== undefined) out += `id: ${frame.id}\n`;
+  if (frame.event !== undefined) out += `event: ${frame.event}\n`;
+  const data = typeof frame.data === 'string' ? frame.data : JSON.stringify(frame.data);
+  for (const line of data.split('\n')) out += `data: ${line}\n`;
+  return `${out}\n`;
+}
+
+export interface ParsedStream {
+  frames: Array<{ event?: string; data: unknown; id?: string }>;
+  comments: string[];
+}
+
+/**
+ * Parses an event stream as a client would (WHATWG rules: `data` lines joined by newlines, comment
+ * lines start with `:`, a blank line dispatches). Data that is JSON is parsed.
+ */
+export function parseEventStream(text: string): ParsedStream {
+  const frames: ParsedStream['frames'] = [];
+  const comments: string[] = [];
+  for (const block of text.replace(/\r\n?/g, '\n').split('\n\n')) {
+    if (block.trim() === '') continue;
+    let event: string | undefined;
+    let id: string | undefined;
+    const data: string[] = [];
+    for (const line of block.split('\n')) {
+      if (line.startsWith(':')) {
+        comments.push(line.slice(1).trim());
+        continue;
+      }
+      const colon = line.indexOf(':');
+      const field = colon === -1 ? line : line.slice(0, colon);
+      const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
+      if (field === 'event') event = value;
+      else if (field === 'id') id = value;
+      else if (field === 'data') data.push(value);
+    }
+    if (data.length === 0) continue;
+    const raw = data.join('\n');
+    let parsed: unknown = raw;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      // not JSON: keep the text
+    }
+    frames.push({ ...(event !== undefined && { event }), ...(id !== undefined && { id }), data: parsed });
+  }
+  return { frames, comments };
+}

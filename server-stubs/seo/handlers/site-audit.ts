@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { ApiError } from '../../lib/errors.js';
+import { isBlockedAddress, LookupFailed } from '../../lib/net-guard.js';
+import type { SeoDeps, SeoHandlers } from '../context.js';
+import { auditStatusAt, isRunning } from '../crawl.js';
+import { limits, simulatedSitePages, type AuditRow } from '../store.js';
+import { projectNotFound } from './projects.js';
+
+/** Host names whose first label is `crawl-fails` simulate a crawl that breaks after a few pages. */
+const CRAWL_FAILS = /^crawl-fails\./i;
+
+export function siteAuditHandlers({ store, resolver, crawl, stream }: SeoDeps) {
+  const statusOf = (row: AuditRow) => auditStatusAt(row, store.clock.now(), crawl);
+
+  const findAudit = (orgId: string, projectId: string, jobId: string) => {
+    if (!store.project(orgId, projectId)) throw projectNotFound();
+    const row = store.audits.get(jobId);
+    if (!row || row.projectId !== projectId) throw new ApiError(404, 'NOT_FOUND', 'Audit not found');
+    return row;
+  };
+
+  return {
+    startCrawl: async ({ principal, body }) => {
+      if (!store.project(principal.orgId, body.projectId)) throw projectNotFound();
+      const running = [...store.audits.values()].filter((a) => a.orgId === principal.orgId && isRunning(statusOf(a)));
+      if (running.length >= limits.runningAuditsPerOrganization) {
+        throw new ApiError(
+          429,
+          'AUDIT_CAPACITY_REACHED',
+          `No audit capacity: ${running.length} audits are queued or crawling (at most ${limits.runningAuditsPerOrganization})`,
+        );
+      }
+      let url: URL;
+      try {
+        url = new URL(body.startUrl);
+      } catch {
+        throw new ApiError(400, 'VALIDATION_ERROR', 'startUrl is not a valid absolute URL');
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        throw new ApiError(400, 'VALIDATION_ERROR', 'startUrl must be an http or https URL');
+      }
+      const maxPages = body.maxPages ?? 500;
+      const row: AuditRow = {
+        id: randomUUID(),
+        orgId: principal.orgId,
+        projectId: body.projectId,
+        startUrl: body.startUrl,
+        maxPages,
+        strategy: body.strategy ?? 'auto',
+        createdAtMs: store.clock.now(),
+        totalPages: body.strategy === 'none' || body.strategy === 'manual' ? 1 : Math.min(maxPages, simulatedSitePages(body.startUrl)),
+      };
+      try {
+        const addresses = await resolver.resolve(url.hostname);
+        // Every address must be public: a name with one private answer could still reach inside.
+        const inside = addresses.find(isBlockedAddress);
+        if (inside) {
+          throw new ApiError(403, 'CRAWL_TARGET_BLOCKED', `Crawl target not permitted: ${url.hostname} resolves to ${inside}, a loopback, private or link-local address`);
+        }
+        if (CRAWL_FAILS.test(url.hostname)) {
+          row.failure = { afterPages: Math.min(3, row.totalPages), code: 'CRAWL_FAILED', error: `Crawl of ${url.hostname} failed: the server stopped answering` };
+        }
+      } catch (error) {
+        if (!(error instanceof LookupFailed)) throw error;
+        // The job is accepted; the audit ends at once with LOOKUP_FAILED, as its stream reports.
+        row.failure = { afterPages: 0, code: 'LOOKUP_FAILED', error: error.message };
+      }
+      store.audits.set(row.id, row);
+      return { status: 202, body: { jobId: row.id, auditId: row.id } };
+    },
+
+    getCrawlStatus: ({ principal, params, query }) => {
+      const row = findAudit(principal.orgId, query.projectId, params.jobId);
+      return { status: 200, body: { status: statusOf(row) } };
+    },
+
+    streamCrawl: ({ principal, params, query }) => {
+      const row = findAudit(principal.orgId, query.projectId, params.jobId);
+      return {
+        status: 200,
+        stream: (events) => {
+          const poll = () => {
+            const status = statusOf(row);
+            if (status.status === 'done') {
+              events.send({ event: 'complete', data: { status } });
+              events.end();
+            } else if (status.status === 'failed' && status.error) {
+              events.send({ event: 'error', data: { error: status.error.error, code: status.error.code } });
+              events.end();
+            } else {
+              events.send({ event: 'progress', data: { status } });
+            }
+          };
+          poll();
+          events.every(stream.pollMs, poll);
+          events.every(stream.pingMs, () => events.comment('ping'));
+          events.after(stream.ceilingMs, () => {
+            events.send({
+              event: 'error',
+              data: { error: 'Stream closed after its 10-minute ceiling; follow the crawl with the status endpoint', code: 'TIMEOUT' },
+            });
+            events.end();
+          });
+        },
+      };
+    },
+  } satisfies Partial<SeoHandlers>;
+}
