@@ -78,19 +78,12 @@ async function generateValidators(schemas: LoadedSchema[], source: string): Prom
     ajv,
     Object.fromEntries(schemas.map((s) => [s.name, s.id])),
   );
-  // Standalone code may require ajv's runtime helpers (formats, unicode length): ESM needs imports.
-  const requires = new Map<string, string>();
-  const body = code.replace(/require\("([^"]+)"\)/g, (_m, mod: string) => {
-    if (!requires.has(mod)) requires.set(mod, `__dep${requires.size}`);
-    return requires.get(mod)!;
-  });
-  const imports = [...requires].map(([mod, name]) => `import ${name} from ${JSON.stringify(resolveRuntime(mod))};`);
-  return `${banner(source + ' (ajv standalone)').replaceAll('// ', '// ')}${imports.join('\n')}\n${body}\n`;
-}
-
-/** ajv's standalone code names CommonJS paths; Node's ESM loader wants the file with its extension. */
-function resolveRuntime(mod: string): string {
-  return mod.endsWith('.js') ? mod : `${mod}.js`;
+  // Standalone code requires ajv's runtime helpers (formats, unicode length) CommonJS-style; a
+  // module-local require keeps their interop the same under Node and under Vite.
+  const preamble = code.includes('require(')
+    ? "import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n"
+    : '';
+  return `${banner(source + ' (ajv standalone)')}${preamble}${code}\n`;
 }
 
 function validatorDeclarations(schemas: LoadedSchema[], source: string): string {

@@ -6,8 +6,8 @@ export async function generateApiTypes(slug: string, document: Record<string, an
   const ast = await openapiTS(structuredClone(document) as never, {
     silent: true,
     alphabetize: false,
-    // `default` makes a response field present, never a request field optional.
-    defaultNonNullable: true,
+    // Left on, a `default` would make the field required in requests too, where it is optional.
+    defaultNonNullable: false,
   });
   return `${banner(`generated/${slug}/openapi.json (openapi-typescript)`)}\n${astToString(ast)}`;
 }

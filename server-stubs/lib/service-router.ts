@@ -148,7 +148,10 @@ export function toFailure(error: unknown, req: Request): Failure {
   }
   if (e?.type === 'entity.too.large') return { kind: 'validation', status: 413, message: 'Request body too large' };
   const status = e?.status ?? 500;
-  if ((status === 401 || status === 403) && req.authFailure) return apiFailure(req.authFailure);
+  if ((status === 401 || status === 403) && req.authFailure) {
+    // An auth failure keeps its kind, so each service answers it with its own auth error body.
+    return { ...apiFailure(req.authFailure), kind: req.authFailure.status === 403 ? 'forbidden' : 'unauthenticated' };
+  }
   if (status === 401) return { kind: 'unauthenticated', status, message: e.message ?? 'Unauthorized' };
   if (status === 403) return { kind: 'forbidden', status, message: e.message ?? 'Forbidden' };
   if (status === 404) return { kind: 'not_found', status, message: `No route ${req.method} ${req.originalUrl.split('?')[0]}` };

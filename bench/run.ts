@@ -1,0 +1,149 @@
+/**
+ * `npm run bench`: throughput and latency of the seo stub with and without contract validation and
+ * of Prism on the same operations, stub cold start, full and no-op build. Every comparison is a
+ * ratio within one run on one machine. Writes bench/RESULTS.md.
+ */
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const tsxLoader = ['--import', 'tsx'];
+const durationSeconds = Number(process.env.BENCH_SECONDS ?? 8);
+const connections = 10;
+const auth = { authorization: 'Bearer seo_test_key', 'content-type': 'application/json' };
+
+function startProcess(args: string[], ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray; ms: number }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d;
+      const match = ready.exec(out);
+      if (match) resolve({ child, match, ms: performance.now() - started });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+  });
+}
+
+async function startSeo(validation: boolean) {
+  const { child, match } = await startProcess([...tsxLoader, 'bench/serve-seo.ts', ...(validation ? [] : ['--no-validation'])], /listening (\d+)/);
+  const base = `http://127.0.0.1:${match[1]}/seo`;
+  const projects = (await (await fetch(`${base}/projects`, { headers: auth })).json()) as { projects: Array<{ id: string }> };
+  return { child, base, projectId: projects.projects[0]!.id };
+}
+
+async function startPrism() {
+  const cli = require.resolve('@stoplight/prism-cli/dist/index.js');
+  const port = 4900 + Math.floor(Math.random() * 90);
+  const { child } = await startProcess([cli, 'mock', 'generated/seo/openapi.json', '-p', String(port), '-h', '127.0.0.1'], /Prism is listening/);
+  return { child, base: `http://127.0.0.1:${port}`, projectId: '0b6f5c9e-3c1a-4e5b-9a7d-2f1e8c4d6a01' };
+}
+
+interface Load {
+  rps: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+async function load(url: string, method: 'GET' | 'PATCH', body?: string): Promise<Load> {
+  const result = await autocannon({ url, method, headers: auth, body, connections, duration: durationSeconds });
+  return {
+    rps: Math.round(result.requests.average),
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+async function timeCommand(args: string[]): Promise<number> {
+  const started = performance.now();
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: root, stdio: 'ignore' });
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited ${code}`))));
+  });
+  return Math.round(performance.now() - started);
+}
+
+const results: Record<string, Load> = {};
+const read = (base: string, id: string) => `${base}/projects/${id}`;
+const patchBody = JSON.stringify({ name: 'Benchmark project' });
+
+for (const [label, validation] of [['stub, validation on', true], ['stub, validation off', false]] as const) {
+  const seo = await startSeo(validation);
+  await load(read(seo.base, seo.projectId), 'GET'); // warm-up: JIT, validator compilation
+  results[`${label} · read`] = await load(read(seo.base, seo.projectId), 'GET');
+  results[`${label} · write`] = await load(read(seo.base, seo.projectId), 'PATCH', patchBody);
+  seo.child.kill();
+}
+const prism = await startPrism();
+await load(read(prism.base, prism.projectId), 'GET');
+results['Prism · read'] = await load(read(prism.base, prism.projectId), 'GET');
+results['Prism · write'] = await load(read(prism.base, prism.projectId), 'PATCH', patchBody);
+prism.child.kill();
+
+// Cold start: a new process until the stub has answered its first request.
+const coldStarts: number[] = [];
+for (let i = 0; i < 3; i++) {
+  const started = performance.now();
+  const seo = await startSeo(true);
+  coldStarts.push(Math.round(performance.now() - started));
+  seo.child.kill();
+  void seo;
+}
+const coldStart = Math.min(...coldStarts);
+
+const fullBuild = await timeCommand([...tsxLoader, 'scripts/build.ts', '--force']);
+const noopBuild = await timeCommand([...tsxLoader, 'scripts/build.ts']);
+
+const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
+const on = results['stub, validation on · read']!;
+const off = results['stub, validation off · read']!;
+const onW = results['stub, validation on · write']!;
+const offW = results['stub, validation off · write']!;
+const pr = results['Prism · read']!;
+const prW = results['Prism · write']!;
+const checks = [
+  ['validation on / off, read (≥ 0.85)', ratio(on.rps, off.rps), ratio(on.rps, off.rps) >= 0.85],
+  ['validation on / off, write (≥ 0.85)', ratio(onW.rps, offW.rps), ratio(onW.rps, offW.rps) >= 0.85],
+  ['stub (validation on) / Prism, read (≥ 4)', ratio(on.rps, pr.rps), ratio(on.rps, pr.rps) >= 4],
+  ['stub (validation on) / Prism, write (≥ 4)', ratio(onW.rps, prW.rps), ratio(onW.rps, prW.rps) >= 4],
+  ['stub cold start, ms (< 1000)', coldStart, coldStart < 1000],
+  ['full build, ms (< 10000)', fullBuild, fullBuild < 10000],
+  ['no-op build, ms (< 1000)', noopBuild, noopBuild < 1000],
+] as const;
+
+const lines = [
+  '# Benchmark results',
+  '',
+  `Date: ${new Date().toISOString()}  `,
+  `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}  `,
+  `Command: \`npm run bench\` (autocannon, ${connections} connections, ${durationSeconds} s per run after a warm-up; the server runs in its own process)`,
+  '',
+  'Read: `GET /seo/projects/{projectId}`. Write: `PATCH /seo/projects/{projectId}` with `{"name": …}`. Rate limits are off in the',
+  'benchmark stubs (they would answer 429 after 30 writes); Prism serves the same bundle with its examples.',
+  '',
+  '| run | requests/s | p99 ms | errors | non-2xx |',
+  '|---|---:|---:|---:|---:|',
+  ...Object.entries(results).map(([k, v]) => `| ${k} | ${v.rps} | ${v.p99} | ${v.errors} | ${v.non2xx} |`),
+  '',
+  '| target | measured | met |',
+  '|---|---:|---|',
+  ...checks.map(([name, value, ok]) => `| ${name} | ${value} | ${ok ? 'yes' : '**no**'} |`),
+  '',
+  `Cold start runs (ms): ${coldStarts.join(', ')} — process start (Node + tsx), contract load, validator set-up, first answer.`,
+  '',
+];
+const report = lines.join('\n');
+const notes = process.env.BENCH_NOTES ? `\n## Notes\n\n${process.env.BENCH_NOTES}\n` : '';
+writeFileSync(path.join(root, 'bench', 'RESULTS.md'), report + notes);
+console.log(report);

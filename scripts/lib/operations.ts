@@ -1,0 +1,59 @@
+/** The operations of a bundled OpenAPI document, with `$ref`s of parameters, bodies and responses followed. */
+
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+export interface Operation {
+  id: string;
+  method: string;
+  path: string;
+  op: Record<string, any>;
+  /** `GET /projects` */
+  label: string;
+}
+
+export function deref<T = any>(document: Record<string, any>, node: any): T {
+  let current = node;
+  for (let hops = 0; current && typeof current.$ref === 'string' && current.$ref.startsWith('#/') && hops < 20; hops++) {
+    current = current.$ref
+      .slice(2)
+      .split('/')
+      .map((p: string) => p.replaceAll('~1', '/').replaceAll('~0', '~'))
+      .reduce((n: any, k: string) => n?.[k], document);
+  }
+  return current as T;
+}
+
+export function listOperations(document: Record<string, any>): Operation[] {
+  const out: Operation[] = [];
+  for (const [path, rawItem] of Object.entries<any>(document.paths ?? {})) {
+    const item = deref(document, rawItem);
+    for (const method of HTTP_METHODS) {
+      const op = item?.[method];
+      if (!op) continue;
+      // Path-level parameters apply to every operation of the path.
+      const parameters = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p) => deref(document, p));
+      out.push({ id: op.operationId ?? `${method} ${path}`, method, path, op: { ...op, parameters }, label: `${method.toUpperCase()} ${path}` });
+    }
+  }
+  return out;
+}
+
+/** The operation's responses with `$ref`s followed: status -> response object. */
+export function responsesOf(document: Record<string, any>, operation: Operation): Record<string, any> {
+  return Object.fromEntries(Object.entries<any>(operation.op.responses ?? {}).map(([s, r]) => [s, deref(document, r)]));
+}
+
+export function requestBodyOf(document: Record<string, any>, operation: Operation): Record<string, any> | undefined {
+  return operation.op.requestBody ? deref(document, operation.op.requestBody) : undefined;
+}
+
+/** First named example of a media type or parameter (`examples` map), or its `example`. */
+export function firstExample(document: Record<string, any>, holder: Record<string, any> | undefined): { found: boolean; value?: unknown } {
+  if (!holder) return { found: false };
+  const named = Object.values<any>(holder.examples ?? {}).map((e) => deref(document, e));
+  if (named.length > 0 && named[0] && 'value' in named[0]) return { found: true, value: named[0].value };
+  if ('example' in holder) return { found: true, value: holder.example };
+  const schemaExamples = deref(document, holder.schema)?.examples;
+  if (Array.isArray(schemaExamples) && schemaExamples.length > 0) return { found: true, value: schemaExamples[0] };
+  return { found: false };
+}

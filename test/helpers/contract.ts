@@ -1,0 +1,79 @@
+import type { ValidateFunction } from 'ajv';
+import { createAjv } from '../../scripts/lib/ajv.js';
+import { loadContract } from '../../server-stubs/lib/contract.js';
+import { parseEventStream } from '../../server-stubs/lib/sse.js';
+
+const escape = (s: string) => s.replaceAll('~', '~0').replaceAll('/', '~1');
+
+/**
+ * Validates what a client received against the service's bundle, as an independent check of the
+ * stub (whose own response validation could be switched off or wrong).
+ */
+export function contractChecker(slug: string) {
+  const { document } = loadContract(slug);
+  const id = `https://contracts.platform.example/bundle/${slug}.json`;
+  // The bundle is an OpenAPI document, not a schema: non-schema keywords are fine here.
+  const ajv = createAjv({ strict: false, allErrors: true });
+  ajv.addSchema(document, id);
+  const compiled = new Map<string, ValidateFunction>();
+
+  /** Follows `$ref`s of responses and other non-schema objects to the schema's real location. */
+  function locate(pointer: string[]): string[] {
+    let node: any = document;
+    let at: string[] = [];
+    for (const key of pointer) {
+      while (node && typeof node.$ref === 'string' && node.$ref.startsWith('#/')) {
+        at = node.$ref.slice(2).split('/').map((p: string) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
+        node = at.reduce((n: any, k) => n?.[k], document);
+      }
+      node = node?.[key];
+      at = [...at, key];
+      if (node === undefined) throw new Error(`${slug}: nothing at ${pointer.join(' > ')}`);
+    }
+    return at;
+  }
+
+  function validator(pointer: string[]): ValidateFunction {
+    const at = locate(pointer);
+    const key = at.join('/');
+    let fn = compiled.get(key);
+    if (!fn) {
+      fn = ajv.compile({ $ref: `${id}#/${at.map(escape).join('/')}` });
+      compiled.set(key, fn);
+    }
+    return fn;
+  }
+
+  function check(pointer: string[], value: unknown): string[] {
+    const fn = validator(pointer);
+    return fn(value) ? [] : (fn.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message}`);
+  }
+
+  return {
+    document,
+    /** errors of `body` against the response schema of path/method/status; [] when valid */
+    responseErrors(path: string, method: string, status: number | string, body: unknown, mediaType = 'application/json'): string[] {
+      return check(['paths', path, method.toLowerCase(), 'responses', String(status), 'content', mediaType, 'schema'], body);
+    },
+    /** errors of a request body against the operation's request schema */
+    requestErrors(path: string, method: string, body: unknown, mediaType = 'application/json'): string[] {
+      return check(['paths', path, method.toLowerCase(), 'requestBody', 'content', mediaType, 'schema'], body);
+    },
+    /** errors of a value against `#/components/schemas/<name>` */
+    schemaErrors(name: string, value: unknown): string[] {
+      return check(['components', 'schemas', name], value);
+    },
+    /** parses an event stream and validates every frame against the response's frame schema */
+    streamErrors(path: string, method: string, text: string, status = 200): { frames: unknown[]; comments: string[]; errors: string[] } {
+      const { frames, comments } = parseEventStream(text);
+      const errors = frames.flatMap((frame, i) =>
+        check(['paths', path, method.toLowerCase(), 'responses', String(status), 'content', 'text/event-stream', 'schema'], frame).map(
+          (e) => `frame ${i} (${(frame as { event?: string }).event}): ${e}`,
+        ),
+      );
+      return { frames, comments, errors };
+    },
+  };
+}
+
+export type ContractChecker = ReturnType<typeof contractChecker>;

@@ -1,0 +1,63 @@
+import { deref, firstExample, requestBodyOf, type Operation } from '../../scripts/lib/operations.js';
+
+export interface BuiltRequest {
+  url: string; // path and query, relative to the base URL
+  init: RequestInit;
+}
+
+/** A value for a parameter without an example, from its schema. */
+function fromSchema(document: Record<string, any>, schema: any): unknown {
+  const s = deref(document, schema) ?? {};
+  if ('const' in s) return s.const;
+  if (Array.isArray(s.examples) && s.examples.length) return s.examples[0];
+  if ('default' in s) return s.default;
+  if (Array.isArray(s.enum)) return s.enum[0];
+  const type = Array.isArray(s.type) ? s.type[0] : s.type;
+  if (s.format === 'uuid') return '00000000-0000-4000-8000-000000000000';
+  if (type === 'integer' || type === 'number') return s.minimum ?? 1;
+  if (type === 'boolean') return true;
+  return 'example';
+}
+
+/**
+ * The request a client would send from the contract's own examples: path and required query
+ * parameters, the first request-body example, and the credentials of the operation's first
+ * security requirement.
+ */
+export function exampleRequest(
+  document: Record<string, any>,
+  operation: Operation,
+  credentials: (scheme: Record<string, any>, name: string) => Record<string, string>,
+): BuiltRequest {
+  let path = operation.path;
+  const query = new URLSearchParams();
+  const headers: Record<string, string> = {};
+  for (const p of operation.op.parameters ?? []) {
+    const example = firstExample(document, p);
+    const value = example.found ? example.value : fromSchema(document, p.schema);
+    if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(String(value)));
+    else if (p.in === 'query' && p.required) query.set(p.name, String(value));
+    else if (p.in === 'header' && p.required) headers[p.name] = String(value);
+  }
+  const requirement = (operation.op.security ?? document.security ?? [])[0] ?? {};
+  for (const name of Object.keys(requirement)) {
+    Object.assign(headers, credentials(deref(document, document.components?.securitySchemes?.[name]), name));
+  }
+  const init: RequestInit = { method: operation.method.toUpperCase(), headers };
+  const body = requestBodyOf(document, operation);
+  if (body?.content) {
+    const [mediaType, media] = Object.entries<any>(body.content)[0]!;
+    const example = firstExample(document, media);
+    if (example.found) {
+      headers['content-type'] = mediaType;
+      init.body = mediaType.includes('json') ? JSON.stringify(example.value) : String(example.value);
+    }
+  }
+  const qs = query.toString();
+  return { url: `${path}${qs ? `?${qs}` : ''}`, init };
+}
+
+/** Documented statuses of an operation, as strings; `default` covers any other. */
+export function documentedStatuses(operation: Operation): string[] {
+  return Object.keys(operation.op.responses ?? {});
+}

@@ -1,0 +1,92 @@
+/**
+ * Every example in every contract is valid against its schema: media-type and parameter examples,
+ * `examples` arrays of schemas, raw event-stream examples frame by frame, and the examples of the
+ * standalone schema files through their generated validators.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, test } from 'vitest';
+import { createAjv } from '../../scripts/lib/ajv.js';
+import { deref } from '../../scripts/lib/operations.js';
+import { defaultRoot, findApiServices, findSchemaSets } from '../../scripts/lib/project.js';
+import { loadContract } from '../../server-stubs/lib/contract.js';
+import { parseEventStream } from '../../server-stubs/lib/sse.js';
+
+interface Case {
+  where: string;
+  schemaPointer: string;
+  value: unknown;
+  stream: boolean;
+}
+
+const escape = (s: string) => s.replaceAll('~', '~0').replaceAll('/', '~1');
+
+function collect(document: Record<string, any>): Case[] {
+  const cases: Case[] = [];
+  const walk = (node: any, pointer: string[], mediaType?: string) => {
+    if (!node || typeof node !== 'object') return;
+    if (Array.isArray(node)) return node.forEach((item, i) => walk(item, [...pointer, String(i)]));
+    // Media types, parameters and headers: `examples` is a map of Example Objects beside `schema`.
+    if (node.schema && node.examples && !Array.isArray(node.examples)) {
+      const schemaPointer = refPointer(node.schema) ?? [...pointer, 'schema'].map(escape).join('/');
+      for (const [name, example] of Object.entries<any>(node.examples)) {
+        const value = deref(document, example)?.value;
+        cases.push({ where: `${pointer.join(' › ')} › ${name}`, schemaPointer, value, stream: mediaType === 'text/event-stream' });
+      }
+    }
+    // Schemas: `examples` is an array of instances.
+    if (Array.isArray(node.examples) && pointer.at(-1) !== 'enum') {
+      node.examples.forEach((value: unknown, i: number) =>
+        cases.push({ where: `${pointer.join(' › ')} › examples[${i}]`, schemaPointer: pointer.map(escape).join('/'), value, stream: false }),
+      );
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'examples' || key === 'example') continue;
+      walk(value, [...pointer, key], pointer.at(-1) === 'content' ? key : undefined);
+    }
+  };
+  walk(document, []);
+  return cases;
+}
+
+function refPointer(schema: any): string | undefined {
+  return typeof schema?.$ref === 'string' && schema.$ref.startsWith('#/') ? schema.$ref.slice(2) : undefined;
+}
+
+describe.each(findApiServices(defaultRoot).map((s) => s.slug))('%s examples', (slug) => {
+  const { document } = loadContract(slug);
+  const id = `https://contracts.platform.example/bundle/${slug}.json`;
+  const ajv = createAjv({ strict: false });
+  ajv.addSchema(document, id);
+  const cases = collect(document);
+
+  test('there are examples to check', () => {
+    expect(cases.length).toBeGreaterThan(0);
+  });
+
+  test.each(cases.map((c) => [c.where, c] as const))('%s', (_where, c) => {
+    const validate = ajv.compile({ $ref: `${id}#/${c.schemaPointer}` });
+    if (c.stream) {
+      expect(typeof c.value, 'an event-stream example is the raw wire text').toBe('string');
+      const { frames } = parseEventStream(c.value as string);
+      expect(frames.length).toBeGreaterThan(0);
+      for (const frame of frames) expect(validate(frame) ? [] : validate.errors).toEqual([]);
+      return;
+    }
+    expect(validate(c.value) ? [] : validate.errors).toEqual([]);
+  });
+});
+
+describe.each(findSchemaSets(defaultRoot).map((s) => [s.slug, s] as const))('%s schema examples', (slug, set) => {
+  test.each(set.files.map((f) => [path.basename(f), f] as const))('%s examples pass its generated validator', async (name, file) => {
+    const schema = JSON.parse(readFileSync(file, 'utf8'));
+    const examples: unknown[] = schema.examples ?? [];
+    expect(examples.length, `${name} has no examples`).toBeGreaterThan(0);
+    const { validate } = (await import(/* @vite-ignore */ pathToFileURL(path.join(defaultRoot, 'generated/schemas', slug, 'index.gen.ts')).href)) as {
+      validate: Record<string, (x: unknown) => { ok: boolean; message?: string }>;
+    };
+    const check = validate[path.basename(name, '.json')]!;
+    for (const example of examples) expect(check(example).ok ? '' : check(example).message).toBe('');
+  });
+});
