@@ -86,7 +86,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       docPages.push(docEntry(service.slug, bundle));
       continue;
     }
-    const unit = await buildApi(root, service, { write, log, docs, result });
+    const unit = await buildApi(root, service, { write, log, docs, result, compareWithCommitted: register });
     if (unit) {
       next[key] = unit.state;
       docPages.push(docEntry(service.slug, unit.document));
@@ -141,7 +141,7 @@ interface UnitContext {
 async function buildApi(
   root: string,
   service: ApiService,
-  ctx: UnitContext & { docs: boolean },
+  ctx: UnitContext & { docs: boolean; compareWithCommitted: boolean },
 ): Promise<{ state: UnitState; document: Record<string, any> } | undefined> {
   const { lintService, formatLintProblem } = await import('../steps/lint.js');
   const [problems, lintMs] = await timed(() => lintService(root, service));
@@ -160,6 +160,12 @@ async function buildApi(
     const [bundled, bundleMs] = await timed(() => bundleService(root, service));
     ctx.write(`${service.slug}/openapi.json`, stringifyBundle(bundled.document), outputs);
     ctx.log(stepLine('bundle', service.slug, bundleMs, `generated/${service.slug}/openapi.json`));
+
+    if (ctx.compareWithCommitted) {
+      const [changes, breakingMs] = await timed(() => breakingSinceCommit(root, service.slug, bundled.document));
+      ctx.log(stepLine('breaking', service.slug, breakingMs, changes === undefined ? 'no committed bundle to compare' : `${changes.length} breaking changes against the committed bundle`));
+      for (const c of changes ?? []) ctx.log(`  ${c.where}: ${c.change}`);
+    }
 
     const { generateApiTypes } = await import('../steps/types.js');
     const [types, typesMs] = await timed(() => generateApiTypes(service.slug, bundled.document));
@@ -202,6 +208,19 @@ async function buildSchemaSet(root: string, set: SchemaSet, ctx: UnitContext): P
     ctx.log(stepLine('schemas', label, 0, `error: ${(error as Error).message}`));
     return undefined;
   }
+}
+
+/** The bundle as committed at HEAD, compared with the new one; undefined outside git or for a new service. */
+async function breakingSinceCommit(root: string, slug: string, document: Record<string, any>) {
+  const { execFileSync } = await import('node:child_process');
+  let committed: string;
+  try {
+    committed = execFileSync('git', ['show', `HEAD:generated/${slug}/openapi.json`], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 * 2 ** 20 }).toString();
+  } catch {
+    return undefined;
+  }
+  const { breakingChanges } = await import('./breaking.js');
+  return breakingChanges(JSON.parse(committed), document);
 }
 
 /** A service or schema folder that was removed leaves no generated code behind. */
