@@ -6,7 +6,7 @@ import type { StubInstance, StubService } from '../lib/service.js';
 import { ChainNode, ERROR, errorResponse, type ChainNodeOptions, type Connection } from './node.js';
 
 export { ChainNode, ERROR, NOTIFICATION_METHOD } from './node.js';
-export { ChainStore, type Clock } from './store.js';
+export { ChainStore } from './store.js';
 export { encodeStubTransaction, decodeStubTransaction } from './rawtx.js';
 
 export const BASE_PATH = '/chain-rpc';

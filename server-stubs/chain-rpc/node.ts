@@ -8,7 +8,8 @@ import {
   type ValidationIssue,
   type ValidationResult,
 } from '../../generated/schemas/chain-rpc/index.gen.js';
-import { ChainStore, TxRejectedError, type ChainEvent, type ChainStoreOptions, type Clock, systemClock } from './store.js';
+import { systemClock, type Clock } from '../lib/clock.js';
+import { ChainStore, TxRejectedError, type ChainEvent, type ChainStoreOptions } from './store.js';
 
 /**
  * JSON-RPC 2.0 over any transport: the HTTP router and the WebSocket server both hand parsed
@@ -149,7 +150,7 @@ export class ChainNode {
         if (!conn.push) {
           throw new RpcFailure(ERROR.SUBSCRIPTIONS_NEED_WEBSOCKET, 'Subscriptions need the WebSocket endpoint', { path: '/chain-rpc/ws' });
         }
-        const subscription: Subscription = { id: `sub_${this.nextSubscription++}`, type: req.type, createdAt: this.clock.now().toISOString() };
+        const subscription: Subscription = { id: `sub_${this.nextSubscription++}`, type: req.type, createdAt: new Date(this.clock.now()).toISOString() };
         conn.subscriptions.set(subscription.id, { ...req, subscription });
         return subscription;
       },

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../lib/clock.js';
 import { createHash } from 'node:crypto';
 import type {
   Block,
@@ -13,11 +14,6 @@ import type {
 import { decodeStubTransaction, encodeStubTransaction, RawTxError, type TxOutput } from './rawtx.js';
 
 /** The time source of the stub; tests pass a fixed or stepping clock. */
-export interface Clock {
-  now(): Date;
-}
-
-export const systemClock: Clock = { now: () => new Date() };
 
 export interface ChainStoreOptions {
   clock?: Clock;
@@ -227,7 +223,7 @@ export class ChainStore {
   send(raw: string): SendTransactionResponse {
     let record: TxRecord;
     try {
-      record = this.recordFor(raw.toLowerCase(), iso(this.clock.now()));
+      record = this.recordFor(raw.toLowerCase(), iso(new Date(this.clock.now())));
     } catch (err) {
       if (err instanceof RawTxError) throw new TxRejectedError(err.message);
       throw err;
@@ -260,7 +256,7 @@ export class ChainStore {
     const mined: Block[] = [];
     for (let i = 0; i < count; i++) {
       const prev = this.blocks[this.blocks.length - 1]!;
-      const now = iso(this.clock.now());
+      const now = iso(new Date(this.clock.now()));
       const time = now < prev.timestamp ? prev.timestamp : now;
       const records = this.mempool.splice(0).map((id) => this.txs.get(id)!);
       const block = this.appendBlock(records, time);

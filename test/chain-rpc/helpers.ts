@@ -13,7 +13,7 @@ export interface RunningNode {
 
 /** Starts the chain node stub in-process on an ephemeral port, mounted as `npm start` mounts it. */
 export async function startNode(options: ChainRpcStubOptions = {}): Promise<RunningNode> {
-  const instance = createChainRpcStub({ mineIntervalMs: 0, clock: { now: () => new Date('2026-01-01T01:00:00Z') }, ...options });
+  const instance = createChainRpcStub({ mineIntervalMs: 0, clock: { now: () => Date.parse('2026-01-01T01:00:00Z') }, ...options });
   const app = express().use('/chain-rpc', instance.router);
   const server = http.createServer(app);
   server.on('upgrade', (req, socket, head) => instance.upgrade(req, socket, head) || socket.destroy());

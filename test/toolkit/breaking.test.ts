@@ -25,14 +25,30 @@ describe('breaking changes', () => {
   });
 
   test.each([
-    ['a removed operation', (doc: any) => delete doc.paths['/projects'].post, 'POST /projects', 'operation removed'],
-    ['a newly required body field', (doc: any) => doc.components.schemas.CreateProjectRequest.required.push('domain'), 'POST /projects', 'request domain is now required'],
-    ['a newly required query parameter', (doc: any) => doc.components.parameters.Page.required = true, 'GET /rank-tracking/keywords', 'query parameter page is now required'],
-    ['a request enum value removed', (doc: any) => (doc.components.schemas.CreateRankTrackingConfigRequest.properties.devices.enum = ['desktop', 'mobile']), 'POST /rank-tracking/configs', 'request devices no longer accepts "both"'],
-    ['a tighter request limit', (doc: any) => (doc.components.schemas.AddTrackedKeywordsRequest.properties.keywords.maxItems = 50), 'POST /rank-tracking/keywords', 'request keywords maxItems tightened to 50'],
-    ['a response field removed', (doc: any) => delete doc.components.schemas.Project.properties.domain, 'GET /projects', 'response 200: projects[].domain was removed'],
-    ['a response enum value added', (doc: any) => doc.components.schemas.AuditStatus.properties.status.enum.push('paused'), 'GET /crawl/{jobId}/status', 'response 200: status.status may now be "paused"'],
-    ['a success response removed', (doc: any) => delete doc.paths['/crawl/start'].post.responses['202'], 'POST /crawl/start', 'response 202 removed'],
+    ['a removed operation', (doc: any): void => {
+      delete doc.paths['/projects'].post;
+    }, 'POST /projects', 'operation removed'],
+    ['a newly required body field', (doc: any): void => {
+      doc.components.schemas.CreateProjectRequest.required.push('domain');
+    }, 'POST /projects', 'request domain is now required'],
+    ['a newly required query parameter', (doc: any): void => {
+      doc.components.parameters.Page.required = true;
+    }, 'GET /rank-tracking/keywords', 'query parameter page is now required'],
+    ['a request enum value removed', (doc: any): void => {
+      (doc.components.schemas.CreateRankTrackingConfigRequest.properties.devices.enum = ['desktop', 'mobile']);
+    }, 'POST /rank-tracking/configs', 'request devices no longer accepts "both"'],
+    ['a tighter request limit', (doc: any): void => {
+      (doc.components.schemas.AddTrackedKeywordsRequest.properties.keywords.maxItems = 50);
+    }, 'POST /rank-tracking/keywords', 'request keywords maxItems tightened to 50'],
+    ['a response field removed', (doc: any): void => {
+      delete doc.components.schemas.Project.properties.domain;
+    }, 'GET /projects', 'response 200: projects[].domain was removed'],
+    ['a response enum value added', (doc: any): void => {
+      doc.components.schemas.AuditStatus.properties.status.enum.push('paused');
+    }, 'GET /crawl/{jobId}/status', 'response 200: status.status may now be "paused"'],
+    ['a success response removed', (doc: any): void => {
+      delete doc.paths['/crawl/start'].post.responses['202'];
+    }, 'POST /crawl/start', 'response 202 removed'],
   ] as const)('finds %s', (_name, mutate, where, change) => {
     expect(edit(mutate)).toContainEqual({ where, change });
   });
