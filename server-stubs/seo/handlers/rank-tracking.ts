@@ -123,7 +123,10 @@ export function rankTrackingHandlers({ store }: SeoDeps) {
     getLatestRankTrackingRun: ({ principal, query }) => {
       const config = findConfig(store, principal.orgId, query.projectId, query.configId);
       const latest = store.latestRun(config.id);
-      const due = latest && store.clock.now() - Date.parse(latest.startedAt) >= scheduleIntervalMs[config.scheduleInterval];
+      // A configuration that never ran (keywords added while paused) runs once it is active.
+      const due = latest
+        ? store.clock.now() - Date.parse(latest.startedAt) >= scheduleIntervalMs[config.scheduleInterval]
+        : store.keywordsOf(config.id).length > 0;
       const run = config.isActive && due ? store.recordRun(config) : latest;
       return { status: 200, body: { run: run ?? null } };
     },

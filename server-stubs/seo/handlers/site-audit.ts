@@ -22,14 +22,6 @@ export function siteAuditHandlers({ store, resolver, crawl, stream }: SeoDeps) {
   return {
     startCrawl: async ({ principal, body }) => {
       if (!store.project(principal.orgId, body.projectId)) throw projectNotFound();
-      const running = [...store.audits.values()].filter((a) => a.orgId === principal.orgId && isRunning(statusOf(a)));
-      if (running.length >= limits.runningAuditsPerOrganization) {
-        throw new ApiError(
-          429,
-          'AUDIT_CAPACITY_REACHED',
-          `No audit capacity: ${running.length} audits are queued or crawling (at most ${limits.runningAuditsPerOrganization})`,
-        );
-      }
       let url: URL;
       try {
         url = new URL(body.startUrl);
@@ -64,6 +56,15 @@ export function siteAuditHandlers({ store, resolver, crawl, stream }: SeoDeps) {
         if (!(error instanceof LookupFailed)) throw error;
         // The job is accepted; the audit ends at once with LOOKUP_FAILED, as its stream reports.
         row.failure = { afterPages: 0, code: 'LOOKUP_FAILED', error: error.message };
+      }
+      // Capacity last: a request that is invalid or refused for its target says so, whatever the load.
+      const running = [...store.audits.values()].filter((a) => a.orgId === principal.orgId && isRunning(statusOf(a)));
+      if (running.length >= limits.runningAuditsPerOrganization) {
+        throw new ApiError(
+          429,
+          'AUDIT_CAPACITY_REACHED',
+          `No audit capacity: ${running.length} audits are queued or crawling (at most ${limits.runningAuditsPerOrganization})`,
+        );
       }
       store.audits.set(row.id, row);
       return { status: 202, body: { jobId: row.id, auditId: row.id } };
