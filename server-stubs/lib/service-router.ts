@@ -6,7 +6,7 @@ import { loadContract, type Contract } from './contract.js';
 import { ApiError, type ErrorMapper, type Failure } from './errors.js';
 import type { HandlerContext } from './handlers.js';
 import { RateLimiter, type RateLimitRule } from './rate-limit.js';
-import { openEventStream } from './sse.js';
+import { eventStreamHeaders, openEventStream } from './sse.js';
 
 export interface ServiceRouterOptions {
   slug: string;
@@ -53,6 +53,9 @@ export function createServiceRouter(options: ServiceRouterOptions): ServiceRoute
   router.use(
     ...(OpenApiValidator.middleware({
       apiSpec: structuredClone(contract.document) as never,
+      // The build lints every bundle against the OpenAPI schema already; doing it again here
+      // would cost a third of the stub's cold start.
+      validateApiSpec: false,
       validateRequests: options.validateRequests === false ? false : { allErrors: true },
       validateResponses: options.validateResponses === false ? false : { allErrors: true },
       validateSecurity: { handlers: options.security as never },
@@ -98,7 +101,7 @@ function dispatch(handlers: ServiceRouterOptions['handlers']) {
         res,
       })) as { status: number; headers?: Record<string, string>; body?: unknown; stream?: Function; text?: string; contentType?: string };
       if (result.stream) {
-        const events = openEventStream(res, { ...(result.headers ?? {}) , ...defaultStreamHeaders(result.headers) });
+        const events = openEventStream(res, { ...eventStreamHeaders, ...(result.headers ?? {}) });
         await result.stream(events);
         return;
       }
@@ -110,16 +113,6 @@ function dispatch(handlers: ServiceRouterOptions['handlers']) {
     } catch (error) {
       next(error);
     }
-  };
-}
-
-function defaultStreamHeaders(custom: Record<string, string> | undefined): Record<string, string> {
-  return {
-    'Content-Type': 'text/event-stream; charset=utf-8',
-    'Cache-Control': 'no-cache, no-transform',
-    Connection: 'keep-alive',
-    'X-Accel-Buffering': 'no',
-    ...(custom ?? {}),
   };
 }
 
