@@ -201,6 +201,8 @@ async function buildSchemaSet(root: string, set: SchemaSet, ctx: UnitContext): P
     const [generated, ms] = await timed(() => generateSchemaSet(set));
     const outputs: Record<string, string> = {};
     for (const [name, contents] of Object.entries(generated.files)) ctx.write(`schemas/${set.slug}/${name}`, contents, outputs);
+    const { generateValidationRuntime } = await import('../steps/schema-types.js');
+    ctx.write('schemas/validation.gen.ts', generateValidationRuntime(), outputs);
     ctx.log(stepLine('schemas', label, ms, `generated/schemas/${set.slug}/ (${set.files.length} schemas: types, validators)`));
     return { inputs: set.files.map((f) => path.relative(root, f)), outputs };
   } catch (error) {

@@ -93,14 +93,10 @@ function validatorDeclarations(schemas: LoadedSchema[], source: string): string 
   return `${banner(source + ' (ajv standalone)')}import type { ErrorObject } from 'ajv';\n\n${lines.join('\n')}\n`;
 }
 
-function generateIndex(schemas: LoadedSchema[], source: string): string {
-  const names = schemas.map((s) => s.name);
-  return `${banner(source)}
+/** The validation runtime every schema set's index shares: generated/schemas/validation.gen.ts. */
+export function generateValidationRuntime(): string {
+  return `${banner('scripts/steps/schema-types.ts')}
 import type { ErrorObject } from 'ajv';
-import * as compiled from './validators.gen.js';
-import type { ${names.join(', ')} } from './types.gen.js';
-
-export type * from './types.gen.js';
 
 export interface ValidationIssue {
   /** JSON Pointer of the offending value; '' is the value itself. */
@@ -112,7 +108,7 @@ export type ValidationResult<T> =
   | { ok: true; value: T }
   | { ok: false; errors: ValidationIssue[]; message: string };
 
-type CompiledValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+export type CompiledValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
 function describe(error: ErrorObject): ValidationIssue {
   const params = error.params as Record<string, unknown>;
@@ -127,7 +123,8 @@ function describe(error: ErrorObject): ValidationIssue {
   return { path: error.instancePath, message: \`\${error.message ?? error.keyword}\${detail}\` };
 }
 
-function wrap<T>(name: string, check: CompiledValidator): (data: unknown) => ValidationResult<T> {
+/** A precompiled ajv validator as a function that returns the value typed, or readable errors. */
+export function wrap<T>(name: string, check: CompiledValidator): (data: unknown) => ValidationResult<T> {
   return (data) => {
     if (check(data)) return { ok: true, value: data as T };
     const errors = (check.errors ?? []).map(describe);
@@ -135,6 +132,18 @@ function wrap<T>(name: string, check: CompiledValidator): (data: unknown) => Val
     return { ok: false, errors, message };
   };
 }
+`;
+}
+
+function generateIndex(schemas: LoadedSchema[], source: string): string {
+  const names = schemas.map((s) => s.name);
+  return `${banner(source)}
+import * as compiled from './validators.gen.js';
+import type { ${names.join(', ')} } from './types.gen.js';
+import { wrap } from '../validation.gen.js';
+
+export type * from './types.gen.js';
+export type { ValidationIssue, ValidationResult } from '../validation.gen.js';
 
 /** \`validate.<Type>(value)\`: the value typed, or readable errors. Precompiled: no ajv at run time. */
 export const validate = {
