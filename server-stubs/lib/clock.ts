@@ -25,5 +25,3 @@ export function createManualClock(start = Date.parse('2026-01-15T09:30:00Z')): M
     },
   };
 }
-
-export const isoAt = (clock: Clock): string => new Date(clock.now()).toISOString();
