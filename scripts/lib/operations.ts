@@ -38,6 +38,21 @@ export function listOperations(document: Record<string, any>): Operation[] {
   return out;
 }
 
+/** The operations of the 3.1 top-level `webhooks` (what the service posts to its subscribers); `path` is the webhook's key. */
+export function listWebhooks(document: Record<string, any>): Operation[] {
+  const out: Operation[] = [];
+  for (const [name, rawItem] of Object.entries<any>(document.webhooks ?? {})) {
+    const item = deref(document, rawItem);
+    for (const method of HTTP_METHODS) {
+      const op = item?.[method];
+      if (!op) continue;
+      const parameters = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p) => deref(document, p));
+      out.push({ id: op.operationId ?? `${method} ${name}`, method, path: name, op: { ...op, parameters }, label: `WEBHOOK ${name}` });
+    }
+  }
+  return out;
+}
+
 /** The operation's responses with `$ref`s followed: status -> response object. */
 export function responsesOf(document: Record<string, any>, operation: Operation): Record<string, any> {
   return Object.fromEntries(Object.entries<any>(operation.op.responses ?? {}).map(([s, r]) => [s, deref(document, r)]));

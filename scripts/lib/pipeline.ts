@@ -177,6 +177,13 @@ async function buildApi(
     ctx.write(`${service.slug}/client.gen.ts`, client, outputs);
     ctx.log(stepLine('client', service.slug, clientMs, `generated/${service.slug}/client.gen.ts`));
 
+    const { generateWebhooks } = await import('../steps/webhooks.js');
+    const [webhooks, webhooksMs] = await timed(() => generateWebhooks(service.slug, bundled.document));
+    if (webhooks !== undefined) {
+      ctx.write(`${service.slug}/webhooks.gen.ts`, webhooks, outputs);
+      ctx.log(stepLine('webhooks', service.slug, webhooksMs, `generated/${service.slug}/webhooks.gen.ts`));
+    }
+
     if (ctx.docs) {
       const { generateDocsPage } = await import('../steps/docs.js');
       const [page, docsMs] = await timed(() => generateDocsPage(service.slug, bundled.document));

@@ -1,5 +1,6 @@
 import { banner } from '../lib/banner.js';
 import { pascalCase } from '../lib/project.js';
+import { hasWebhooks } from './webhooks.js';
 
 /** A typed openapi-fetch client factory for one service, defaulting to its first server URL. */
 export function generateClient(slug: string, document: Record<string, any>): string {
@@ -9,7 +10,7 @@ export function generateClient(slug: string, document: Record<string, any>): str
 import createClient, { type ClientOptions } from 'openapi-fetch';
 import type { paths } from './types.gen.js';
 
-export type { paths, components, operations } from './types.gen.js';
+export type { paths, components, operations } from './types.gen.js';${hasWebhooks(document) ? "\nexport * from './webhooks.gen.js';" : ''}
 
 /** The \`servers\` of the contract: the first is the default base URL. */
 export const ${camel(name)}Servers = ${JSON.stringify(servers)} as const;

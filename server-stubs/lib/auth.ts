@@ -16,6 +16,24 @@ declare module 'express-serve-static-core' {
   }
 }
 
+/** Fills `req.cookies` (Express types it `any`) from the Cookie header: the validator reads cookie credentials there. */
+export function parseCookies(req: Request, _res: unknown, next: () => void) {
+  const cookies: Record<string, string> = {};
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at <= 0) continue;
+    const name = part.slice(0, at).trim();
+    const raw = part.slice(at + 1).trim();
+    try {
+      cookies[name] = decodeURIComponent(raw);
+    } catch {
+      cookies[name] = raw;
+    }
+  }
+  req.cookies = cookies;
+  next();
+}
+
 export function bearerToken(req: Request): string | undefined {
   const header = req.headers.authorization;
   if (typeof header !== 'string') return undefined;

@@ -28,6 +28,7 @@ export type FailureKind =
   | 'method_not_allowed'
   | 'rate_limited'
   | 'api' // thrown by a handler as ApiError
+  | 'not_implemented' // a contract operation the stub does not implement yet
   | 'internal';
 
 export interface Failure {
@@ -39,6 +40,8 @@ export interface Failure {
   headers?: Record<string, string>;
   /** Validation issues: `{path, message}` with `path` like `body.serpDepth` or `query.projectId`. */
   issues?: Array<{ path: string; message: string }>;
+  /** The contract operation the request matched, when it matched one (set before mapping). */
+  operation?: { id: string; tags: string[] } | undefined;
 }
 
 export interface ErrorResponse {

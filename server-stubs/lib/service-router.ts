@@ -1,12 +1,15 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import type { Principal, SecurityHandler } from './auth.js';
+import { parseCookies, type Principal, type SecurityHandler } from './auth.js';
 import type { Clock } from './clock.js';
 import { loadContract, type Contract } from './contract.js';
 import { ApiError, type ErrorMapper, type Failure } from './errors.js';
 import type { HandlerContext } from './handlers.js';
 import { RateLimiter, type RateLimitRule } from './rate-limit.js';
 import { eventStreamHeaders, openEventStream } from './sse.js';
+
+/** `Failure.code` of a body that is not valid JSON, for services that word it apart. */
+export const INVALID_JSON = 'invalid_json';
 
 export interface ServiceRouterOptions {
   slug: string;
@@ -19,6 +22,11 @@ export interface ServiceRouterOptions {
   validateRequests?: boolean;
   validateResponses?: boolean;
   rateLimits?: boolean;
+  /**
+   * Operations without a handler answer 501 in the service's error body instead of failing at
+   * start-up. For a service whose contract has landed before its reference behaviour.
+   */
+  allowUnimplemented?: boolean;
 }
 
 export interface ServiceRouter {
@@ -44,8 +52,9 @@ export function createServiceRouter(options: ServiceRouterOptions): ServiceRoute
   const limiter = new RateLimiter(options.clock);
   const router = express.Router();
   const missing = [...contract.operations.keys()].filter((id) => !(id in options.handlers));
-  if (missing.length > 0) throw new Error(`${options.slug}: no handler for ${missing.join(', ')}`);
+  if (missing.length > 0 && !options.allowUnimplemented) throw new Error(`${options.slug}: no handler for ${missing.join(', ')}`);
 
+  router.use(parseCookies);
   router.use(express.json({ type: ['application/json', 'application/*+json'], limit: '5mb' }));
   router.use(express.urlencoded({ extended: false, limit: '5mb' }));
   router.use(express.text({ type: ['text/*', 'message/*'], limit: '5mb' }));
@@ -65,6 +74,7 @@ export function createServiceRouter(options: ServiceRouterOptions): ServiceRoute
   );
   if (options.rateLimits !== false) router.use(rateLimit(limiter));
   router.use(dispatch(options.handlers));
+  if (options.allowUnimplemented) router.use(notImplemented);
   router.use(errorExit(options));
   return { router, contract, limiter };
 }
@@ -84,6 +94,18 @@ function rateLimit(limiter: RateLimiter) {
     };
     next(failure);
   };
+}
+
+/** A contract operation that has no handler yet. */
+function notImplemented(req: Request, _res: Response, next: NextFunction) {
+  const operationId = req.openapi?.schema.operationId as string | undefined;
+  if (!operationId) return next();
+  const failure: Failure = {
+    kind: 'not_implemented',
+    status: 501,
+    message: `${operationId} (${req.method} ${req.openapi?.openApiRoute ?? req.path}) is in the contract but not implemented by this stub yet`,
+  };
+  next(failure);
 }
 
 function dispatch(handlers: ServiceRouterOptions['handlers']) {
@@ -125,11 +147,18 @@ function errorExit(options: ServiceRouterOptions) {
       res.end();
       return;
     }
-    const mapped = options.errors(failure);
+    const mapped = options.errors({ ...failure, operation: operationOf(req) });
     res.status(mapped.status);
     res.set({ ...(failure.headers ?? {}), ...(mapped.headers ?? {}) });
-    res.json(mapped.body);
+    // 501 is not a contract status, so it is sent past the response validator.
+    if (failure.kind === 'not_implemented') res.type('application/json').send(JSON.stringify(mapped.body));
+    else res.json(mapped.body);
   };
+}
+
+function operationOf(req: Request): Failure['operation'] {
+  const schema = req.openapi?.schema;
+  return schema?.operationId ? { id: String(schema.operationId), tags: (schema.tags as string[] | undefined) ?? [] } : undefined;
 }
 
 export function toFailure(error: unknown, req: Request): Failure {
@@ -137,7 +166,7 @@ export function toFailure(error: unknown, req: Request): Failure {
   if (error instanceof ApiError) return apiFailure(error);
   const e = error as { status?: number; type?: string; message?: string; errors?: Array<{ path?: string; message?: string }> };
   if (e?.type === 'entity.parse.failed') {
-    return { kind: 'validation', status: 400, message: 'Invalid JSON in request body', issues: [{ path: 'body', message: 'is not valid JSON' }] };
+    return { kind: 'validation', status: 400, code: INVALID_JSON, message: 'Invalid JSON in request body', issues: [{ path: 'body', message: 'is not valid JSON' }] };
   }
   if (e?.type === 'entity.too.large') return { kind: 'validation', status: 413, message: 'Request body too large' };
   const status = e?.status ?? 500;

@@ -16,6 +16,7 @@ export const seoErrors: ErrorMapper = (failure) => {
       return { status: 429, body: { error: failure.message, code: 'RATE_LIMITED' } };
     case 'api':
       return { status: failure.status, body: { error: failure.message, code: failure.code ?? 'INTERNAL_ERROR' } };
+    case 'not_implemented':
     case 'internal':
       return { status: 500, body: { error: failure.message, code: 'INTERNAL_ERROR' } };
   }

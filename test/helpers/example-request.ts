@@ -50,11 +50,20 @@ export function exampleRequest(
     const example = firstExample(document, media);
     if (example.found) {
       headers['content-type'] = mediaType;
-      init.body = mediaType.includes('json') ? JSON.stringify(example.value) : String(example.value);
+      init.body = encodeBody(mediaType, example.value);
     }
   }
   const qs = query.toString();
   return { url: `${path}${qs ? `?${qs}` : ''}`, init };
+}
+
+/** A body example on the wire: JSON, form fields, or raw text (`text/plain`, `message/rfc822`). */
+export function encodeBody(mediaType: string, value: unknown): string {
+  if (mediaType.includes('json')) return JSON.stringify(value);
+  if (mediaType === 'application/x-www-form-urlencoded' && value && typeof value === 'object') {
+    return new URLSearchParams(Object.entries(value).map(([k, v]) => [k, String(v)])).toString();
+  }
+  return String(value);
 }
 
 /** Documented statuses of an operation, as strings; `default` covers any other. */

@@ -54,8 +54,9 @@ describe.each(slugs)('%s', (slug) => {
 
   async function callAndCheck(origin: string, operation: (typeof operations)[number][1], credentials: Parameters<typeof exampleRequest>[2]) {
     const request = exampleRequest(document, operation, credentials);
-    const response = await fetch(`${origin}${basePath}${request.url}`, request.init);
+    const response = await fetch(`${origin}${basePath}${request.url}`, { ...request.init, redirect: 'manual' });
     const status = String(response.status);
+    if (status === '501') return { status: 501, body: await response.text() };
     const documented = documentedStatuses(operation);
     expect(documented.includes(status) || documented.includes('default'), `${status} is documented (${documented.join(', ')})`).toBe(true);
     const type = response.headers.get('content-type') ?? '';
@@ -65,15 +66,23 @@ describe.each(slugs)('%s', (slug) => {
     } else if (type.includes('json') && text) {
       expect(contract.responseErrors(operation.path, operation.method, status, JSON.parse(text))).toEqual([]);
     }
-    return response.status;
+    return { status: response.status, body: text };
   }
 
-  test.each(operations)('stub: %s conforms', async (_label, operation) => {
-    await callAndCheck(`http://127.0.0.1:${stubs.port}`, operation, stubCredentials(slug));
+  test.for(operations)('stub: %s conforms', async ([, operation], context) => {
+    const { status, body } = await callAndCheck(`http://127.0.0.1:${stubs.port}`, operation, stubCredentials(slug));
+    if (status === 501) {
+      // A contract operation whose reference behaviour has not landed: it must say so in the
+      // service's own error body (the schema of its first documented 4xx), and counts as skipped.
+      const errorStatus = documentedStatuses(operation).find((s) => /^4/.test(s))!;
+      expect(contract.responseErrors(operation.path, operation.method, errorStatus, JSON.parse(body))).toEqual([]);
+      expect(body).toMatch(/not implemented/);
+      context.skip(`${operation.label}: not implemented by the stub yet`);
+    }
   });
 
   test.each(operations)('mock: %s answers its example', async (_label, operation) => {
-    const status = await callAndCheck(`http://127.0.0.1:${mock.port}`, operation, mockCredentials);
+    const { status } = await callAndCheck(`http://127.0.0.1:${mock.port}`, operation, mockCredentials);
     expect(status, 'the mock answers the success example of a valid request').toBeLessThan(400);
   });
 });

@@ -3,7 +3,7 @@
  * not a review finding.
  */
 import { describe, expect, test } from 'vitest';
-import { deref, firstExample, listOperations, requestBodyOf, responsesOf } from '../../scripts/lib/operations.js';
+import { deref, firstExample, listOperations, listWebhooks, requestBodyOf, responsesOf } from '../../scripts/lib/operations.js';
 import { defaultRoot, findApiServices } from '../../scripts/lib/project.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 
@@ -13,9 +13,11 @@ describe.each(services)('%s contract', (slug) => {
   const { document } = loadContract(slug);
   const operations = listOperations(document);
 
+  const webhooks = listWebhooks(document);
+
   test('has operations, each with a unique camelCase operationId', () => {
     expect(operations.length).toBeGreaterThan(0);
-    const ids = operations.map((o) => o.op.operationId);
+    const ids = [...operations, ...webhooks].map((o) => o.op.operationId);
     for (const id of ids) expect(id, 'operationId').toMatch(/^[a-z][a-zA-Z0-9]+$/);
     expect(new Set(ids).size).toBe(ids.length);
   });
@@ -60,4 +62,26 @@ describe.each(services)('%s contract', (slug) => {
     }
     expect(problems).toEqual([]);
   });
+
+  if (webhooks.length > 0) {
+    test.each(webhooks.map((o) => [o.label, o] as const))('%s is documented, signed and exemplified', (_label, webhook) => {
+      const { op } = webhook;
+      const problems: string[] = [];
+      if (!op.summary) problems.push('no summary');
+      if (!op.description) problems.push('no description');
+      if (op.tags?.length !== 1) problems.push('not exactly one tag');
+      const body = requestBodyOf(document, webhook);
+      if (!body?.content) problems.push('no payload');
+      for (const [mediaType, media] of Object.entries<any>(body?.content ?? {})) {
+        if (!deref(document, media.schema)) problems.push(`${mediaType} payload has no schema`);
+        if (!firstExample(document, media).found) problems.push(`${mediaType} payload has no example`);
+      }
+      if (!Object.keys(responsesOf(document, webhook)).some((s) => /^2/.test(s))) problems.push('no 2xx: what the receiver answers to accept');
+      const signature = document['x-webhook-signature']?.header as string | undefined;
+      if (signature && !op.parameters.some((p: any) => p.in === 'header' && p.name.toLowerCase() === signature.toLowerCase())) {
+        problems.push(`no ${signature} header`);
+      }
+      expect(problems).toEqual([]);
+    });
+  }
 });
