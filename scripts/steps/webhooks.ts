@@ -33,7 +33,8 @@ const encoder = new TextEncoder();
 
 async function hmacHex(rawBody: string | Uint8Array, secret: string): Promise<string> {
   const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  const data = typeof rawBody === 'string' ? encoder.encode(rawBody) : rawBody;
+  // A copy, so the view is over a plain ArrayBuffer as Web Crypto wants.
+  const data = typeof rawBody === 'string' ? encoder.encode(rawBody) : new Uint8Array(rawBody);
   const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, data));
   return Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('');
 }

@@ -72,10 +72,11 @@ describe.each(slugs)('%s', (slug) => {
   test.for(operations)('stub: %s conforms', async ([, operation], context) => {
     const { status, body } = await callAndCheck(`http://127.0.0.1:${stubs.port}`, operation, stubCredentials(slug));
     if (status === 501) {
-      // A contract operation whose reference behaviour has not landed: it must say so in the
-      // service's own error body (the schema of its first documented 4xx), and counts as skipped.
-      const errorStatus = documentedStatuses(operation).find((s) => /^4/.test(s))!;
-      expect(contract.responseErrors(operation.path, operation.method, errorStatus, JSON.parse(body))).toEqual([]);
+      // A contract operation whose reference behaviour has not landed: it must say so in one of
+      // the error bodies the operation documents, and counts as skipped.
+      const errorStatuses = documentedStatuses(operation).filter((s) => /^[45]/.test(s));
+      const fits = errorStatuses.filter((s) => contract.responseErrors(operation.path, operation.method, s, JSON.parse(body)).length === 0);
+      expect(fits, `the 501 body ${body} has the shape of a documented error`).not.toEqual([]);
       expect(body).toMatch(/not implemented/);
       context.skip(`${operation.label}: not implemented by the stub yet`);
     }
