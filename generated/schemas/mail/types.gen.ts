@@ -134,547 +134,44 @@ export interface AbTest {
    *
    * Items: A variant: a subject and/or HTML body that replaces the campaign's own, with its results in the test group.
    */
-  variants:
-    | [
-        {
-          /**
-           * Variant id (the `variant_id` of a manual winner selection).
-           */
-          id: string;
-          /**
-           * Variant label, for example `A`.
-           */
-          name: string;
-          /**
-           * Subject of this variant; null keeps the campaign's subject.
-           */
-          subject: string | null;
-          /**
-           * HTML body of this variant; null keeps the campaign's body.
-           */
-          html: string | null;
-          /**
-           * Messages of this variant sent in the test group.
-           */
-          sent: number;
-          /**
-           * Unique opens.
-           */
-          opened: number;
-          /**
-           * Unique clicks.
-           */
-          clicked: number;
-          /**
-           * opened / sent (0 when nothing was sent).
-           */
-          open_rate: number;
-          /**
-           * clicked / sent (0 when nothing was sent).
-           */
-          click_rate: number;
-        },
-        {
-          /**
-           * Variant id (the `variant_id` of a manual winner selection).
-           */
-          id: string;
-          /**
-           * Variant label, for example `A`.
-           */
-          name: string;
-          /**
-           * Subject of this variant; null keeps the campaign's subject.
-           */
-          subject: string | null;
-          /**
-           * HTML body of this variant; null keeps the campaign's body.
-           */
-          html: string | null;
-          /**
-           * Messages of this variant sent in the test group.
-           */
-          sent: number;
-          /**
-           * Unique opens.
-           */
-          opened: number;
-          /**
-           * Unique clicks.
-           */
-          clicked: number;
-          /**
-           * opened / sent (0 when nothing was sent).
-           */
-          open_rate: number;
-          /**
-           * clicked / sent (0 when nothing was sent).
-           */
-          click_rate: number;
-        }
-      ]
-    | [
-        {
-          /**
-           * Variant id (the `variant_id` of a manual winner selection).
-           */
-          id: string;
-          /**
-           * Variant label, for example `A`.
-           */
-          name: string;
-          /**
-           * Subject of this variant; null keeps the campaign's subject.
-           */
-          subject: string | null;
-          /**
-           * HTML body of this variant; null keeps the campaign's body.
-           */
-          html: string | null;
-          /**
-           * Messages of this variant sent in the test group.
-           */
-          sent: number;
-          /**
-           * Unique opens.
-           */
-          opened: number;
-          /**
-           * Unique clicks.
-           */
-          clicked: number;
-          /**
-           * opened / sent (0 when nothing was sent).
-           */
-          open_rate: number;
-          /**
-           * clicked / sent (0 when nothing was sent).
-           */
-          click_rate: number;
-        },
-        {
-          /**
-           * Variant id (the `variant_id` of a manual winner selection).
-           */
-          id: string;
-          /**
-           * Variant label, for example `A`.
-           */
-          name: string;
-          /**
-           * Subject of this variant; null keeps the campaign's subject.
-           */
-          subject: string | null;
-          /**
-           * HTML body of this variant; null keeps the campaign's body.
-           */
-          html: string | null;
-          /**
-           * Messages of this variant sent in the test group.
-           */
-          sent: number;
-          /**
-           * Unique opens.
-           */
-          opened: number;
-          /**
-           * Unique clicks.
-           */
-          clicked: number;
-          /**
-           * opened / sent (0 when nothing was sent).
-           */
-          open_rate: number;
-          /**
-           * clicked / sent (0 when nothing was sent).
-           */
-          click_rate: number;
-        },
-        {
-          /**
-           * Variant id (the `variant_id` of a manual winner selection).
-           */
-          id: string;
-          /**
-           * Variant label, for example `A`.
-           */
-          name: string;
-          /**
-           * Subject of this variant; null keeps the campaign's subject.
-           */
-          subject: string | null;
-          /**
-           * HTML body of this variant; null keeps the campaign's body.
-           */
-          html: string | null;
-          /**
-           * Messages of this variant sent in the test group.
-           */
-          sent: number;
-          /**
-           * Unique opens.
-           */
-          opened: number;
-          /**
-           * Unique clicks.
-           */
-          clicked: number;
-          /**
-           * opened / sent (0 when nothing was sent).
-           */
-          open_rate: number;
-          /**
-           * clicked / sent (0 when nothing was sent).
-           */
-          click_rate: number;
-        }
-      ]
-    | [
-        {
-          /**
-           * Variant id (the `variant_id` of a manual winner selection).
-           */
-          id: string;
-          /**
-           * Variant label, for example `A`.
-           */
-          name: string;
-          /**
-           * Subject of this variant; null keeps the campaign's subject.
-           */
-          subject: string | null;
-          /**
-           * HTML body of this variant; null keeps the campaign's body.
-           */
-          html: string | null;
-          /**
-           * Messages of this variant sent in the test group.
-           */
-          sent: number;
-          /**
-           * Unique opens.
-           */
-          opened: number;
-          /**
-           * Unique clicks.
-           */
-          clicked: number;
-          /**
-           * opened / sent (0 when nothing was sent).
-           */
-          open_rate: number;
-          /**
-           * clicked / sent (0 when nothing was sent).
-           */
-          click_rate: number;
-        },
-        {
-          /**
-           * Variant id (the `variant_id` of a manual winner selection).
-           */
-          id: string;
-          /**
-           * Variant label, for example `A`.
-           */
-          name: string;
-          /**
-           * Subject of this variant; null keeps the campaign's subject.
-           */
-          subject: string | null;
-          /**
-           * HTML body of this variant; null keeps the campaign's body.
-           */
-          html: string | null;
-          /**
-           * Messages of this variant sent in the test group.
-           */
-          sent: number;
-          /**
-           * Unique opens.
-           */
-          opened: number;
-          /**
-           * Unique clicks.
-           */
-          clicked: number;
-          /**
-           * opened / sent (0 when nothing was sent).
-           */
-          open_rate: number;
-          /**
-           * clicked / sent (0 when nothing was sent).
-           */
-          click_rate: number;
-        },
-        {
-          /**
-           * Variant id (the `variant_id` of a manual winner selection).
-           */
-          id: string;
-          /**
-           * Variant label, for example `A`.
-           */
-          name: string;
-          /**
-           * Subject of this variant; null keeps the campaign's subject.
-           */
-          subject: string | null;
-          /**
-           * HTML body of this variant; null keeps the campaign's body.
-           */
-          html: string | null;
-          /**
-           * Messages of this variant sent in the test group.
-           */
-          sent: number;
-          /**
-           * Unique opens.
-           */
-          opened: number;
-          /**
-           * Unique clicks.
-           */
-          clicked: number;
-          /**
-           * opened / sent (0 when nothing was sent).
-           */
-          open_rate: number;
-          /**
-           * clicked / sent (0 when nothing was sent).
-           */
-          click_rate: number;
-        },
-        {
-          /**
-           * Variant id (the `variant_id` of a manual winner selection).
-           */
-          id: string;
-          /**
-           * Variant label, for example `A`.
-           */
-          name: string;
-          /**
-           * Subject of this variant; null keeps the campaign's subject.
-           */
-          subject: string | null;
-          /**
-           * HTML body of this variant; null keeps the campaign's body.
-           */
-          html: string | null;
-          /**
-           * Messages of this variant sent in the test group.
-           */
-          sent: number;
-          /**
-           * Unique opens.
-           */
-          opened: number;
-          /**
-           * Unique clicks.
-           */
-          clicked: number;
-          /**
-           * opened / sent (0 when nothing was sent).
-           */
-          open_rate: number;
-          /**
-           * clicked / sent (0 when nothing was sent).
-           */
-          click_rate: number;
-        }
-      ]
-    | [
-        {
-          /**
-           * Variant id (the `variant_id` of a manual winner selection).
-           */
-          id: string;
-          /**
-           * Variant label, for example `A`.
-           */
-          name: string;
-          /**
-           * Subject of this variant; null keeps the campaign's subject.
-           */
-          subject: string | null;
-          /**
-           * HTML body of this variant; null keeps the campaign's body.
-           */
-          html: string | null;
-          /**
-           * Messages of this variant sent in the test group.
-           */
-          sent: number;
-          /**
-           * Unique opens.
-           */
-          opened: number;
-          /**
-           * Unique clicks.
-           */
-          clicked: number;
-          /**
-           * opened / sent (0 when nothing was sent).
-           */
-          open_rate: number;
-          /**
-           * clicked / sent (0 when nothing was sent).
-           */
-          click_rate: number;
-        },
-        {
-          /**
-           * Variant id (the `variant_id` of a manual winner selection).
-           */
-          id: string;
-          /**
-           * Variant label, for example `A`.
-           */
-          name: string;
-          /**
-           * Subject of this variant; null keeps the campaign's subject.
-           */
-          subject: string | null;
-          /**
-           * HTML body of this variant; null keeps the campaign's body.
-           */
-          html: string | null;
-          /**
-           * Messages of this variant sent in the test group.
-           */
-          sent: number;
-          /**
-           * Unique opens.
-           */
-          opened: number;
-          /**
-           * Unique clicks.
-           */
-          clicked: number;
-          /**
-           * opened / sent (0 when nothing was sent).
-           */
-          open_rate: number;
-          /**
-           * clicked / sent (0 when nothing was sent).
-           */
-          click_rate: number;
-        },
-        {
-          /**
-           * Variant id (the `variant_id` of a manual winner selection).
-           */
-          id: string;
-          /**
-           * Variant label, for example `A`.
-           */
-          name: string;
-          /**
-           * Subject of this variant; null keeps the campaign's subject.
-           */
-          subject: string | null;
-          /**
-           * HTML body of this variant; null keeps the campaign's body.
-           */
-          html: string | null;
-          /**
-           * Messages of this variant sent in the test group.
-           */
-          sent: number;
-          /**
-           * Unique opens.
-           */
-          opened: number;
-          /**
-           * Unique clicks.
-           */
-          clicked: number;
-          /**
-           * opened / sent (0 when nothing was sent).
-           */
-          open_rate: number;
-          /**
-           * clicked / sent (0 when nothing was sent).
-           */
-          click_rate: number;
-        },
-        {
-          /**
-           * Variant id (the `variant_id` of a manual winner selection).
-           */
-          id: string;
-          /**
-           * Variant label, for example `A`.
-           */
-          name: string;
-          /**
-           * Subject of this variant; null keeps the campaign's subject.
-           */
-          subject: string | null;
-          /**
-           * HTML body of this variant; null keeps the campaign's body.
-           */
-          html: string | null;
-          /**
-           * Messages of this variant sent in the test group.
-           */
-          sent: number;
-          /**
-           * Unique opens.
-           */
-          opened: number;
-          /**
-           * Unique clicks.
-           */
-          clicked: number;
-          /**
-           * opened / sent (0 when nothing was sent).
-           */
-          open_rate: number;
-          /**
-           * clicked / sent (0 when nothing was sent).
-           */
-          click_rate: number;
-        },
-        {
-          /**
-           * Variant id (the `variant_id` of a manual winner selection).
-           */
-          id: string;
-          /**
-           * Variant label, for example `A`.
-           */
-          name: string;
-          /**
-           * Subject of this variant; null keeps the campaign's subject.
-           */
-          subject: string | null;
-          /**
-           * HTML body of this variant; null keeps the campaign's body.
-           */
-          html: string | null;
-          /**
-           * Messages of this variant sent in the test group.
-           */
-          sent: number;
-          /**
-           * Unique opens.
-           */
-          opened: number;
-          /**
-           * Unique clicks.
-           */
-          clicked: number;
-          /**
-           * opened / sent (0 when nothing was sent).
-           */
-          open_rate: number;
-          /**
-           * clicked / sent (0 when nothing was sent).
-           */
-          click_rate: number;
-        }
-      ];
+  variants: {
+    /**
+     * Variant id (the `variant_id` of a manual winner selection).
+     */
+    id: string;
+    /**
+     * Variant label, for example `A`.
+     */
+    name: string;
+    /**
+     * Subject of this variant; null keeps the campaign's subject.
+     */
+    subject: string | null;
+    /**
+     * HTML body of this variant; null keeps the campaign's body.
+     */
+    html: string | null;
+    /**
+     * Messages of this variant sent in the test group.
+     */
+    sent: number;
+    /**
+     * Unique opens.
+     */
+    opened: number;
+    /**
+     * Unique clicks.
+     */
+    clicked: number;
+    /**
+     * opened / sent (0 when nothing was sent).
+     */
+    open_rate: number;
+    /**
+     * clicked / sent (0 when nothing was sent).
+     */
+    click_rate: number;
+  }[];
   /**
    * Share of the campaign's recipients in the test group, split evenly between variants.
    */
@@ -743,17 +240,7 @@ export interface Alias {
    * @minItems 1
    * @maxItems 10
    */
-  forward_to:
-    | [string]
-    | [string, string]
-    | [string, string, string]
-    | [string, string, string, string]
-    | [string, string, string, string, string]
-    | [string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string, string, string]
-    | [string, string, string, string, string, string, string, string, string, string];
+  forward_to: string[];
   /**
    * The sending domain (`/v1/domains`) the alias address belongs to.
    */
@@ -1468,7 +955,7 @@ export interface FilterGroup {
    * @minItems 1
    * @maxItems 50
    */
-  rules: [FilterRule | FilterGroup, ...(FilterRule | FilterGroup)[]];
+  rules: (FilterRule | FilterGroup)[];
 }
 /**
  * A leaf rule of a segment's filter criteria: `{field, operator, value}`. It compares one contact field with `value`.
@@ -2344,28 +1831,16 @@ export interface InboundRoute {
    *
    * @minItems 1
    */
-  mx_records: [
-    {
-      /**
-       * MX preference.
-       */
-      priority: number;
-      /**
-       * Mail server host name to publish.
-       */
-      exchange: string;
-    },
-    ...{
-      /**
-       * MX preference.
-       */
-      priority: number;
-      /**
-       * Mail server host name to publish.
-       */
-      exchange: string;
-    }[]
-  ];
+  mx_records: {
+    /**
+     * MX preference.
+     */
+    priority: number;
+    /**
+     * Mail server host name to publish.
+     */
+    exchange: string;
+  }[];
   /**
    * `pending` until the MX records are found in DNS, then `active` (mail is received and posted).
    */
@@ -2574,7 +2049,7 @@ export interface OAuthClient {
    *
    * @minItems 1
    */
-  redirect_uris: [string, ...string[]];
+  redirect_uris: string[];
   /**
    * Default `['authorization_code']`, the only grant type the server supports (`grant_types_supported`).
    */
@@ -2706,14 +2181,9 @@ export interface SandboxMessage {
    *
    * @minItems 1
    */
-  to: [
-    {
-      email: string;
-    },
-    ...{
-      email: string;
-    }[]
-  ];
+  to: {
+    email: string;
+  }[];
   /**
    * Subject.
    */
