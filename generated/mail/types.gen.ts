@@ -3969,6 +3969,14 @@ export interface components {
             };
         };
         /**
+         * WebhookEventType
+         * @description An event name of the endpoints managed through `/v1/webhooks` (Form B): `email.sent` (accepted for delivery), `email.delivered` (accepted by the recipient server), `email.opened` (tracking pixel loaded), `email.clicked`, `email.bounced`, `email.complained` (spam complaint received), `email.unsubscribed`, `campaign.sent`, `campaign.completed`, `contact.created`, `contact.updated`.
+         * @example email.delivered
+         * @example email.bounced
+         * @enum {string}
+         */
+        WebhookEventType: "email.sent" | "email.delivered" | "email.opened" | "email.clicked" | "email.bounced" | "email.complained" | "email.unsubscribed" | "campaign.sent" | "campaign.completed" | "contact.created" | "contact.updated";
+        /**
          * WebhookEndpoint
          * @description A webhook endpoint managed through the API (`/v1/webhooks`). It receives the Form B events named in `events` as `{id, type, createdAt, data}` POSTs signed with `secret` (header `X-Service-Signature: sha256=<hex>`). Published fields: `url` (HTTPS), `events`, `secret`, `id`.
          * @example {
@@ -3997,7 +4005,7 @@ export interface components {
              */
             url: string;
             /** @description The event names the endpoint receives (Form B names). */
-            events: ("email.sent" | "email.delivered" | "email.opened" | "email.clicked" | "email.bounced" | "email.complained" | "email.unsubscribed" | "campaign.sent" | "campaign.completed" | "contact.created" | "contact.updated")[];
+            events: components["schemas"]["WebhookEventType"][];
             /** @description Signing secret chosen by the client. Every POST to the endpoint carries `X-Service-Signature: sha256=<hex>`, the HMAC-SHA256 (hex) of the raw body with this secret. */
             secret: string;
             /** @description Whether events are delivered to the endpoint; `false` pauses delivery. */
@@ -4042,7 +4050,7 @@ export interface components {
              */
             url: string;
             /** @description The event names the endpoint receives. */
-            events: ("email.sent" | "email.delivered" | "email.opened" | "email.clicked" | "email.bounced" | "email.complained" | "email.unsubscribed" | "campaign.sent" | "campaign.completed" | "contact.created" | "contact.updated")[];
+            events: components["schemas"]["WebhookEventType"][];
             /**
              * @description Signing secret chosen by the client. Every POST to the endpoint carries
              *     `X-Service-Signature: sha256=<hex>`, the HMAC-SHA256 (hex) of the raw body with this secret.
@@ -4076,7 +4084,7 @@ export interface components {
              */
             url?: string;
             /** @description The event names the endpoint receives (replaces the list). */
-            events?: ("email.sent" | "email.delivered" | "email.opened" | "email.clicked" | "email.bounced" | "email.complained" | "email.unsubscribed" | "campaign.sent" | "campaign.completed" | "contact.created" | "contact.updated")[];
+            events?: components["schemas"]["WebhookEventType"][];
             /** @description New signing secret; events posted after the change are signed with it. */
             secret?: string;
             /** @description `false` pauses delivery to the endpoint; `true` resumes it. */
@@ -4125,11 +4133,8 @@ export interface components {
             webhook_id: string;
             /** @description The event's `id` (the `id` of the posted envelope); the same for every attempt of one event. */
             event_id: string;
-            /**
-             * @description The event's `type` (a Form B event name).
-             * @enum {string}
-             */
-            event_type: "email.sent" | "email.delivered" | "email.opened" | "email.clicked" | "email.bounced" | "email.complained" | "email.unsubscribed" | "campaign.sent" | "campaign.completed" | "contact.created" | "contact.updated";
+            /** @description The event's `type` (a Form B event name). */
+            event_type: components["schemas"]["WebhookEventType"];
             /** @description 1 for the first attempt, 2 to 6 for retries 1 to 5. */
             attempt: number;
             /**
@@ -4453,6 +4458,14 @@ export interface components {
             ids?: string[];
         };
         /**
+         * ReferralSource
+         * @description Where a referral link was shared (share sources, enumerated).
+         * @example direct
+         * @example twitter
+         * @enum {string}
+         */
+        ReferralSource: "direct" | "email" | "twitter" | "linkedin" | "copy_link";
+        /**
          * Referral
          * @description A person who signed up through the user's referral link. Created `pending` when someone signs up through the link (tracked against the referrer); moves to `converted` when the referee activates a paid plan while `pending`, and then counts toward milestone thresholds. A rewarded state also exists; the move to it is not published.
          * @example {
@@ -4487,11 +4500,8 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "converted" | "rewarded";
-            /**
-             * @description Share source the referee came through (the share sources of `ReferralSource`).
-             * @enum {string}
-             */
-            source: "direct" | "email" | "twitter" | "linkedin" | "copy_link";
+            /** @description Share source the referee came through (the share sources of `ReferralSource`). */
+            source: components["schemas"]["ReferralSource"];
             /**
              * Format: date-time
              * @description Sign-up time.
@@ -4536,14 +4546,6 @@ export interface components {
                 referrals: components["schemas"]["Referral"][];
             };
         };
-        /**
-         * ReferralSource
-         * @description Where a referral link was shared (share sources, enumerated).
-         * @example direct
-         * @example twitter
-         * @enum {string}
-         */
-        ReferralSource: "direct" | "email" | "twitter" | "linkedin" | "copy_link";
         /**
          * GenerateReferralCodeRequest
          * @description `{source}`; the body may be omitted (`source` defaults to `direct`).

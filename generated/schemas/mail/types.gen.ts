@@ -106,9 +106,43 @@ export type PlanLimits = {
   };
 };
 /**
- * Where a referral link was shared (share sources, enumerated).
+ * Share source the referee came through (the share sources of `ReferralSource`).
  */
 export type ReferralSource = "direct" | "email" | "twitter" | "linkedin" | "copy_link";
+/**
+ * Where a referral link was shared (share sources, enumerated).
+ */
+export type ReferralSource1 = "direct" | "email" | "twitter" | "linkedin" | "copy_link";
+/**
+ * The event's `type` (a Form B event name).
+ */
+export type WebhookEventType =
+  | "email.sent"
+  | "email.delivered"
+  | "email.opened"
+  | "email.clicked"
+  | "email.bounced"
+  | "email.complained"
+  | "email.unsubscribed"
+  | "campaign.sent"
+  | "campaign.completed"
+  | "contact.created"
+  | "contact.updated";
+/**
+ * An event name of the endpoints managed through `/v1/webhooks` (Form B): `email.sent` (accepted for delivery), `email.delivered` (accepted by the recipient server), `email.opened` (tracking pixel loaded), `email.clicked`, `email.bounced`, `email.complained` (spam complaint received), `email.unsubscribed`, `campaign.sent`, `campaign.completed`, `contact.created`, `contact.updated`.
+ */
+export type WebhookEventType1 =
+  | "email.sent"
+  | "email.delivered"
+  | "email.opened"
+  | "email.clicked"
+  | "email.bounced"
+  | "email.complained"
+  | "email.unsubscribed"
+  | "campaign.sent"
+  | "campaign.completed"
+  | "contact.created"
+  | "contact.updated";
 
 /**
  * An A/B test of a campaign (Pro plan). When the campaign is sent, `test_size_percent` of its recipients are split evenly between the variants; after `duration_hours` the variant with the best `winner_criteria` is sent to the remaining recipients, unless a winner was selected manually before.
@@ -2116,10 +2150,7 @@ export interface Referral {
    * `pending` after sign-up through the referral link; `converted` once the referee activates a paid plan; `rewarded`: the rewarded state (the document says one exists without naming it or its trigger).
    */
   status: "pending" | "converted" | "rewarded";
-  /**
-   * Share source the referee came through (the share sources of `ReferralSource`).
-   */
-  source: "direct" | "email" | "twitter" | "linkedin" | "copy_link";
+  source: ReferralSource;
   /**
    * Sign-up time.
    */
@@ -2549,21 +2580,7 @@ export interface WebhookDelivery {
    * The event's `id` (the `id` of the posted envelope); the same for every attempt of one event.
    */
   event_id: string;
-  /**
-   * The event's `type` (a Form B event name).
-   */
-  event_type:
-    | "email.sent"
-    | "email.delivered"
-    | "email.opened"
-    | "email.clicked"
-    | "email.bounced"
-    | "email.complained"
-    | "email.unsubscribed"
-    | "campaign.sent"
-    | "campaign.completed"
-    | "contact.created"
-    | "contact.updated";
+  event_type: WebhookEventType;
   /**
    * 1 for the first attempt, 2 to 6 for retries 1 to 5.
    */
@@ -2608,19 +2625,7 @@ export interface WebhookEndpoint {
   /**
    * The event names the endpoint receives (Form B names).
    */
-  events: (
-    | "email.sent"
-    | "email.delivered"
-    | "email.opened"
-    | "email.clicked"
-    | "email.bounced"
-    | "email.complained"
-    | "email.unsubscribed"
-    | "campaign.sent"
-    | "campaign.completed"
-    | "contact.created"
-    | "contact.updated"
-  )[];
+  events: WebhookEventType1[];
   /**
    * Signing secret chosen by the client. Every POST to the endpoint carries `X-Service-Signature: sha256=<hex>`, the HMAC-SHA256 (hex) of the raw body with this secret.
    */

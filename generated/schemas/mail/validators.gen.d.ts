@@ -64,3 +64,4 @@ export declare const TrackedPurchase: ((data: unknown) => boolean) & { errors?: 
 export declare const ValidationResult: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 export declare const WebhookDelivery: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 export declare const WebhookEndpoint: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+export declare const WebhookEventType: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };

@@ -18380,7 +18380,8 @@ return errors === 0;
 validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const Referral = validate67;
-const schema87 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Referral.json","title":"Referral","description":"A person who signed up through the user's referral link. Created `pending` when someone signs up through the link (tracked against the referrer); moves to `converted` when the referee activates a paid plan while `pending`, and then counts toward milestone thresholds. A rewarded state also exists; the move to it is not published.","type":"object","additionalProperties":false,"required":["id","refereeEmail","status","source","createdAt","convertedAt","rewardedAt"],"properties":{"id":{"type":"string","description":"Referral id."},"refereeEmail":{"type":"string","format":"email","description":"E-mail address of the person who signed up."},"status":{"type":"string","enum":["pending","converted","rewarded"],"description":"`pending` after sign-up through the referral link; `converted` once the referee activates a paid plan; `rewarded`: the rewarded state (the document says one exists without naming it or its trigger).","x-provisional":"The name `rewarded` of the rewarded state was designed (after the summary's `rewardedReferrals` and the field `rewardedAt`); the document only says a rewarded state exists."},"source":{"type":"string","enum":["direct","email","twitter","linkedin","copy_link"],"description":"Share source the referee came through (the share sources of `ReferralSource`).","x-provisional":"Typing the referral's `source` with the enumerated share sources was designed; the document names the field only."},"createdAt":{"type":"string","format":"date-time","description":"Sign-up time."},"convertedAt":{"type":["string","null"],"format":"date-time","description":"When the referee activated a paid plan; null while `pending`.","x-provisional":"Nullability designed: a pending referral has no conversion time; the document marks only `rewardedAt` nullable."},"rewardedAt":{"type":["string","null"],"format":"date-time","description":"When the referral reached the rewarded state; null until then."}},"examples":[{"id":"1f2e3d4c-5b6a-4978-8a6b-5c4d3e2f1a0b","refereeEmail":"grace@example.org","status":"converted","source":"twitter","createdAt":"2026-02-10T08:15:00Z","convertedAt":"2026-02-20T10:00:00Z","rewardedAt":null},{"id":"2a3b4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d","refereeEmail":"alan@example.net","status":"pending","source":"direct","createdAt":"2026-03-01T12:00:00Z","convertedAt":null,"rewardedAt":null}]};
+const schema87 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Referral.json","title":"Referral","description":"A person who signed up through the user's referral link. Created `pending` when someone signs up through the link (tracked against the referrer); moves to `converted` when the referee activates a paid plan while `pending`, and then counts toward milestone thresholds. A rewarded state also exists; the move to it is not published.","type":"object","additionalProperties":false,"required":["id","refereeEmail","status","source","createdAt","convertedAt","rewardedAt"],"properties":{"id":{"type":"string","description":"Referral id."},"refereeEmail":{"type":"string","format":"email","description":"E-mail address of the person who signed up."},"status":{"type":"string","enum":["pending","converted","rewarded"],"description":"`pending` after sign-up through the referral link; `converted` once the referee activates a paid plan; `rewarded`: the rewarded state (the document says one exists without naming it or its trigger).","x-provisional":"The name `rewarded` of the rewarded state was designed (after the summary's `rewardedReferrals` and the field `rewardedAt`); the document only says a rewarded state exists."},"source":{"$ref":"ReferralSource.json","description":"Share source the referee came through (the share sources of `ReferralSource`).","x-provisional":"Typing the referral's `source` with the enumerated share sources was designed; the document names the field only."},"createdAt":{"type":"string","format":"date-time","description":"Sign-up time."},"convertedAt":{"type":["string","null"],"format":"date-time","description":"When the referee activated a paid plan; null while `pending`.","x-provisional":"Nullability designed: a pending referral has no conversion time; the document marks only `rewardedAt` nullable."},"rewardedAt":{"type":["string","null"],"format":"date-time","description":"When the referral reached the rewarded state; null until then."}},"examples":[{"id":"1f2e3d4c-5b6a-4978-8a6b-5c4d3e2f1a0b","refereeEmail":"grace@example.org","status":"converted","source":"twitter","createdAt":"2026-02-10T08:15:00Z","convertedAt":"2026-02-20T10:00:00Z","rewardedAt":null},{"id":"2a3b4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d","refereeEmail":"alan@example.net","status":"pending","source":"direct","createdAt":"2026-03-01T12:00:00Z","convertedAt":null,"rewardedAt":null}]};
+const schema88 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/ReferralSource.json","title":"ReferralSource","description":"Where a referral link was shared (share sources, enumerated).","type":"string","enum":["direct","email","twitter","linkedin","copy_link"],"examples":["direct","twitter"]};
 
 function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/Referral.json" */;
@@ -18539,7 +18540,7 @@ errors++;
 if(data.source !== undefined){
 let data3 = data.source;
 if(typeof data3 !== "string"){
-const err13 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err13 = {instancePath:instancePath+"/source",schemaPath:"ReferralSource.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -18549,7 +18550,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!(((((data3 === "direct") || (data3 === "email")) || (data3 === "twitter")) || (data3 === "linkedin")) || (data3 === "copy_link"))){
-const err14 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema87.properties.source.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/source",schemaPath:"ReferralSource.json/enum",keyword:"enum",params:{allowedValues: schema88.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -18651,7 +18652,6 @@ return errors === 0;
 validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const ReferralSource = validate68;
-const schema88 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/ReferralSource.json","title":"ReferralSource","description":"Where a referral link was shared (share sources, enumerated).","type":"string","enum":["direct","email","twitter","linkedin","copy_link"],"examples":["direct","twitter"]};
 
 function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/ReferralSource.json" */;
@@ -18690,7 +18690,7 @@ return errors === 0;
 validate68.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 export const RenderedTemplate = validate69;
-const schema89 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/RenderedTemplate.json","title":"RenderedTemplate","description":"The result of rendering a template: subject and bodies with every `{{variable}}` placeholder replaced.","x-provisional":"Designed: the document names `POST /v1/templates/render` without showing its response.","type":"object","additionalProperties":false,"required":["subject","html","text"],"properties":{"subject":{"type":"string","description":"Rendered subject line."},"html":{"type":"string","description":"Rendered HTML body."},"text":{"type":["string","null"],"description":"Rendered plain-text body; null when the template has none."}},"examples":[{"subject":"Welcome, Ada","html":"<p>Hi Ada, thanks for joining Example Ltd.</p>","text":"Hi Ada, thanks for joining Example Ltd."}]};
+const schema90 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/RenderedTemplate.json","title":"RenderedTemplate","description":"The result of rendering a template: subject and bodies with every `{{variable}}` placeholder replaced.","x-provisional":"Designed: the document names `POST /v1/templates/render` without showing its response.","type":"object","additionalProperties":false,"required":["subject","html","text"],"properties":{"subject":{"type":"string","description":"Rendered subject line."},"html":{"type":"string","description":"Rendered HTML body."},"text":{"type":["string","null"],"description":"Rendered plain-text body; null when the template has none."}},"examples":[{"subject":"Welcome, Ada","html":"<p>Hi Ada, thanks for joining Example Ltd.</p>","text":"Hi Ada, thanks for joining Example Ltd."}]};
 
 function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/RenderedTemplate.json" */;
@@ -18773,7 +18773,7 @@ errors++;
 if(data.text !== undefined){
 let data2 = data.text;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err6 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: schema89.properties.text.type},message:"must be string,null"};
+const err6 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: schema90.properties.text.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -18800,7 +18800,7 @@ return errors === 0;
 validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const SampleContact = validate70;
-const schema90 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/SampleContact.json","title":"SampleContact","description":"A sample contact as returned by segment preview: `id`, `email`, `first_name`, `last_name`, `status`, `engagement_tier`.","type":"object","additionalProperties":false,"required":["id","email","first_name","last_name","status","engagement_tier"],"properties":{"id":{"type":"string","format":"uuid"},"email":{"type":"string","format":"email"},"first_name":{"type":["string","null"]},"last_name":{"type":["string","null"]},"status":{"$ref":"ContactStatus.json"},"engagement_tier":{"type":["string","null"],"enum":["high","medium","low","inactive",null],"x-provisional":"The values were designed; the document names the field only."}},"examples":[{"id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","email":"ada@example.com","first_name":"Ada","last_name":"Lovelace","status":"subscribed","engagement_tier":"high"}]};
+const schema91 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/SampleContact.json","title":"SampleContact","description":"A sample contact as returned by segment preview: `id`, `email`, `first_name`, `last_name`, `status`, `engagement_tier`.","type":"object","additionalProperties":false,"required":["id","email","first_name","last_name","status","engagement_tier"],"properties":{"id":{"type":"string","format":"uuid"},"email":{"type":"string","format":"email"},"first_name":{"type":["string","null"]},"last_name":{"type":["string","null"]},"status":{"$ref":"ContactStatus.json"},"engagement_tier":{"type":["string","null"],"enum":["high","medium","low","inactive",null],"x-provisional":"The values were designed; the document names the field only."}},"examples":[{"id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","email":"ada@example.com","first_name":"Ada","last_name":"Lovelace","status":"subscribed","engagement_tier":"high"}]};
 
 function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/SampleContact.json" */;
@@ -18939,7 +18939,7 @@ errors++;
 if(data.first_name !== undefined){
 let data2 = data.first_name;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err11 = {instancePath:instancePath+"/first_name",schemaPath:"#/properties/first_name/type",keyword:"type",params:{type: schema90.properties.first_name.type},message:"must be string,null"};
+const err11 = {instancePath:instancePath+"/first_name",schemaPath:"#/properties/first_name/type",keyword:"type",params:{type: schema91.properties.first_name.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -18952,7 +18952,7 @@ errors++;
 if(data.last_name !== undefined){
 let data3 = data.last_name;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err12 = {instancePath:instancePath+"/last_name",schemaPath:"#/properties/last_name/type",keyword:"type",params:{type: schema90.properties.last_name.type},message:"must be string,null"};
+const err12 = {instancePath:instancePath+"/last_name",schemaPath:"#/properties/last_name/type",keyword:"type",params:{type: schema91.properties.last_name.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -18988,7 +18988,7 @@ errors++;
 if(data.engagement_tier !== undefined){
 let data5 = data.engagement_tier;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err15 = {instancePath:instancePath+"/engagement_tier",schemaPath:"#/properties/engagement_tier/type",keyword:"type",params:{type: schema90.properties.engagement_tier.type},message:"must be string,null"};
+const err15 = {instancePath:instancePath+"/engagement_tier",schemaPath:"#/properties/engagement_tier/type",keyword:"type",params:{type: schema91.properties.engagement_tier.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -18998,7 +18998,7 @@ vErrors.push(err15);
 errors++;
 }
 if(!(((((data5 === "high") || (data5 === "medium")) || (data5 === "low")) || (data5 === "inactive")) || (data5 === null))){
-const err16 = {instancePath:instancePath+"/engagement_tier",schemaPath:"#/properties/engagement_tier/enum",keyword:"enum",params:{allowedValues: schema90.properties.engagement_tier.enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/engagement_tier",schemaPath:"#/properties/engagement_tier/enum",keyword:"enum",params:{allowedValues: schema91.properties.engagement_tier.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -19025,7 +19025,7 @@ return errors === 0;
 validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const SandboxMessage = validate71;
-const schema92 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/SandboxMessage.json","title":"SandboxMessage","description":"A send request made with the header `X-Service-Sandbox: true`, captured in the sandbox instead of being delivered. `from` and `to` have the shape of the send request.","x-provisional":"Designed: the document names the sandbox routes and the `X-Service-Sandbox` header without payloads.","type":"object","additionalProperties":false,"required":["id","from","to","subject","html","text","created_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Captured message id."},"from":{"type":"object","additionalProperties":false,"required":["email"],"description":"Sender, as in the send request.","properties":{"email":{"type":"string","format":"email"},"name":{"type":"string"}}},"to":{"type":"array","minItems":1,"description":"Recipients, as in the send request.","items":{"type":"object","additionalProperties":false,"required":["email"],"properties":{"email":{"type":"string","format":"email"}}}},"subject":{"type":"string","description":"Subject."},"html":{"type":["string","null"],"description":"HTML body; null when the request had none."},"text":{"type":["string","null"],"description":"Plain-text body; null when the request had none."},"created_at":{"type":"string","format":"date-time","description":"When the request was captured."}},"examples":[{"id":"6d7e8f9a-0b1c-4d2e-8f3a-4b5c6d7e8f01","from":{"email":"hello@example.com","name":"Example"},"to":[{"email":"ada@example.com"}],"subject":"Welcome to Example","html":"<p>Welcome, Ada!</p>","text":"Welcome, Ada!","created_at":"2026-03-01T12:00:00Z"}]};
+const schema93 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/SandboxMessage.json","title":"SandboxMessage","description":"A send request made with the header `X-Service-Sandbox: true`, captured in the sandbox instead of being delivered. `from` and `to` have the shape of the send request.","x-provisional":"Designed: the document names the sandbox routes and the `X-Service-Sandbox` header without payloads.","type":"object","additionalProperties":false,"required":["id","from","to","subject","html","text","created_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Captured message id."},"from":{"type":"object","additionalProperties":false,"required":["email"],"description":"Sender, as in the send request.","properties":{"email":{"type":"string","format":"email"},"name":{"type":"string"}}},"to":{"type":"array","minItems":1,"description":"Recipients, as in the send request.","items":{"type":"object","additionalProperties":false,"required":["email"],"properties":{"email":{"type":"string","format":"email"}}}},"subject":{"type":"string","description":"Subject."},"html":{"type":["string","null"],"description":"HTML body; null when the request had none."},"text":{"type":["string","null"],"description":"Plain-text body; null when the request had none."},"created_at":{"type":"string","format":"date-time","description":"When the request was captured."}},"examples":[{"id":"6d7e8f9a-0b1c-4d2e-8f3a-4b5c6d7e8f01","from":{"email":"hello@example.com","name":"Example"},"to":[{"email":"ada@example.com"}],"subject":"Welcome to Example","html":"<p>Welcome, Ada!</p>","text":"Welcome, Ada!","created_at":"2026-03-01T12:00:00Z"}]};
 
 function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/SandboxMessage.json" */;
@@ -19323,7 +19323,7 @@ errors++;
 if(data.html !== undefined){
 let data8 = data.html;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err24 = {instancePath:instancePath+"/html",schemaPath:"#/properties/html/type",keyword:"type",params:{type: schema92.properties.html.type},message:"must be string,null"};
+const err24 = {instancePath:instancePath+"/html",schemaPath:"#/properties/html/type",keyword:"type",params:{type: schema93.properties.html.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -19336,7 +19336,7 @@ errors++;
 if(data.text !== undefined){
 let data9 = data.text;
 if((typeof data9 !== "string") && (data9 !== null)){
-const err25 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: schema92.properties.text.type},message:"must be string,null"};
+const err25 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: schema93.properties.text.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -19388,7 +19388,7 @@ return errors === 0;
 validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const Segment = validate72;
-const schema93 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Segment.json","title":"Segment","description":"A segment of contacts. A `dynamic` segment is re-evaluated from its `filter_criteria` on refresh; a `static` segment is managed manually. `segment_type` is fixed after creation.","type":"object","additionalProperties":false,"required":["id","name","description","segment_type","contact_count","last_calculated_at","filter_criteria","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Segment id."},"name":{"type":"string","minLength":1,"maxLength":200,"description":"Name, 1 to 200 characters."},"description":{"type":["string","null"],"maxLength":1000,"description":"Description, at most 1000 characters, or null."},"segment_type":{"type":"string","enum":["dynamic","static"],"description":"Fixed after creation. `dynamic` is re-evaluated on refresh; `static` is managed manually."},"contact_count":{"type":"integer","minimum":0,"description":"Cached count of the segment's contacts, set when the segment is evaluated (at creation, on a filter change and on refresh)."},"membership_count":{"type":"integer","minimum":0,"description":"Only on single-segment read (`GET /api/segments/{id}`): live count of member rows; may differ from `contact_count` between refreshes."},"last_calculated_at":{"type":"string","format":"date-time","description":"When the segment was last evaluated."},"filter_criteria":{"description":"The filter criteria (a group of rules). `null` for a segment without filter criteria, which cannot be refreshed (422).","x-provisional":"`null` was designed for segments without filter criteria (the document says refresh answers 422 for them, for example audience segments merged from the central contacts platform); the document types the field as an object.","oneOf":[{"$ref":"FilterGroup.json"},{"type":"null"}]},"created_at":{"type":"string","format":"date-time","description":"Creation time."},"updated_at":{"type":"string","format":"date-time","description":"Last change."}},"examples":[{"id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","name":"Active subscribers","description":"Subscribed contacts who joined this year","segment_type":"dynamic","contact_count":1250,"membership_count":1248,"last_calculated_at":"2026-03-01T12:00:00Z","filter_criteria":{"operator":"AND","rules":[{"field":"status","operator":"equals","value":"subscribed"},{"field":"created_at","operator":"after","value":"2026-01-01T00:00:00Z"}]},"created_at":"2026-02-01T09:00:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
+const schema94 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Segment.json","title":"Segment","description":"A segment of contacts. A `dynamic` segment is re-evaluated from its `filter_criteria` on refresh; a `static` segment is managed manually. `segment_type` is fixed after creation.","type":"object","additionalProperties":false,"required":["id","name","description","segment_type","contact_count","last_calculated_at","filter_criteria","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Segment id."},"name":{"type":"string","minLength":1,"maxLength":200,"description":"Name, 1 to 200 characters."},"description":{"type":["string","null"],"maxLength":1000,"description":"Description, at most 1000 characters, or null."},"segment_type":{"type":"string","enum":["dynamic","static"],"description":"Fixed after creation. `dynamic` is re-evaluated on refresh; `static` is managed manually."},"contact_count":{"type":"integer","minimum":0,"description":"Cached count of the segment's contacts, set when the segment is evaluated (at creation, on a filter change and on refresh)."},"membership_count":{"type":"integer","minimum":0,"description":"Only on single-segment read (`GET /api/segments/{id}`): live count of member rows; may differ from `contact_count` between refreshes."},"last_calculated_at":{"type":"string","format":"date-time","description":"When the segment was last evaluated."},"filter_criteria":{"description":"The filter criteria (a group of rules). `null` for a segment without filter criteria, which cannot be refreshed (422).","x-provisional":"`null` was designed for segments without filter criteria (the document says refresh answers 422 for them, for example audience segments merged from the central contacts platform); the document types the field as an object.","oneOf":[{"$ref":"FilterGroup.json"},{"type":"null"}]},"created_at":{"type":"string","format":"date-time","description":"Creation time."},"updated_at":{"type":"string","format":"date-time","description":"Last change."}},"examples":[{"id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","name":"Active subscribers","description":"Subscribed contacts who joined this year","segment_type":"dynamic","contact_count":1250,"membership_count":1248,"last_calculated_at":"2026-03-01T12:00:00Z","filter_criteria":{"operator":"AND","rules":[{"field":"status","operator":"equals","value":"subscribed"},{"field":"created_at","operator":"after","value":"2026-01-01T00:00:00Z"}]},"created_at":"2026-02-01T09:00:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
 
 function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/Segment.json" */;
@@ -19493,7 +19493,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema93.properties, key0))){
+if(!(func1.call(schema94.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -19567,7 +19567,7 @@ errors++;
 if(data.description !== undefined){
 let data2 = data.description;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err15 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema93.properties.description.type},message:"must be string,null"};
+const err15 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema94.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -19602,7 +19602,7 @@ vErrors.push(err17);
 errors++;
 }
 if(!((data3 === "dynamic") || (data3 === "static"))){
-const err18 = {instancePath:instancePath+"/segment_type",schemaPath:"#/properties/segment_type/enum",keyword:"enum",params:{allowedValues: schema93.properties.segment_type.enum},message:"must be equal to one of the allowed values"};
+const err18 = {instancePath:instancePath+"/segment_type",schemaPath:"#/properties/segment_type/enum",keyword:"enum",params:{allowedValues: schema94.properties.segment_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -19813,7 +19813,7 @@ return errors === 0;
 validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const SendingDomain = validate74;
-const schema94 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/SendingDomain.json","title":"SendingDomain","description":"A custom sending domain. Added as `pending` with the DNS records it must publish; the service checks them and moves it to `verified` once the SPF and DKIM records are found (`verified_at` set), or to `failed` when they are still missing 72 hours after it was added. The outcome creates an in-app notification with entity_type `domain_verification`. The records are those the document describes for DMARC monitoring (TXT unless noted): SPF at the domain root (value starts `v=spf1`; exactly one SPF record per name, merge if one exists), DKIM at `<selector>._domainkey.<domain>`, DMARC at `_dmarc.<domain>` (value starts `v=DMARC1; p=<none|quarantine|reject>`, may carry `rua`, `ruf`, `pct`), and an optional MX at the root for domains that receive mail; a return-path CNAME routes bounces.","x-provisional":"Designed: the document names the domain routes and the `domain_verification` notification entity type, but shows neither a domain's fields nor its verification transitions.","type":"object","additionalProperties":false,"required":["id","domain","status","dns_records","created_at","verified_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Domain id."},"domain":{"type":"string","format":"hostname","description":"The domain name."},"status":{"type":"string","enum":["pending","verified","failed"],"description":"`pending` → `verified` (SPF and DKIM found) or `failed` (still missing after 72 hours)."},"dns_records":{"type":"array","description":"Records the domain must publish, with the result of the last check.","items":{"type":"object","additionalProperties":false,"required":["type","purpose","name","value","valid"],"properties":{"type":{"type":"string","enum":["TXT","MX","CNAME"],"description":"DNS record type."},"purpose":{"type":"string","enum":["spf","dkim","dmarc","mx","return_path"],"description":"What the record is for. `spf` and `dkim` are needed for verification; `dmarc` is recommended; `mx` only for domains that receive mail; `return_path` (CNAME) routes bounces."},"name":{"type":"string","description":"Host name to publish the record at (for example `<selector>._domainkey.<domain>`, `_dmarc.<domain>`)."},"value":{"type":"string","description":"Record value to publish."},"priority":{"type":"integer","minimum":0,"maximum":65535,"description":"MX priority; only on MX records."},"valid":{"type":"boolean","description":"Whether the last check found the record as expected."}}}},"created_at":{"type":"string","format":"date-time","description":"When the domain was added."},"verified_at":{"type":["string","null"],"format":"date-time","description":"When the domain was verified; null until then."}},"examples":[{"id":"1d5e7f9a-0b2c-4d3e-9f4a-5b6c7d8e9f0a","domain":"example.com","status":"verified","dns_records":[{"type":"TXT","purpose":"spf","name":"example.com","value":"v=spf1 include:spf.mail.platform.example ~all","valid":true},{"type":"TXT","purpose":"dkim","name":"svc._domainkey.example.com","value":"v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA","valid":true},{"type":"TXT","purpose":"dmarc","name":"_dmarc.example.com","value":"v=DMARC1; p=quarantine; rua=mailto:dmarc@example.com","valid":true}],"created_at":"2026-03-01T12:00:00Z","verified_at":"2026-03-01T12:20:00Z"}]};
+const schema95 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/SendingDomain.json","title":"SendingDomain","description":"A custom sending domain. Added as `pending` with the DNS records it must publish; the service checks them and moves it to `verified` once the SPF and DKIM records are found (`verified_at` set), or to `failed` when they are still missing 72 hours after it was added. The outcome creates an in-app notification with entity_type `domain_verification`. The records are those the document describes for DMARC monitoring (TXT unless noted): SPF at the domain root (value starts `v=spf1`; exactly one SPF record per name, merge if one exists), DKIM at `<selector>._domainkey.<domain>`, DMARC at `_dmarc.<domain>` (value starts `v=DMARC1; p=<none|quarantine|reject>`, may carry `rua`, `ruf`, `pct`), and an optional MX at the root for domains that receive mail; a return-path CNAME routes bounces.","x-provisional":"Designed: the document names the domain routes and the `domain_verification` notification entity type, but shows neither a domain's fields nor its verification transitions.","type":"object","additionalProperties":false,"required":["id","domain","status","dns_records","created_at","verified_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Domain id."},"domain":{"type":"string","format":"hostname","description":"The domain name."},"status":{"type":"string","enum":["pending","verified","failed"],"description":"`pending` → `verified` (SPF and DKIM found) or `failed` (still missing after 72 hours)."},"dns_records":{"type":"array","description":"Records the domain must publish, with the result of the last check.","items":{"type":"object","additionalProperties":false,"required":["type","purpose","name","value","valid"],"properties":{"type":{"type":"string","enum":["TXT","MX","CNAME"],"description":"DNS record type."},"purpose":{"type":"string","enum":["spf","dkim","dmarc","mx","return_path"],"description":"What the record is for. `spf` and `dkim` are needed for verification; `dmarc` is recommended; `mx` only for domains that receive mail; `return_path` (CNAME) routes bounces."},"name":{"type":"string","description":"Host name to publish the record at (for example `<selector>._domainkey.<domain>`, `_dmarc.<domain>`)."},"value":{"type":"string","description":"Record value to publish."},"priority":{"type":"integer","minimum":0,"maximum":65535,"description":"MX priority; only on MX records."},"valid":{"type":"boolean","description":"Whether the last check found the record as expected."}}}},"created_at":{"type":"string","format":"date-time","description":"When the domain was added."},"verified_at":{"type":["string","null"],"format":"date-time","description":"When the domain was verified; null until then."}},"examples":[{"id":"1d5e7f9a-0b2c-4d3e-9f4a-5b6c7d8e9f0a","domain":"example.com","status":"verified","dns_records":[{"type":"TXT","purpose":"spf","name":"example.com","value":"v=spf1 include:spf.mail.platform.example ~all","valid":true},{"type":"TXT","purpose":"dkim","name":"svc._domainkey.example.com","value":"v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA","valid":true},{"type":"TXT","purpose":"dmarc","name":"_dmarc.example.com","value":"v=DMARC1; p=quarantine; rua=mailto:dmarc@example.com","valid":true}],"created_at":"2026-03-01T12:00:00Z","verified_at":"2026-03-01T12:20:00Z"}]};
 
 function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/SendingDomain.json" */;
@@ -19962,7 +19962,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!(((data2 === "pending") || (data2 === "verified")) || (data2 === "failed"))){
-const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema94.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema95.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -20054,7 +20054,7 @@ vErrors.push(err19);
 errors++;
 }
 if(!(((data5 === "TXT") || (data5 === "MX")) || (data5 === "CNAME"))){
-const err20 = {instancePath:instancePath+"/dns_records/" + i0+"/type",schemaPath:"#/properties/dns_records/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema94.properties.dns_records.items.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err20 = {instancePath:instancePath+"/dns_records/" + i0+"/type",schemaPath:"#/properties/dns_records/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema95.properties.dns_records.items.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -20077,7 +20077,7 @@ vErrors.push(err21);
 errors++;
 }
 if(!(((((data6 === "spf") || (data6 === "dkim")) || (data6 === "dmarc")) || (data6 === "mx")) || (data6 === "return_path"))){
-const err22 = {instancePath:instancePath+"/dns_records/" + i0+"/purpose",schemaPath:"#/properties/dns_records/items/properties/purpose/enum",keyword:"enum",params:{allowedValues: schema94.properties.dns_records.items.properties.purpose.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/dns_records/" + i0+"/purpose",schemaPath:"#/properties/dns_records/items/properties/purpose/enum",keyword:"enum",params:{allowedValues: schema95.properties.dns_records.items.properties.purpose.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -20210,7 +20210,7 @@ errors++;
 if(data.verified_at !== undefined){
 let data12 = data.verified_at;
 if((typeof data12 !== "string") && (data12 !== null)){
-const err33 = {instancePath:instancePath+"/verified_at",schemaPath:"#/properties/verified_at/type",keyword:"type",params:{type: schema94.properties.verified_at.type},message:"must be string,null"};
+const err33 = {instancePath:instancePath+"/verified_at",schemaPath:"#/properties/verified_at/type",keyword:"type",params:{type: schema95.properties.verified_at.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -20249,7 +20249,7 @@ return errors === 0;
 validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const SubjectLineSuggestion = validate75;
-const schema95 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/SubjectLineSuggestion.json","title":"SubjectLineSuggestion","description":"One AI-generated subject line.","x-provisional":"Designed: the document names `POST /v1/ai/subject-lines` without payloads.","type":"object","additionalProperties":false,"required":["subject"],"properties":{"subject":{"type":"string","minLength":1,"maxLength":998,"description":"Suggested subject line."},"predicted_open_rate":{"type":"number","minimum":0,"maximum":1,"description":"Estimated open rate (0 to 1), when a prediction is available."}},"examples":[{"subject":"Your spring picks are waiting","predicted_open_rate":0.34}]};
+const schema96 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/SubjectLineSuggestion.json","title":"SubjectLineSuggestion","description":"One AI-generated subject line.","x-provisional":"Designed: the document names `POST /v1/ai/subject-lines` without payloads.","type":"object","additionalProperties":false,"required":["subject"],"properties":{"subject":{"type":"string","minLength":1,"maxLength":998,"description":"Suggested subject line."},"predicted_open_rate":{"type":"number","minimum":0,"maximum":1,"description":"Estimated open rate (0 to 1), when a prediction is available."}},"examples":[{"subject":"Your spring picks are waiting","predicted_open_rate":0.34}]};
 
 function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/SubjectLineSuggestion.json" */;
@@ -20372,7 +20372,7 @@ return errors === 0;
 validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const Subscription = validate76;
-const schema96 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Subscription.json","title":"Subscription","description":"The user's subscription: plan Free, Pro or Max (Max is priced at a monthly fee). The plan sets the feature flags and quotas of `GET /v1/plan-limits`, including the number of active API keys.","x-provisional":"Designed: the document names `GET /billing/subscription` without payloads.","type":"object","additionalProperties":false,"required":["plan","status","current_period_end","cancel_at_period_end"],"properties":{"plan":{"type":"string","enum":["free","pro","max"],"description":"Current plan."},"status":{"type":"string","enum":["active","trialing","past_due","canceled"],"description":"Billing state. The Free plan is always `active`."},"current_period_end":{"type":["string","null"],"format":"date-time","description":"End of the paid period (renewal or, with `cancel_at_period_end`, downgrade to Free); null on the Free plan."},"cancel_at_period_end":{"type":"boolean","description":"True when the paid plan ends at `current_period_end` instead of renewing."}},"examples":[{"plan":"pro","status":"active","current_period_end":"2026-04-01T00:00:00Z","cancel_at_period_end":false},{"plan":"free","status":"active","current_period_end":null,"cancel_at_period_end":false}]};
+const schema97 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Subscription.json","title":"Subscription","description":"The user's subscription: plan Free, Pro or Max (Max is priced at a monthly fee). The plan sets the feature flags and quotas of `GET /v1/plan-limits`, including the number of active API keys.","x-provisional":"Designed: the document names `GET /billing/subscription` without payloads.","type":"object","additionalProperties":false,"required":["plan","status","current_period_end","cancel_at_period_end"],"properties":{"plan":{"type":"string","enum":["free","pro","max"],"description":"Current plan."},"status":{"type":"string","enum":["active","trialing","past_due","canceled"],"description":"Billing state. The Free plan is always `active`."},"current_period_end":{"type":["string","null"],"format":"date-time","description":"End of the paid period (renewal or, with `cancel_at_period_end`, downgrade to Free); null on the Free plan."},"cancel_at_period_end":{"type":"boolean","description":"True when the paid plan ends at `current_period_end` instead of renewing."}},"examples":[{"plan":"pro","status":"active","current_period_end":"2026-04-01T00:00:00Z","cancel_at_period_end":false},{"plan":"free","status":"active","current_period_end":null,"cancel_at_period_end":false}]};
 
 function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/Subscription.json" */;
@@ -20451,7 +20451,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!(((data0 === "free") || (data0 === "pro")) || (data0 === "max"))){
-const err6 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/enum",keyword:"enum",params:{allowedValues: schema96.properties.plan.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/enum",keyword:"enum",params:{allowedValues: schema97.properties.plan.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -20474,7 +20474,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((((data1 === "active") || (data1 === "trialing")) || (data1 === "past_due")) || (data1 === "canceled"))){
-const err8 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema96.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema97.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -20487,7 +20487,7 @@ errors++;
 if(data.current_period_end !== undefined){
 let data2 = data.current_period_end;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err9 = {instancePath:instancePath+"/current_period_end",schemaPath:"#/properties/current_period_end/type",keyword:"type",params:{type: schema96.properties.current_period_end.type},message:"must be string,null"};
+const err9 = {instancePath:instancePath+"/current_period_end",schemaPath:"#/properties/current_period_end/type",keyword:"type",params:{type: schema97.properties.current_period_end.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -20538,7 +20538,7 @@ return errors === 0;
 validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const Template = validate77;
-const schema97 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Template.json","title":"Template","description":"A reusable email template. `subject`, `html` and `text` may hold `{{variable}}` placeholders, which `POST /v1/templates/render` (and campaign sends) replace; `variables` lists the placeholder names found in them.","x-provisional":"Designed: the document names the template routes but does not show a template's fields or its placeholder syntax.","type":"object","additionalProperties":false,"required":["id","name","subject","html","text","variables","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Template id."},"name":{"type":"string","minLength":1,"maxLength":200,"description":"Template name."},"subject":{"type":"string","minLength":1,"maxLength":998,"description":"Subject line; may hold placeholders."},"html":{"type":"string","minLength":1,"description":"HTML body; may hold placeholders."},"text":{"type":["string","null"],"description":"Plain-text body; may hold placeholders. Null when not set."},"variables":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_.]*$"},"uniqueItems":true,"description":"Names of the `{{variable}}` placeholders found in `subject`, `html` and `text`, computed by the service."},"created_at":{"type":"string","format":"date-time","description":"Creation time."},"updated_at":{"type":"string","format":"date-time","description":"Last change."}},"examples":[{"id":"4b8c0d2e-3f5a-4b7c-9d1e-2f3a4b5c6d7e","name":"Welcome","subject":"Welcome, {{first_name}}","html":"<p>Hi {{first_name}}, thanks for joining {{company}}.</p>","text":"Hi {{first_name}}, thanks for joining {{company}}.","variables":["first_name","company"],"created_at":"2026-03-01T12:00:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
+const schema98 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Template.json","title":"Template","description":"A reusable email template. `subject`, `html` and `text` may hold `{{variable}}` placeholders, which `POST /v1/templates/render` (and campaign sends) replace; `variables` lists the placeholder names found in them.","x-provisional":"Designed: the document names the template routes but does not show a template's fields or its placeholder syntax.","type":"object","additionalProperties":false,"required":["id","name","subject","html","text","variables","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Template id."},"name":{"type":"string","minLength":1,"maxLength":200,"description":"Template name."},"subject":{"type":"string","minLength":1,"maxLength":998,"description":"Subject line; may hold placeholders."},"html":{"type":"string","minLength":1,"description":"HTML body; may hold placeholders."},"text":{"type":["string","null"],"description":"Plain-text body; may hold placeholders. Null when not set."},"variables":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_.]*$"},"uniqueItems":true,"description":"Names of the `{{variable}}` placeholders found in `subject`, `html` and `text`, computed by the service."},"created_at":{"type":"string","format":"date-time","description":"Creation time."},"updated_at":{"type":"string","format":"date-time","description":"Last change."}},"examples":[{"id":"4b8c0d2e-3f5a-4b7c-9d1e-2f3a4b5c6d7e","name":"Welcome","subject":"Welcome, {{first_name}}","html":"<p>Hi {{first_name}}, thanks for joining {{company}}.</p>","text":"Hi {{first_name}}, thanks for joining {{company}}.","variables":["first_name","company"],"created_at":"2026-03-01T12:00:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
 const pattern15 = new RegExp("^[A-Za-z_][A-Za-z0-9_.]*$", "u");
 
 function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -20768,7 +20768,7 @@ errors++;
 if(data.text !== undefined){
 let data4 = data.text;
 if((typeof data4 !== "string") && (data4 !== null)){
-const err19 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: schema97.properties.text.type},message:"must be string,null"};
+const err19 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: schema98.properties.text.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -20910,7 +20910,7 @@ return errors === 0;
 validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const TrackedEvent = validate78;
-const schema98 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/TrackedEvent.json","title":"TrackedEvent","description":"A custom event recorded for a contact with `POST /v1/track/event`. Automations can trigger on events by name.","x-provisional":"Designed: the document names `POST /v1/track/event` without payloads.","type":"object","additionalProperties":false,"required":["id","contact_id","event","properties","occurred_at","created_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Event id."},"contact_id":{"type":"string","format":"uuid","description":"The contact the event belongs to (resolved from `email` when the request gave an address)."},"event":{"type":"string","minLength":1,"maxLength":100,"description":"Event name, for example `signed_up`."},"properties":{"type":"object","additionalProperties":true,"description":"Free-form event properties (empty object when none were sent)."},"occurred_at":{"type":"string","format":"date-time","description":"When the event happened (the request time when not given)."},"created_at":{"type":"string","format":"date-time","description":"When the event was recorded."}},"examples":[{"id":"9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c01","contact_id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","event":"signed_up","properties":{"plan":"trial"},"occurred_at":"2026-03-01T11:58:00Z","created_at":"2026-03-01T12:00:00Z"}]};
+const schema99 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/TrackedEvent.json","title":"TrackedEvent","description":"A custom event recorded for a contact with `POST /v1/track/event`. Automations can trigger on events by name.","x-provisional":"Designed: the document names `POST /v1/track/event` without payloads.","type":"object","additionalProperties":false,"required":["id","contact_id","event","properties","occurred_at","created_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Event id."},"contact_id":{"type":"string","format":"uuid","description":"The contact the event belongs to (resolved from `email` when the request gave an address)."},"event":{"type":"string","minLength":1,"maxLength":100,"description":"Event name, for example `signed_up`."},"properties":{"type":"object","additionalProperties":true,"description":"Free-form event properties (empty object when none were sent)."},"occurred_at":{"type":"string","format":"date-time","description":"When the event happened (the request time when not given)."},"created_at":{"type":"string","format":"date-time","description":"When the event was recorded."}},"examples":[{"id":"9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c01","contact_id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","event":"signed_up","properties":{"plan":"trial"},"occurred_at":"2026-03-01T11:58:00Z","created_at":"2026-03-01T12:00:00Z"}]};
 
 function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/TrackedEvent.json" */;
@@ -21163,7 +21163,7 @@ return errors === 0;
 validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const TrackedPurchase = validate79;
-const schema99 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/TrackedPurchase.json","title":"TrackedPurchase","description":"A purchase recorded for a contact with `POST /v1/track/purchase`, optionally attributed to a campaign (revenue attribution).","x-provisional":"Designed: the document names `POST /v1/track/purchase` without payloads.","type":"object","additionalProperties":false,"required":["id","contact_id","order_id","amount","currency","items","campaign_id","occurred_at","created_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Purchase record id."},"contact_id":{"type":"string","format":"uuid","description":"The buying contact (resolved from `email` when the request gave an address)."},"order_id":{"type":"string","minLength":1,"maxLength":200,"description":"The shop's order id; unique per account."},"amount":{"type":"number","minimum":0,"description":"Order total in `currency`."},"currency":{"type":"string","pattern":"^[A-Z]{3}$","description":"ISO 4217 currency code."},"items":{"type":"array","description":"Line items (empty when none were sent).","items":{"type":"object","description":"A line item of a tracked purchase.","additionalProperties":false,"required":["name","quantity","price"],"properties":{"product_id":{"type":"string","minLength":1,"maxLength":200,"description":"The shop's product id or SKU."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"Product name."},"quantity":{"type":"integer","minimum":1,"description":"Units bought."},"price":{"type":"number","minimum":0,"description":"Unit price in the purchase's currency."}}}},"campaign_id":{"type":["string","null"],"format":"uuid","description":"Campaign the purchase is attributed to; null when none."},"occurred_at":{"type":"string","format":"date-time","description":"When the purchase happened (the request time when not given)."},"created_at":{"type":"string","format":"date-time","description":"When the purchase was recorded."}},"examples":[{"id":"9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c02","contact_id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","order_id":"ORD-10042","amount":59.9,"currency":"EUR","items":[{"product_id":"SKU-1","name":"Linen shirt","quantity":1,"price":59.9}],"campaign_id":"2f3a4b5c-6d7e-4f8a-9b0c-1d2e3f4a5b01","occurred_at":"2026-03-01T11:58:00Z","created_at":"2026-03-01T12:00:00Z"}]};
+const schema100 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/TrackedPurchase.json","title":"TrackedPurchase","description":"A purchase recorded for a contact with `POST /v1/track/purchase`, optionally attributed to a campaign (revenue attribution).","x-provisional":"Designed: the document names `POST /v1/track/purchase` without payloads.","type":"object","additionalProperties":false,"required":["id","contact_id","order_id","amount","currency","items","campaign_id","occurred_at","created_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Purchase record id."},"contact_id":{"type":"string","format":"uuid","description":"The buying contact (resolved from `email` when the request gave an address)."},"order_id":{"type":"string","minLength":1,"maxLength":200,"description":"The shop's order id; unique per account."},"amount":{"type":"number","minimum":0,"description":"Order total in `currency`."},"currency":{"type":"string","pattern":"^[A-Z]{3}$","description":"ISO 4217 currency code."},"items":{"type":"array","description":"Line items (empty when none were sent).","items":{"type":"object","description":"A line item of a tracked purchase.","additionalProperties":false,"required":["name","quantity","price"],"properties":{"product_id":{"type":"string","minLength":1,"maxLength":200,"description":"The shop's product id or SKU."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"Product name."},"quantity":{"type":"integer","minimum":1,"description":"Units bought."},"price":{"type":"number","minimum":0,"description":"Unit price in the purchase's currency."}}}},"campaign_id":{"type":["string","null"],"format":"uuid","description":"Campaign the purchase is attributed to; null when none."},"occurred_at":{"type":"string","format":"date-time","description":"When the purchase happened (the request time when not given)."},"created_at":{"type":"string","format":"date-time","description":"When the purchase was recorded."}},"examples":[{"id":"9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c02","contact_id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","order_id":"ORD-10042","amount":59.9,"currency":"EUR","items":[{"product_id":"SKU-1","name":"Linen shirt","quantity":1,"price":59.9}],"campaign_id":"2f3a4b5c-6d7e-4f8a-9b0c-1d2e3f4a5b01","occurred_at":"2026-03-01T11:58:00Z","created_at":"2026-03-01T12:00:00Z"}]};
 const pattern16 = new RegExp("^[A-Z]{3}$", "u");
 
 function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -21269,7 +21269,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema99.properties, key0))){
+if(!(func1.call(schema100.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -21611,7 +21611,7 @@ errors++;
 if(data.campaign_id !== undefined){
 let data11 = data.campaign_id;
 if((typeof data11 !== "string") && (data11 !== null)){
-const err37 = {instancePath:instancePath+"/campaign_id",schemaPath:"#/properties/campaign_id/type",keyword:"type",params:{type: schema99.properties.campaign_id.type},message:"must be string,null"};
+const err37 = {instancePath:instancePath+"/campaign_id",schemaPath:"#/properties/campaign_id/type",keyword:"type",params:{type: schema100.properties.campaign_id.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -21700,7 +21700,7 @@ return errors === 0;
 validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const ValidationResult = validate80;
-const schema100 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/ValidationResult.json","title":"ValidationResult","description":"The result of validating one email address: an overall deliverability verdict (`is_valid`), a confidence `score`, the individual `checks` and risk `flags`.","type":"object","additionalProperties":false,"required":["email","is_valid","score","checks","flags","domain","provider","mx_records","verified_at"],"properties":{"email":{"type":"string","description":"Address checked."},"is_valid":{"type":"boolean","description":"Overall deliverability verdict."},"score":{"type":"integer","minimum":0,"maximum":100,"description":"Confidence, 0 to 100."},"checks":{"type":"object","description":"The individual checks.","additionalProperties":false,"required":["syntax","mx","smtp"],"properties":{"syntax":{"type":"boolean","description":"Valid address format."},"mx":{"type":"boolean","description":"Domain has MX records. (The published table prints this row's name as `{base_url}`, a typing slip for `checks.mx`.)"},"smtp":{"type":["boolean","null"],"description":"Server accepts the address; `null` when skipped (`options.skip_smtp`) or inconclusive."}}},"flags":{"type":"object","description":"Risk flags.","additionalProperties":false,"required":["disposable","role_account","catch_all","free_provider"],"properties":{"disposable":{"type":"boolean","description":"Disposable-domain address."},"role_account":{"type":"boolean","description":"Generic role address (for example `info@`, `support@`)."},"catch_all":{"type":["boolean","null"],"description":"Domain accepts all addresses; `null` when undetermined."},"free_provider":{"type":"boolean","description":"Free mailbox provider."}}},"domain":{"type":"string","description":"Domain part of the address."},"provider":{"type":["string","null"],"description":"Mailbox provider, or null when not recognized."},"mx_records":{"type":"array","items":{"type":"string"},"description":"The domain's MX hosts."},"verified_at":{"type":"string","format":"date-time","description":"When the address was checked."}},"examples":[{"email":"ada@example.com","is_valid":true,"score":95,"checks":{"syntax":true,"mx":true,"smtp":true},"flags":{"disposable":false,"role_account":false,"catch_all":false,"free_provider":false},"domain":"example.com","provider":"Google Workspace","mx_records":["aspmx.l.google.com","alt1.aspmx.l.google.com"],"verified_at":"2026-03-01T12:00:00Z"},{"email":"info@example.org","is_valid":true,"score":60,"checks":{"syntax":true,"mx":true,"smtp":null},"flags":{"disposable":false,"role_account":true,"catch_all":null,"free_provider":false},"domain":"example.org","provider":null,"mx_records":["mx.example.org"],"verified_at":"2026-03-01T12:00:00Z"}]};
+const schema101 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/ValidationResult.json","title":"ValidationResult","description":"The result of validating one email address: an overall deliverability verdict (`is_valid`), a confidence `score`, the individual `checks` and risk `flags`.","type":"object","additionalProperties":false,"required":["email","is_valid","score","checks","flags","domain","provider","mx_records","verified_at"],"properties":{"email":{"type":"string","description":"Address checked."},"is_valid":{"type":"boolean","description":"Overall deliverability verdict."},"score":{"type":"integer","minimum":0,"maximum":100,"description":"Confidence, 0 to 100."},"checks":{"type":"object","description":"The individual checks.","additionalProperties":false,"required":["syntax","mx","smtp"],"properties":{"syntax":{"type":"boolean","description":"Valid address format."},"mx":{"type":"boolean","description":"Domain has MX records. (The published table prints this row's name as `{base_url}`, a typing slip for `checks.mx`.)"},"smtp":{"type":["boolean","null"],"description":"Server accepts the address; `null` when skipped (`options.skip_smtp`) or inconclusive."}}},"flags":{"type":"object","description":"Risk flags.","additionalProperties":false,"required":["disposable","role_account","catch_all","free_provider"],"properties":{"disposable":{"type":"boolean","description":"Disposable-domain address."},"role_account":{"type":"boolean","description":"Generic role address (for example `info@`, `support@`)."},"catch_all":{"type":["boolean","null"],"description":"Domain accepts all addresses; `null` when undetermined."},"free_provider":{"type":"boolean","description":"Free mailbox provider."}}},"domain":{"type":"string","description":"Domain part of the address."},"provider":{"type":["string","null"],"description":"Mailbox provider, or null when not recognized."},"mx_records":{"type":"array","items":{"type":"string"},"description":"The domain's MX hosts."},"verified_at":{"type":"string","format":"date-time","description":"When the address was checked."}},"examples":[{"email":"ada@example.com","is_valid":true,"score":95,"checks":{"syntax":true,"mx":true,"smtp":true},"flags":{"disposable":false,"role_account":false,"catch_all":false,"free_provider":false},"domain":"example.com","provider":"Google Workspace","mx_records":["aspmx.l.google.com","alt1.aspmx.l.google.com"],"verified_at":"2026-03-01T12:00:00Z"},{"email":"info@example.org","is_valid":true,"score":60,"checks":{"syntax":true,"mx":true,"smtp":null},"flags":{"disposable":false,"role_account":true,"catch_all":null,"free_provider":false},"domain":"example.org","provider":null,"mx_records":["mx.example.org"],"verified_at":"2026-03-01T12:00:00Z"}]};
 
 function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/ValidationResult.json" */;
@@ -21805,7 +21805,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema100.properties, key0))){
+if(!(func1.call(schema101.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -21947,7 +21947,7 @@ errors++;
 if(data3.smtp !== undefined){
 let data6 = data3.smtp;
 if((typeof data6 !== "boolean") && (data6 !== null)){
-const err21 = {instancePath:instancePath+"/checks/smtp",schemaPath:"#/properties/checks/properties/smtp/type",keyword:"type",params:{type: schema100.properties.checks.properties.smtp.type},message:"must be boolean,null"};
+const err21 = {instancePath:instancePath+"/checks/smtp",schemaPath:"#/properties/checks/properties/smtp/type",keyword:"type",params:{type: schema101.properties.checks.properties.smtp.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -22051,7 +22051,7 @@ errors++;
 if(data7.catch_all !== undefined){
 let data10 = data7.catch_all;
 if((typeof data10 !== "boolean") && (data10 !== null)){
-const err30 = {instancePath:instancePath+"/flags/catch_all",schemaPath:"#/properties/flags/properties/catch_all/type",keyword:"type",params:{type: schema100.properties.flags.properties.catch_all.type},message:"must be boolean,null"};
+const err30 = {instancePath:instancePath+"/flags/catch_all",schemaPath:"#/properties/flags/properties/catch_all/type",keyword:"type",params:{type: schema101.properties.flags.properties.catch_all.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -22100,7 +22100,7 @@ errors++;
 if(data.provider !== undefined){
 let data13 = data.provider;
 if((typeof data13 !== "string") && (data13 !== null)){
-const err34 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema100.properties.provider.type},message:"must be string,null"};
+const err34 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema101.properties.provider.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -22180,7 +22180,8 @@ return errors === 0;
 validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const WebhookDelivery = validate81;
-const schema101 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/WebhookDelivery.json","title":"WebhookDelivery","description":"One delivery attempt of a Form B event to an API-managed webhook endpoint, as listed by `GET /v1/webhooks/{id}/events` (the last 100 attempts, with status codes and response bodies). An event is attempted once and, on a non-2xx answer or timeout, retried with exponential backoff: retry 1 after 1 min, 2 after 5 min, 3 after 30 min, 4 after 2 h, 5 after 8 h; after 5 failed retries the event is marked `failed`.","x-provisional":"The delivery-attempt record is not shown in the document; its fields were designed from the published description (status codes, response bodies, retry schedule, `failed` state).","type":"object","additionalProperties":false,"required":["id","webhook_id","event_id","event_type","attempt","status","response_status_code","response_body","duration_ms","attempted_at","next_retry_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Attempt id."},"webhook_id":{"type":"string","format":"uuid","description":"The endpoint the event was posted to."},"event_id":{"type":"string","description":"The event's `id` (the `id` of the posted envelope); the same for every attempt of one event."},"event_type":{"type":"string","enum":["email.sent","email.delivered","email.opened","email.clicked","email.bounced","email.complained","email.unsubscribed","campaign.sent","campaign.completed","contact.created","contact.updated"],"description":"The event's `type` (a Form B event name)."},"attempt":{"type":"integer","minimum":1,"maximum":6,"description":"1 for the first attempt, 2 to 6 for retries 1 to 5."},"status":{"type":"string","enum":["succeeded","retrying","failed"],"description":"`succeeded`: the endpoint answered 2xx. `retrying`: this attempt failed (non-2xx or timeout) and a retry is scheduled at `next_retry_at`. `failed`: this attempt failed and no retry remains (the fifth retry failed), so the event is marked `failed`."},"response_status_code":{"type":["integer","null"],"minimum":100,"maximum":599,"description":"HTTP status the endpoint answered; null on timeout or connection failure."},"response_body":{"type":["string","null"],"description":"Body the endpoint answered (possibly truncated); null when there was no answer."},"duration_ms":{"type":["integer","null"],"minimum":0,"description":"Time until the answer, in milliseconds; null when the connection failed before sending."},"attempted_at":{"type":"string","format":"date-time","description":"When the attempt was made."},"next_retry_at":{"type":["string","null"],"format":"date-time","description":"When the next retry is scheduled (status `retrying`); null otherwise."}},"examples":[{"id":"9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d","webhook_id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","event_id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","event_type":"email.delivered","attempt":1,"status":"succeeded","response_status_code":200,"response_body":"{\"received\":true}","duration_ms":142,"attempted_at":"2026-03-01T12:00:00Z","next_retry_at":null},{"id":"8b7c6d5e-4f3a-4b2c-9d1e-0f9a8b7c6d5e","webhook_id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","event_id":"4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f70","event_type":"email.bounced","attempt":2,"status":"retrying","response_status_code":503,"response_body":"Service Unavailable","duration_ms":87,"attempted_at":"2026-03-01T12:01:00Z","next_retry_at":"2026-03-01T12:06:00Z"}]};
+const schema102 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/WebhookDelivery.json","title":"WebhookDelivery","description":"One delivery attempt of a Form B event to an API-managed webhook endpoint, as listed by `GET /v1/webhooks/{id}/events` (the last 100 attempts, with status codes and response bodies). An event is attempted once and, on a non-2xx answer or timeout, retried with exponential backoff: retry 1 after 1 min, 2 after 5 min, 3 after 30 min, 4 after 2 h, 5 after 8 h; after 5 failed retries the event is marked `failed`.","x-provisional":"The delivery-attempt record is not shown in the document; its fields were designed from the published description (status codes, response bodies, retry schedule, `failed` state).","type":"object","additionalProperties":false,"required":["id","webhook_id","event_id","event_type","attempt","status","response_status_code","response_body","duration_ms","attempted_at","next_retry_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Attempt id."},"webhook_id":{"type":"string","format":"uuid","description":"The endpoint the event was posted to."},"event_id":{"type":"string","description":"The event's `id` (the `id` of the posted envelope); the same for every attempt of one event."},"event_type":{"$ref":"WebhookEventType.json","description":"The event's `type` (a Form B event name)."},"attempt":{"type":"integer","minimum":1,"maximum":6,"description":"1 for the first attempt, 2 to 6 for retries 1 to 5."},"status":{"type":"string","enum":["succeeded","retrying","failed"],"description":"`succeeded`: the endpoint answered 2xx. `retrying`: this attempt failed (non-2xx or timeout) and a retry is scheduled at `next_retry_at`. `failed`: this attempt failed and no retry remains (the fifth retry failed), so the event is marked `failed`."},"response_status_code":{"type":["integer","null"],"minimum":100,"maximum":599,"description":"HTTP status the endpoint answered; null on timeout or connection failure."},"response_body":{"type":["string","null"],"description":"Body the endpoint answered (possibly truncated); null when there was no answer."},"duration_ms":{"type":["integer","null"],"minimum":0,"description":"Time until the answer, in milliseconds; null when the connection failed before sending."},"attempted_at":{"type":"string","format":"date-time","description":"When the attempt was made."},"next_retry_at":{"type":["string","null"],"format":"date-time","description":"When the next retry is scheduled (status `retrying`); null otherwise."}},"examples":[{"id":"9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d","webhook_id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","event_id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","event_type":"email.delivered","attempt":1,"status":"succeeded","response_status_code":200,"response_body":"{\"received\":true}","duration_ms":142,"attempted_at":"2026-03-01T12:00:00Z","next_retry_at":null},{"id":"8b7c6d5e-4f3a-4b2c-9d1e-0f9a8b7c6d5e","webhook_id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","event_id":"4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f70","event_type":"email.bounced","attempt":2,"status":"retrying","response_status_code":503,"response_body":"Service Unavailable","duration_ms":87,"attempted_at":"2026-03-01T12:01:00Z","next_retry_at":"2026-03-01T12:06:00Z"}]};
+const schema103 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/WebhookEventType.json","title":"WebhookEventType","description":"An event name of the endpoints managed through `/v1/webhooks` (Form B): `email.sent` (accepted for delivery), `email.delivered` (accepted by the recipient server), `email.opened` (tracking pixel loaded), `email.clicked`, `email.bounced`, `email.complained` (spam complaint received), `email.unsubscribed`, `campaign.sent`, `campaign.completed`, `contact.created`, `contact.updated`.","type":"string","enum":["email.sent","email.delivered","email.opened","email.clicked","email.bounced","email.complained","email.unsubscribed","campaign.sent","campaign.completed","contact.created","contact.updated"],"examples":["email.delivered","email.bounced"]};
 
 function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/WebhookDelivery.json" */;
@@ -22305,7 +22306,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema101.properties, key0))){
+if(!(func1.call(schema102.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -22381,7 +22382,7 @@ errors++;
 if(data.event_type !== undefined){
 let data3 = data.event_type;
 if(typeof data3 !== "string"){
-const err17 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err17 = {instancePath:instancePath+"/event_type",schemaPath:"WebhookEventType.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -22391,7 +22392,7 @@ vErrors.push(err17);
 errors++;
 }
 if(!(((((((((((data3 === "email.sent") || (data3 === "email.delivered")) || (data3 === "email.opened")) || (data3 === "email.clicked")) || (data3 === "email.bounced")) || (data3 === "email.complained")) || (data3 === "email.unsubscribed")) || (data3 === "campaign.sent")) || (data3 === "campaign.completed")) || (data3 === "contact.created")) || (data3 === "contact.updated"))){
-const err18 = {instancePath:instancePath+"/event_type",schemaPath:"#/properties/event_type/enum",keyword:"enum",params:{allowedValues: schema101.properties.event_type.enum},message:"must be equal to one of the allowed values"};
+const err18 = {instancePath:instancePath+"/event_type",schemaPath:"WebhookEventType.json/enum",keyword:"enum",params:{allowedValues: schema103.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -22449,7 +22450,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!(((data5 === "succeeded") || (data5 === "retrying")) || (data5 === "failed"))){
-const err23 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema101.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema102.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -22462,7 +22463,7 @@ errors++;
 if(data.response_status_code !== undefined){
 let data6 = data.response_status_code;
 if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
-const err24 = {instancePath:instancePath+"/response_status_code",schemaPath:"#/properties/response_status_code/type",keyword:"type",params:{type: schema101.properties.response_status_code.type},message:"must be integer,null"};
+const err24 = {instancePath:instancePath+"/response_status_code",schemaPath:"#/properties/response_status_code/type",keyword:"type",params:{type: schema102.properties.response_status_code.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -22497,7 +22498,7 @@ errors++;
 if(data.response_body !== undefined){
 let data7 = data.response_body;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err27 = {instancePath:instancePath+"/response_body",schemaPath:"#/properties/response_body/type",keyword:"type",params:{type: schema101.properties.response_body.type},message:"must be string,null"};
+const err27 = {instancePath:instancePath+"/response_body",schemaPath:"#/properties/response_body/type",keyword:"type",params:{type: schema102.properties.response_body.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -22510,7 +22511,7 @@ errors++;
 if(data.duration_ms !== undefined){
 let data8 = data.duration_ms;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-const err28 = {instancePath:instancePath+"/duration_ms",schemaPath:"#/properties/duration_ms/type",keyword:"type",params:{type: schema101.properties.duration_ms.type},message:"must be integer,null"};
+const err28 = {instancePath:instancePath+"/duration_ms",schemaPath:"#/properties/duration_ms/type",keyword:"type",params:{type: schema102.properties.duration_ms.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -22560,7 +22561,7 @@ errors++;
 if(data.next_retry_at !== undefined){
 let data10 = data.next_retry_at;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err32 = {instancePath:instancePath+"/next_retry_at",schemaPath:"#/properties/next_retry_at/type",keyword:"type",params:{type: schema101.properties.next_retry_at.type},message:"must be string,null"};
+const err32 = {instancePath:instancePath+"/next_retry_at",schemaPath:"#/properties/next_retry_at/type",keyword:"type",params:{type: schema102.properties.next_retry_at.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -22599,7 +22600,8 @@ return errors === 0;
 validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const WebhookEndpoint = validate82;
-const schema102 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/WebhookEndpoint.json","title":"WebhookEndpoint","description":"A webhook endpoint managed through the API (`/v1/webhooks`). It receives the Form B events named in `events` as `{id, type, createdAt, data}` POSTs signed with `secret` (header `X-Service-Signature: sha256=<hex>`). Published fields: `url` (HTTPS), `events`, `secret`, `id`.","type":"object","additionalProperties":false,"required":["id","url","events","secret","enabled","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Endpoint id."},"url":{"type":"string","format":"uri","pattern":"^https://","description":"Destination URL; HTTPS."},"events":{"type":"array","uniqueItems":true,"items":{"type":"string","enum":["email.sent","email.delivered","email.opened","email.clicked","email.bounced","email.complained","email.unsubscribed","campaign.sent","campaign.completed","contact.created","contact.updated"]},"description":"The event names the endpoint receives (Form B names)."},"secret":{"type":"string","description":"Signing secret chosen by the client. Every POST to the endpoint carries `X-Service-Signature: sha256=<hex>`, the HMAC-SHA256 (hex) of the raw body with this secret."},"enabled":{"type":"boolean","description":"Whether events are delivered to the endpoint; `false` pauses delivery.","x-provisional":"Designed so an endpoint can be paused through `PATCH /v1/webhooks/{id}` without deleting it; the document does not show it."},"created_at":{"type":"string","format":"date-time","description":"Creation time.","x-provisional":"Designed like the other resources' `created_at`; not shown for webhook endpoints."},"updated_at":{"type":"string","format":"date-time","description":"Last change.","x-provisional":"Designed like the other resources' `updated_at`; not shown for webhook endpoints."}},"examples":[{"id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","url":"https://hooks.example.com/mail-events","events":["email.delivered","email.bounced","email.complained"],"secret":"whsec_5f2b8c1d9e4a7b3c","enabled":true,"created_at":"2026-02-01T09:00:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
+const schema104 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/WebhookEndpoint.json","title":"WebhookEndpoint","description":"A webhook endpoint managed through the API (`/v1/webhooks`). It receives the Form B events named in `events` as `{id, type, createdAt, data}` POSTs signed with `secret` (header `X-Service-Signature: sha256=<hex>`). Published fields: `url` (HTTPS), `events`, `secret`, `id`.","type":"object","additionalProperties":false,"required":["id","url","events","secret","enabled","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Endpoint id."},"url":{"type":"string","format":"uri","pattern":"^https://","description":"Destination URL; HTTPS."},"events":{"type":"array","uniqueItems":true,"items":{"$ref":"WebhookEventType.json"},"description":"The event names the endpoint receives (Form B names)."},"secret":{"type":"string","description":"Signing secret chosen by the client. Every POST to the endpoint carries `X-Service-Signature: sha256=<hex>`, the HMAC-SHA256 (hex) of the raw body with this secret."},"enabled":{"type":"boolean","description":"Whether events are delivered to the endpoint; `false` pauses delivery.","x-provisional":"Designed so an endpoint can be paused through `PATCH /v1/webhooks/{id}` without deleting it; the document does not show it."},"created_at":{"type":"string","format":"date-time","description":"Creation time.","x-provisional":"Designed like the other resources' `created_at`; not shown for webhook endpoints."},"updated_at":{"type":"string","format":"date-time","description":"Last change.","x-provisional":"Designed like the other resources' `updated_at`; not shown for webhook endpoints."}},"examples":[{"id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","url":"https://hooks.example.com/mail-events","events":["email.delivered","email.bounced","email.complained"],"secret":"whsec_5f2b8c1d9e4a7b3c","enabled":true,"created_at":"2026-02-01T09:00:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
+const func0 = require("ajv/dist/runtime/equal").default;
 
 function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/WebhookEndpoint.json" */;
@@ -22762,7 +22764,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 if(typeof data3 !== "string"){
-const err13 = {instancePath:instancePath+"/events/" + i0,schemaPath:"#/properties/events/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err13 = {instancePath:instancePath+"/events/" + i0,schemaPath:"WebhookEventType.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -22772,7 +22774,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!(((((((((((data3 === "email.sent") || (data3 === "email.delivered")) || (data3 === "email.opened")) || (data3 === "email.clicked")) || (data3 === "email.bounced")) || (data3 === "email.complained")) || (data3 === "email.unsubscribed")) || (data3 === "campaign.sent")) || (data3 === "campaign.completed")) || (data3 === "contact.created")) || (data3 === "contact.updated"))){
-const err14 = {instancePath:instancePath+"/events/" + i0,schemaPath:"#/properties/events/items/enum",keyword:"enum",params:{allowedValues: schema102.properties.events.items.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/events/" + i0,schemaPath:"WebhookEventType.json/enum",keyword:"enum",params:{allowedValues: schema103.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -22785,14 +22787,10 @@ errors++;
 let i1 = data2.length;
 let j0;
 if(i1 > 1){
-const indices0 = {};
+outer0:
 for(;i1--;){
-let item0 = data2[i1];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j0 = indices0[item0];
+for(j0 = i1; j0--;){
+if(func0(data2[i1], data2[j0])){
 const err15 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
 vErrors = [err15];
@@ -22801,9 +22799,9 @@ else {
 vErrors.push(err15);
 }
 errors++;
-break;
+break outer0;
 }
-indices0[item0] = i1;
+}
 }
 }
 }
@@ -22907,4 +22905,42 @@ validate82.errors = vErrors;
 return errors === 0;
 }
 validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const WebhookEventType = validate83;
+
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://contracts.platform.example/schemas/mail/WebhookEventType.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate83.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!(((((((((((data === "email.sent") || (data === "email.delivered")) || (data === "email.opened")) || (data === "email.clicked")) || (data === "email.bounced")) || (data === "email.complained")) || (data === "email.unsubscribed")) || (data === "campaign.sent")) || (data === "campaign.completed")) || (data === "contact.created")) || (data === "contact.updated"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema103.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate83.errors = vErrors;
+return errors === 0;
+}
+validate83.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
