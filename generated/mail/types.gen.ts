@@ -1616,8 +1616,8 @@ export interface paths {
          * @description The dashboard user's subscription: plan (`free`, `pro` or `max`; Max is priced at a monthly
          *     fee), billing status, end of the current paid period and whether the plan ends then instead of
          *     renewing. The plan sets the feature flags and quotas (including the number of active API
-         *     keys) shown by `GET /v1/plan-limits`. A dashboard route (no `/v1` segment): session cookie
-         *     only, API keys are not accepted.
+         *     keys) shown by `GET /v1/plan-limits`. Listed by the document among the API-key endpoints,
+         *     though its path has no `/v1` segment.
          */
         get: operations["getSubscription"];
         put?: never;
@@ -1642,8 +1642,8 @@ export interface paths {
          * @description Starts a checkout for the Pro or Max plan (Max is priced at a monthly fee) and returns the
          *     hosted payment page (`checkout_url`) to send the browser to. After payment the browser returns
          *     to `success_url` and the subscription (`GET /billing/subscription`) shows the new plan; an
-         *     abandoned payment returns to `cancel_url` and changes nothing. A dashboard route (no `/v1`
-         *     segment): session cookie only, API keys are not accepted.
+         *     abandoned payment returns to `cancel_url` and changes nothing. Listed by the document among the
+         *     API-key endpoints, though its path has no `/v1` segment.
          */
         post: operations["createCheckoutSession"];
         delete?: never;
@@ -2521,7 +2521,9 @@ export interface components {
         /**
          * OAuthError
          * @description Error body of the OAuth routes, in the form of RFC 6749 section 5.2 and RFC 7591 section 3.2.2:
-         *     `{error, error_description}` with the standard codes.
+         *     `{error, error_description}` with the standard codes. The document shows no OAuth error body;
+         *     it says the OAuth routes follow RFC 6749, RFC 7591, RFC 8414 and PKCE, and these are the error
+         *     bodies those RFCs define.
          * @example {
          *       "error": "invalid_grant",
          *       "error_description": "The authorization code is invalid or expired"
@@ -2618,7 +2620,7 @@ export interface components {
         RegisterOAuthClientResponse: {
             /** @description Server generated; form `dyn_<uuid-without-dashes>`. */
             client_id: string;
-            /** @description As registered; shown on the consent screen. */
+            /** @description As registered; shown on the consent screen. Absent when none was registered. */
             client_name?: string;
             /** @description The registered redirect URIs. */
             redirect_uris: string[];
@@ -2626,7 +2628,7 @@ export interface components {
             grant_types: string[];
             /** @description As registered; `['code']` when none were given. */
             response_types: string[];
-            /** @description Space-separated requested scopes, as registered. */
+            /** @description Space-separated requested scopes, as registered. Absent when none was registered (authorize then defaults to `read`). */
             scope?: string;
             /**
              * @description Always `none`.
@@ -2754,6 +2756,9 @@ export interface components {
          * @description A transactional email: `from` `{email, name}`, `to` (at least 1 recipient), `subject`, `html`,
          *     `text` and an optional `idempotency_key`. When the API key has `allowed_account_id`,
          *     `from.email` must match that account.
+         *
+         *     The document says the request has further fields that it does not show, so the body is open:
+         *     fields beyond these six are passed on unchecked by this contract.
          */
         SendEmailRequest: {
             /** @description Sender. When the key has `allowed_account_id`, `email` must match that account. */
@@ -2786,6 +2791,8 @@ export interface components {
              *     message id).
              */
             idempotency_key?: string;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * SendEmailResponse
@@ -2980,9 +2987,8 @@ export interface components {
          * @description Subscription status of a contact. Published values: `subscribed`, and `complained` (set when a complaint report is accepted with `suppressed` true). Transitions other than the complaint move are not published.
          * @example subscribed
          * @example complained
-         * @enum {string}
          */
-        ContactStatus: "subscribed" | "unsubscribed" | "bounced" | "complained";
+        ContactStatus: string | ("subscribed" | "complained") | ("unsubscribed" | "bounced");
         /**
          * PushToken
          * @description A device token of a contact for push notifications. Platforms: `fcm` (Android, web), `apns` (iOS, macOS).
@@ -3463,12 +3469,21 @@ export interface components {
         };
         /**
          * SegmentResponse
-         * @description `{success, data: Segment}`. On single-segment read (`GET /api/segments/{id}`) `data` also carries `membership_count`.
+         * @description `{success, data: Segment}`. Only the single-segment read (`GET /api/segments/{id}`, `SegmentDetailResponse`) carries `membership_count`.
          */
         SegmentResponse: {
             /** @constant */
             success: true;
             data: components["schemas"]["Segment"];
+        };
+        /**
+         * SegmentDetailResponse
+         * @description `{success, data: Segment}` of a single-segment read: `data` carries `membership_count`, the live count of member rows (it may differ from `contact_count` between refreshes).
+         */
+        SegmentDetailResponse: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["Segment"] & Record<string, never>;
         };
         /**
          * UpdateSegmentRequest
@@ -8387,7 +8402,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        feature?: "whatsapp";
+                    };
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
@@ -8433,7 +8451,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        feature?: "push";
+                    };
                 };
             };
             /** @description Contact not found, or the contact has no push tokens. */
@@ -8756,7 +8777,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SegmentResponse"];
+                    "application/json": components["schemas"]["SegmentDetailResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8839,8 +8860,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Ignored. A segment id (UUID), or `new` for an unsaved segment. */
-                id: string | "new";
+                /** @description Ignored; use `new` for an unsaved segment (or a segment's id). */
+                id: string;
             };
             cookie?: never;
         };
@@ -11397,7 +11418,9 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionResponse"];
                 };
             };
-            401: components["responses"]["SessionRequired"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
         };
     };
     createCheckoutSession: {
@@ -11431,7 +11454,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            401: components["responses"]["SessionRequired"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
         };
     };
     listAccounts: {

@@ -11,13 +11,32 @@ export interface BreakingChange {
 
 type Doc = Record<string, any>;
 
+/**
+ * A schema with its `$ref` followed and its `allOf` members merged into one object (properties,
+ * required, and the constraints of the first member that has them), so wrapping a schema in `allOf`
+ * to add a rule is compared as the rule it adds.
+ */
+function flatten(doc: Doc, schema: any, depth = 0): any {
+  const s = deref(doc, schema);
+  if (!s || !Array.isArray(s.allOf) || depth > 8) return s;
+  const merged: any = { ...s, allOf: undefined, properties: { ...(s.properties ?? {}) }, required: [...(s.required ?? [])] };
+  for (const member of s.allOf.map((m: any) => flatten(doc, m, depth + 1)).filter(Boolean)) {
+    Object.assign(merged.properties, member.properties ?? {});
+    merged.required.push(...(member.required ?? []));
+    for (const [key, value] of Object.entries(member)) {
+      if (!['properties', 'required', 'allOf', 'description', 'title', 'examples'].includes(key) && !(key in merged)) merged[key] = value;
+    }
+  }
+  return merged;
+}
+
 const typesOf = (schema: any): string[] =>
   schema?.type === undefined ? [] : (Array.isArray(schema.type) ? schema.type : [schema.type]).slice().sort();
 
 /** Request side: the new schema must accept everything the old one did. */
 function requestSchema(before: Doc, after: Doc, a: any, b: any, at: string, out: string[], depth = 0): void {
-  a = deref(before, a);
-  b = deref(after, b);
+  a = flatten(before, a);
+  b = flatten(after, b);
   if (!a || !b || depth > 12) return;
   const ta = typesOf(a);
   const tb = typesOf(b);
@@ -46,8 +65,8 @@ function requestSchema(before: Doc, after: Doc, a: any, b: any, at: string, out:
 
 /** Response side: everything a client could rely on must still be there, with the same type. */
 function responseSchema(before: Doc, after: Doc, a: any, b: any, at: string, out: string[], depth = 0): void {
-  a = deref(before, a);
-  b = deref(after, b);
+  a = flatten(before, a);
+  b = flatten(after, b);
   if (!a || !b || depth > 12) return;
   const ta = typesOf(a);
   const tb = typesOf(b);

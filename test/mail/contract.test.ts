@@ -35,7 +35,8 @@ type Requirement = Record<string, string[]>;
 const securityOf = (o: Operation): Requirement[] => o.op.security ?? document.security;
 const schemes = (o: Operation) => securityOf(o).map((r) => Object.keys(r).join('+') || 'none');
 const isOAuthRoute = (o: Operation) => o.op.tags?.includes('OAuth');
-const isApiKeyRoute = (o: Operation) => o.path.startsWith('/v1/');
+/** `/v1/...`, and the billing routes the document lists among the API-key endpoints. */
+const isApiKeyRoute = (o: Operation) => o.path.startsWith('/v1/') || o.path.startsWith('/billing/');
 const isSessionOnly = (o: Operation) => schemes(o).every((s) => s === 'sessionCookie');
 
 describe('mail routes', () => {
@@ -81,7 +82,7 @@ describe.each(operations.map((o) => [o.label, o] as const))('%s', (_label, opera
       const expected = { '/webhooks/mailserver-a': 'inboundSecret', '/webhooks/mailserver-b': 'postalSignature', '/webhooks/auto-translate': 'internalSecret' }[path];
       expect(found).toEqual([expected]);
     } else {
-      // /api/... dashboard routes, /referrals, /accounts, /billing: the session cookie only.
+      // /api/... dashboard routes, /referrals, /accounts: the session cookie only.
       expect(found).toEqual(['sessionCookie']);
     }
   });

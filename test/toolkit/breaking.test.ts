@@ -24,6 +24,27 @@ describe('breaking changes', () => {
     ).toEqual([]);
   });
 
+  test('wrapping a response schema in allOf to add a rule is not breaking', () => {
+    expect(
+      edit((doc) => {
+        const response = doc.components.schemas.ProjectResponse;
+        response.properties.project = { allOf: [response.properties.project, { type: 'object', required: ['domain'] }] };
+      }),
+    ).toEqual([]);
+  });
+
+  test('a field removed inside an allOf member is found', () => {
+    expect(
+      edit((doc) => {
+        const response = doc.components.schemas.ProjectResponse;
+        const project = structuredClone(doc.components.schemas.Project);
+        delete project.properties.name;
+        project.required = project.required.filter((n: string) => n !== 'name');
+        response.properties.project = { allOf: [project, { type: 'object' }] };
+      }),
+    ).toContainEqual({ where: 'GET /projects/{projectId}', change: 'response 200: project.name was removed' });
+  });
+
   test.each([
     ['a removed operation', (doc: any): void => {
       delete doc.paths['/projects'].post;

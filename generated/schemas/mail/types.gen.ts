@@ -12,7 +12,7 @@ export type AutomationStep = SendEmailStep | WaitStep | AddTagStep | RemoveTagSt
 /**
  * Subscription status of a contact. Published values: `subscribed`, and `complained` (set when a complaint report is accepted with `suppressed` true). Transitions other than the complaint move are not published.
  */
-export type ContactStatus = "subscribed" | "unsubscribed" | "bounced" | "complained";
+export type ContactStatus = (("subscribed" | "complained") | ("unsubscribed" | "bounced")) & string;
 /**
  * The plan of the key's user with its quotas, current usage and feature flags (`GET /v1/plan-limits`). Plans are Free, Pro and Max: WhatsApp, push, dedicated IPs and workspaces need Max (priced at a monthly fee); validation, A/B tests and AI subject lines need Pro (Max includes them). The feature flags follow the plan (enforced below with `if`/`then`). All API operations obey the same plan limits as the dashboard.
  */

@@ -6128,8 +6128,8 @@ return errors === 0;
 validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const Contact = validate29;
-const schema42 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Contact.json","title":"Contact","description":"A contact (a recipient of email and channel messages). The published fields are those of the sample contact returned by segment preview (`id`, `email`, `first_name`, `last_name`, `status`, `engagement_tier`) and `push_tokens`.","type":"object","additionalProperties":false,"required":["id","email","first_name","last_name","status","engagement_tier","tags","push_tokens","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Contact id."},"email":{"type":"string","format":"email","description":"Email address."},"first_name":{"type":["string","null"],"description":"First name."},"last_name":{"type":["string","null"],"description":"Last name."},"status":{"$ref":"ContactStatus.json"},"engagement_tier":{"type":["string","null"],"enum":["high","medium","low","inactive",null],"description":"Engagement tier derived from opens and clicks.","x-provisional":"The values were designed; the document names the field only."},"phone":{"type":["string","null"],"pattern":"^\\+[1-9][0-9]{1,14}$","description":"E.164 phone number, for WhatsApp sends.","x-provisional":"Designed: WhatsApp sends may link a contact (`contact_id`) and address an E.164 number."},"tags":{"type":"array","items":{"type":"string"},"description":"Tags (a leaf field of segment filters).","x-provisional":"Type designed: the document names `tags` as a segment filter field with array membership."},"custom_fields":{"type":"object","additionalProperties":true,"description":"Free-form fields usable in templates and segment filters.","x-provisional":"Designed: contact fields beyond the sample are not shown."},"push_tokens":{"type":"array","items":{"$ref":"PushToken.json"},"description":"Registered device tokens for push notifications."},"created_at":{"type":"string","format":"date-time","description":"Creation time (a leaf field of segment filters)."},"updated_at":{"type":"string","format":"date-time","description":"Last change.","x-provisional":"Designed like the other resources' `updated_at`."}},"examples":[{"id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","email":"ada@example.com","first_name":"Ada","last_name":"Lovelace","status":"subscribed","engagement_tier":"high","phone":"+14155550100","tags":["newsletter"],"custom_fields":{"company":"Example Ltd"},"push_tokens":[{"platform":"fcm","token":"fcm-device-token-0001"}],"created_at":"2026-01-15T09:30:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
-const schema43 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/ContactStatus.json","title":"ContactStatus","description":"Subscription status of a contact. Published values: `subscribed`, and `complained` (set when a complaint report is accepted with `suppressed` true). Transitions other than the complaint move are not published.","type":"string","enum":["subscribed","unsubscribed","bounced","complained"],"x-provisional":"`unsubscribed` and `bounced` were designed: the document says the status includes `subscribed` and `complained` and names unsubscribe and bounce events.","examples":["subscribed","complained"]};
+const schema42 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Contact.json","title":"Contact","description":"A contact (a recipient of email and channel messages). The published fields are those of the sample contact returned by segment preview (`id`, `email`, `first_name`, `last_name`, `status`, `engagement_tier`) and `push_tokens`.","type":"object","additionalProperties":false,"required":["id","email","first_name","last_name","status","engagement_tier","tags","push_tokens","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Contact id."},"email":{"type":"string","format":"email","description":"Email address."},"first_name":{"type":["string","null"],"description":"First name.","x-provisional":"Nullability designed (a contact may have no name); the document names the field only."},"last_name":{"type":["string","null"],"description":"Last name.","x-provisional":"Nullability designed (a contact may have no name); the document names the field only."},"status":{"$ref":"ContactStatus.json"},"engagement_tier":{"type":["string","null"],"enum":["high","medium","low","inactive",null],"description":"Engagement tier derived from opens and clicks.","x-provisional":"The values were designed; the document names the field only."},"phone":{"type":["string","null"],"pattern":"^\\+[1-9][0-9]{1,14}$","description":"E.164 phone number, for WhatsApp sends.","x-provisional":"Designed: WhatsApp sends may link a contact (`contact_id`) and address an E.164 number."},"tags":{"type":"array","items":{"type":"string"},"description":"Tags (a leaf field of segment filters).","x-provisional":"Type designed: the document names `tags` as a segment filter field with array membership."},"custom_fields":{"type":"object","additionalProperties":true,"description":"Free-form fields usable in templates and segment filters.","x-provisional":"Designed: contact fields beyond the sample are not shown."},"push_tokens":{"type":"array","items":{"$ref":"PushToken.json"},"description":"Registered device tokens for push notifications."},"created_at":{"type":"string","format":"date-time","description":"Creation time (a leaf field of segment filters)."},"updated_at":{"type":"string","format":"date-time","description":"Last change.","x-provisional":"Designed like the other resources' `updated_at`."}},"examples":[{"id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","email":"ada@example.com","first_name":"Ada","last_name":"Lovelace","status":"subscribed","engagement_tier":"high","phone":"+14155550100","tags":["newsletter"],"custom_fields":{"company":"Example Ltd"},"push_tokens":[{"platform":"fcm","token":"fcm-device-token-0001"}],"created_at":"2026-01-15T09:30:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
+const schema43 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/ContactStatus.json","title":"ContactStatus","description":"Subscription status of a contact. Published values: `subscribed`, and `complained` (set when a complaint report is accepted with `suppressed` true). Transitions other than the complaint move are not published.","type":"string","anyOf":[{"enum":["subscribed","complained"],"description":"Published values."},{"enum":["unsubscribed","bounced"],"description":"Designed values.","x-provisional":"`unsubscribed` and `bounced` were designed: the document says the status includes `subscribed` and `complained` and names unsubscribe and bounce events."}],"examples":["subscribed","complained"]};
 const schema44 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/PushToken.json","title":"PushToken","description":"A device token of a contact for push notifications. Platforms: `fcm` (Android, web), `apns` (iOS, macOS).","type":"object","additionalProperties":false,"required":["platform","token"],"properties":{"platform":{"type":"string","enum":["fcm","apns"],"description":"`fcm` (Android, web) or `apns` (iOS, macOS)."},"token":{"type":"string","minLength":1,"description":"The device token issued by the platform."}},"examples":[{"platform":"fcm","token":"fcm-device-token-0001"},{"platform":"apns","token":"apns-device-token-0001"}]};
 const pattern5 = new RegExp("^\\+[1-9][0-9]{1,14}$", "u");
 
@@ -6345,8 +6345,11 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!((((data4 === "subscribed") || (data4 === "unsubscribed")) || (data4 === "bounced")) || (data4 === "complained"))){
-const err18 = {instancePath:instancePath+"/status",schemaPath:"ContactStatus.json/enum",keyword:"enum",params:{allowedValues: schema43.enum},message:"must be equal to one of the allowed values"};
+const _errs15 = errors;
+let valid2 = false;
+const _errs16 = errors;
+if(!((data4 === "subscribed") || (data4 === "complained"))){
+const err18 = {instancePath:instancePath+"/status",schemaPath:"ContactStatus.json/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema43.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -6355,11 +6358,11 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data.engagement_tier !== undefined){
-let data5 = data.engagement_tier;
-if((typeof data5 !== "string") && (data5 !== null)){
-const err19 = {instancePath:instancePath+"/engagement_tier",schemaPath:"#/properties/engagement_tier/type",keyword:"type",params:{type: schema42.properties.engagement_tier.type},message:"must be string,null"};
+var _valid0 = _errs16 === errors;
+valid2 = valid2 || _valid0;
+const _errs17 = errors;
+if(!((data4 === "unsubscribed") || (data4 === "bounced"))){
+const err19 = {instancePath:instancePath+"/status",schemaPath:"ContactStatus.json/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema43.anyOf[1].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -6368,8 +6371,10 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(!(((((data5 === "high") || (data5 === "medium")) || (data5 === "low")) || (data5 === "inactive")) || (data5 === null))){
-const err20 = {instancePath:instancePath+"/engagement_tier",schemaPath:"#/properties/engagement_tier/enum",keyword:"enum",params:{allowedValues: schema42.properties.engagement_tier.enum},message:"must be equal to one of the allowed values"};
+var _valid0 = _errs17 === errors;
+valid2 = valid2 || _valid0;
+if(!valid2){
+const err20 = {instancePath:instancePath+"/status",schemaPath:"ContactStatus.json/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -6378,11 +6383,22 @@ vErrors.push(err20);
 }
 errors++;
 }
+else {
+errors = _errs15;
+if(vErrors !== null){
+if(_errs15){
+vErrors.length = _errs15;
 }
-if(data.phone !== undefined){
-let data6 = data.phone;
-if((typeof data6 !== "string") && (data6 !== null)){
-const err21 = {instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/type",keyword:"type",params:{type: schema42.properties.phone.type},message:"must be string,null"};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.engagement_tier !== undefined){
+let data5 = data.engagement_tier;
+if((typeof data5 !== "string") && (data5 !== null)){
+const err21 = {instancePath:instancePath+"/engagement_tier",schemaPath:"#/properties/engagement_tier/type",keyword:"type",params:{type: schema42.properties.engagement_tier.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -6391,14 +6407,37 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(typeof data6 === "string"){
-if(!pattern5.test(data6)){
-const err22 = {instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/pattern",keyword:"pattern",params:{pattern: "^\\+[1-9][0-9]{1,14}$"},message:"must match pattern \""+"^\\+[1-9][0-9]{1,14}$"+"\""};
+if(!(((((data5 === "high") || (data5 === "medium")) || (data5 === "low")) || (data5 === "inactive")) || (data5 === null))){
+const err22 = {instancePath:instancePath+"/engagement_tier",schemaPath:"#/properties/engagement_tier/enum",keyword:"enum",params:{allowedValues: schema42.properties.engagement_tier.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
 else {
 vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data.phone !== undefined){
+let data6 = data.phone;
+if((typeof data6 !== "string") && (data6 !== null)){
+const err23 = {instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/type",keyword:"type",params:{type: schema42.properties.phone.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(typeof data6 === "string"){
+if(!pattern5.test(data6)){
+const err24 = {instancePath:instancePath+"/phone",schemaPath:"#/properties/phone/pattern",keyword:"pattern",params:{pattern: "^\\+[1-9][0-9]{1,14}$"},message:"must match pattern \""+"^\\+[1-9][0-9]{1,14}$"+"\""};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
 }
 errors++;
 }
@@ -6410,24 +6449,24 @@ if(Array.isArray(data7)){
 const len0 = data7.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data7[i0] !== "string"){
-const err23 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err25 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err23];
+vErrors = [err25];
 }
 else {
-vErrors.push(err23);
+vErrors.push(err25);
 }
 errors++;
 }
 }
 }
 else {
-const err24 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err26 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err26];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err26);
 }
 errors++;
 }
@@ -6437,12 +6476,12 @@ let data9 = data.custom_fields;
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 }
 else {
-const err25 = {instancePath:instancePath+"/custom_fields",schemaPath:"#/properties/custom_fields/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err27 = {instancePath:instancePath+"/custom_fields",schemaPath:"#/properties/custom_fields/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err25];
+vErrors = [err27];
 }
 else {
-vErrors.push(err25);
+vErrors.push(err27);
 }
 errors++;
 }
@@ -6455,28 +6494,7 @@ for(let i1=0; i1<len1; i1++){
 let data11 = data10[i1];
 if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 if(data11.platform === undefined){
-const err26 = {instancePath:instancePath+"/push_tokens/" + i1,schemaPath:"PushToken.json/required",keyword:"required",params:{missingProperty: "platform"},message:"must have required property '"+"platform"+"'"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-if(data11.token === undefined){
-const err27 = {instancePath:instancePath+"/push_tokens/" + i1,schemaPath:"PushToken.json/required",keyword:"required",params:{missingProperty: "token"},message:"must have required property '"+"token"+"'"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-for(const key1 in data11){
-if(!((key1 === "platform") || (key1 === "token"))){
-const err28 = {instancePath:instancePath+"/push_tokens/" + i1,schemaPath:"PushToken.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+const err28 = {instancePath:instancePath+"/push_tokens/" + i1,schemaPath:"PushToken.json/required",keyword:"required",params:{missingProperty: "platform"},message:"must have required property '"+"platform"+"'"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -6485,11 +6503,8 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
-if(data11.platform !== undefined){
-let data12 = data11.platform;
-if(typeof data12 !== "string"){
-const err29 = {instancePath:instancePath+"/push_tokens/" + i1+"/platform",schemaPath:"PushToken.json/properties/platform/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data11.token === undefined){
+const err29 = {instancePath:instancePath+"/push_tokens/" + i1,schemaPath:"PushToken.json/required",keyword:"required",params:{missingProperty: "token"},message:"must have required property '"+"token"+"'"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -6498,8 +6513,9 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(!((data12 === "fcm") || (data12 === "apns"))){
-const err30 = {instancePath:instancePath+"/push_tokens/" + i1+"/platform",schemaPath:"PushToken.json/properties/platform/enum",keyword:"enum",params:{allowedValues: schema44.properties.platform.enum},message:"must be equal to one of the allowed values"};
+for(const key1 in data11){
+if(!((key1 === "platform") || (key1 === "token"))){
+const err30 = {instancePath:instancePath+"/push_tokens/" + i1,schemaPath:"PushToken.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -6509,11 +6525,10 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data11.token !== undefined){
-let data13 = data11.token;
-if(typeof data13 === "string"){
-if(func3(data13) < 1){
-const err31 = {instancePath:instancePath+"/push_tokens/" + i1+"/token",schemaPath:"PushToken.json/properties/token/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data11.platform !== undefined){
+let data12 = data11.platform;
+if(typeof data12 !== "string"){
+const err31 = {instancePath:instancePath+"/push_tokens/" + i1+"/platform",schemaPath:"PushToken.json/properties/platform/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -6522,9 +6537,8 @@ vErrors.push(err31);
 }
 errors++;
 }
-}
-else {
-const err32 = {instancePath:instancePath+"/push_tokens/" + i1+"/token",schemaPath:"PushToken.json/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((data12 === "fcm") || (data12 === "apns"))){
+const err32 = {instancePath:instancePath+"/push_tokens/" + i1+"/platform",schemaPath:"PushToken.json/properties/platform/enum",keyword:"enum",params:{allowedValues: schema44.properties.platform.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -6534,9 +6548,11 @@ vErrors.push(err32);
 errors++;
 }
 }
-}
-else {
-const err33 = {instancePath:instancePath+"/push_tokens/" + i1,schemaPath:"PushToken.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data11.token !== undefined){
+let data13 = data11.token;
+if(typeof data13 === "string"){
+if(func3(data13) < 1){
+const err33 = {instancePath:instancePath+"/push_tokens/" + i1+"/token",schemaPath:"PushToken.json/properties/token/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -6546,9 +6562,8 @@ vErrors.push(err33);
 errors++;
 }
 }
-}
 else {
-const err34 = {instancePath:instancePath+"/push_tokens",schemaPath:"#/properties/push_tokens/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err34 = {instancePath:instancePath+"/push_tokens/" + i1+"/token",schemaPath:"PushToken.json/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -6558,11 +6573,9 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data.created_at !== undefined){
-let data14 = data.created_at;
-if(typeof data14 === "string"){
-if(!(formats8.validate(data14))){
-const err35 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+else {
+const err35 = {instancePath:instancePath+"/push_tokens/" + i1,schemaPath:"PushToken.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -6572,8 +6585,9 @@ vErrors.push(err35);
 errors++;
 }
 }
+}
 else {
-const err36 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err36 = {instancePath:instancePath+"/push_tokens",schemaPath:"#/properties/push_tokens/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -6583,11 +6597,11 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(data.updated_at !== undefined){
-let data15 = data.updated_at;
-if(typeof data15 === "string"){
-if(!(formats8.validate(data15))){
-const err37 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data.created_at !== undefined){
+let data14 = data.created_at;
+if(typeof data14 === "string"){
+if(!(formats8.validate(data14))){
+const err37 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -6598,7 +6612,7 @@ errors++;
 }
 }
 else {
-const err38 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err38 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -6608,14 +6622,39 @@ vErrors.push(err38);
 errors++;
 }
 }
-}
-else {
-const err39 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.updated_at !== undefined){
+let data15 = data.updated_at;
+if(typeof data15 === "string"){
+if(!(formats8.validate(data15))){
+const err39 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err39];
 }
 else {
 vErrors.push(err39);
+}
+errors++;
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+}
+else {
+const err41 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
 }
 errors++;
 }
@@ -7003,8 +7042,11 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(!((((data === "subscribed") || (data === "unsubscribed")) || (data === "bounced")) || (data === "complained"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema43.enum},message:"must be equal to one of the allowed values"};
+const _errs1 = errors;
+let valid0 = false;
+const _errs2 = errors;
+if(!((data === "subscribed") || (data === "complained"))){
+const err1 = {instancePath,schemaPath:"#/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema43.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -7012,6 +7054,42 @@ else {
 vErrors.push(err1);
 }
 errors++;
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+const _errs3 = errors;
+if(!((data === "unsubscribed") || (data === "bounced"))){
+const err2 = {instancePath,schemaPath:"#/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema43.anyOf[1].enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(!valid0){
+const err3 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+else {
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
 }
 validate31.errors = vErrors;
 return errors === 0;
@@ -9761,8 +9839,11 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(!((((data7 === "subscribed") || (data7 === "unsubscribed")) || (data7 === "bounced")) || (data7 === "complained"))){
-const err21 = {instancePath:instancePath+"/data/status",schemaPath:"ContactStatus.json/enum",keyword:"enum",params:{allowedValues: schema43.enum},message:"must be equal to one of the allowed values"};
+const _errs20 = errors;
+let valid3 = false;
+const _errs21 = errors;
+if(!((data7 === "subscribed") || (data7 === "complained"))){
+const err21 = {instancePath:instancePath+"/data/status",schemaPath:"ContactStatus.json/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema43.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -9771,12 +9852,11 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-if(data2.created_at !== undefined){
-let data8 = data2.created_at;
-if(typeof data8 === "string"){
-if(!(formats8.validate(data8))){
-const err22 = {instancePath:instancePath+"/data/created_at",schemaPath:"#/properties/data/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+var _valid0 = _errs21 === errors;
+valid3 = valid3 || _valid0;
+const _errs22 = errors;
+if(!((data7 === "unsubscribed") || (data7 === "bounced"))){
+const err22 = {instancePath:instancePath+"/data/status",schemaPath:"ContactStatus.json/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema43.anyOf[1].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -9785,9 +9865,10 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-else {
-const err23 = {instancePath:instancePath+"/data/created_at",schemaPath:"#/properties/data/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid0 = _errs22 === errors;
+valid3 = valid3 || _valid0;
+if(!valid3){
+const err23 = {instancePath:instancePath+"/data/status",schemaPath:"ContactStatus.json/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -9796,10 +9877,23 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
+else {
+errors = _errs20;
+if(vErrors !== null){
+if(_errs20){
+vErrors.length = _errs20;
 }
 else {
-const err24 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+vErrors = null;
+}
+}
+}
+}
+if(data2.created_at !== undefined){
+let data8 = data2.created_at;
+if(typeof data8 === "string"){
+if(!(formats8.validate(data8))){
+const err24 = {instancePath:instancePath+"/data/created_at",schemaPath:"#/properties/data/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -9809,14 +9903,37 @@ vErrors.push(err24);
 errors++;
 }
 }
-}
 else {
-const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err25 = {instancePath:instancePath+"/data/created_at",schemaPath:"#/properties/data/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
 else {
 vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+else {
+const err27 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
 }
 errors++;
 }
@@ -10311,8 +10428,11 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!((((data5 === "subscribed") || (data5 === "unsubscribed")) || (data5 === "bounced")) || (data5 === "complained"))){
-const err18 = {instancePath:instancePath+"/data/status",schemaPath:"ContactStatus.json/enum",keyword:"enum",params:{allowedValues: schema43.enum},message:"must be equal to one of the allowed values"};
+const _errs16 = errors;
+let valid3 = false;
+const _errs17 = errors;
+if(!((data5 === "subscribed") || (data5 === "complained"))){
+const err18 = {instancePath:instancePath+"/data/status",schemaPath:"ContactStatus.json/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema43.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -10321,14 +10441,11 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data2.changed_fields !== undefined){
-let data6 = data2.changed_fields;
-if(Array.isArray(data6)){
-const len0 = data6.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data6[i0] !== "string"){
-const err19 = {instancePath:instancePath+"/data/changed_fields/" + i0,schemaPath:"#/properties/data/properties/changed_fields/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid0 = _errs17 === errors;
+valid3 = valid3 || _valid0;
+const _errs18 = errors;
+if(!((data5 === "unsubscribed") || (data5 === "bounced"))){
+const err19 = {instancePath:instancePath+"/data/status",schemaPath:"ContactStatus.json/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema43.anyOf[1].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -10337,10 +10454,10 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/data/changed_fields",schemaPath:"#/properties/data/properties/changed_fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
+var _valid0 = _errs18 === errors;
+valid3 = valid3 || _valid0;
+if(!valid3){
+const err20 = {instancePath:instancePath+"/data/status",schemaPath:"ContactStatus.json/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -10349,12 +10466,25 @@ vErrors.push(err20);
 }
 errors++;
 }
+else {
+errors = _errs16;
+if(vErrors !== null){
+if(_errs16){
+vErrors.length = _errs16;
 }
-if(data2.updated_at !== undefined){
-let data8 = data2.updated_at;
-if(typeof data8 === "string"){
-if(!(formats8.validate(data8))){
-const err21 = {instancePath:instancePath+"/data/updated_at",schemaPath:"#/properties/data/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data2.changed_fields !== undefined){
+let data6 = data2.changed_fields;
+if(Array.isArray(data6)){
+const len0 = data6.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data6[i0] !== "string"){
+const err21 = {instancePath:instancePath+"/data/changed_fields/" + i0,schemaPath:"#/properties/data/properties/changed_fields/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -10364,8 +10494,9 @@ vErrors.push(err21);
 errors++;
 }
 }
+}
 else {
-const err22 = {instancePath:instancePath+"/data/updated_at",schemaPath:"#/properties/data/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err22 = {instancePath:instancePath+"/data/changed_fields",schemaPath:"#/properties/data/properties/changed_fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -10375,9 +10506,11 @@ vErrors.push(err22);
 errors++;
 }
 }
-}
-else {
-const err23 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data2.updated_at !== undefined){
+let data8 = data2.updated_at;
+if(typeof data8 === "string"){
+if(!(formats8.validate(data8))){
+const err23 = {instancePath:instancePath+"/data/updated_at",schemaPath:"#/properties/data/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -10387,14 +10520,37 @@ vErrors.push(err23);
 errors++;
 }
 }
-}
 else {
-const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err24 = {instancePath:instancePath+"/data/updated_at",schemaPath:"#/properties/data/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
 else {
 vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+else {
+const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
 }
 errors++;
 }
@@ -11995,8 +12151,11 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(!((((data8 === "subscribed") || (data8 === "unsubscribed")) || (data8 === "bounced")) || (data8 === "complained"))){
-const err23 = {instancePath:instancePath+"/data/status",schemaPath:"ContactStatus.json/enum",keyword:"enum",params:{allowedValues: schema43.enum},message:"must be equal to one of the allowed values"};
+const _errs22 = errors;
+let valid3 = false;
+const _errs23 = errors;
+if(!((data8 === "subscribed") || (data8 === "complained"))){
+const err23 = {instancePath:instancePath+"/data/status",schemaPath:"ContactStatus.json/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema43.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -12005,12 +12164,11 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-if(data3.createdAt !== undefined){
-let data9 = data3.createdAt;
-if(typeof data9 === "string"){
-if(!(formats8.validate(data9))){
-const err24 = {instancePath:instancePath+"/data/createdAt",schemaPath:"#/properties/data/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+var _valid0 = _errs23 === errors;
+valid3 = valid3 || _valid0;
+const _errs24 = errors;
+if(!((data8 === "unsubscribed") || (data8 === "bounced"))){
+const err24 = {instancePath:instancePath+"/data/status",schemaPath:"ContactStatus.json/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema43.anyOf[1].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -12019,9 +12177,10 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-else {
-const err25 = {instancePath:instancePath+"/data/createdAt",schemaPath:"#/properties/data/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid0 = _errs24 === errors;
+valid3 = valid3 || _valid0;
+if(!valid3){
+const err25 = {instancePath:instancePath+"/data/status",schemaPath:"ContactStatus.json/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -12030,10 +12189,23 @@ vErrors.push(err25);
 }
 errors++;
 }
-}
+else {
+errors = _errs22;
+if(vErrors !== null){
+if(_errs22){
+vErrors.length = _errs22;
 }
 else {
-const err26 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+vErrors = null;
+}
+}
+}
+}
+if(data3.createdAt !== undefined){
+let data9 = data3.createdAt;
+if(typeof data9 === "string"){
+if(!(formats8.validate(data9))){
+const err26 = {instancePath:instancePath+"/data/createdAt",schemaPath:"#/properties/data/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -12043,14 +12215,37 @@ vErrors.push(err26);
 errors++;
 }
 }
-}
 else {
-const err27 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err27 = {instancePath:instancePath+"/data/createdAt",schemaPath:"#/properties/data/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
 else {
 vErrors.push(err27);
+}
+errors++;
+}
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+else {
+const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
 }
 errors++;
 }
@@ -12302,8 +12497,11 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(!((((data6 === "subscribed") || (data6 === "unsubscribed")) || (data6 === "bounced")) || (data6 === "complained"))){
-const err20 = {instancePath:instancePath+"/data/status",schemaPath:"ContactStatus.json/enum",keyword:"enum",params:{allowedValues: schema43.enum},message:"must be equal to one of the allowed values"};
+const _errs18 = errors;
+let valid3 = false;
+const _errs19 = errors;
+if(!((data6 === "subscribed") || (data6 === "complained"))){
+const err20 = {instancePath:instancePath+"/data/status",schemaPath:"ContactStatus.json/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema43.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -12312,14 +12510,11 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-if(data3.changedFields !== undefined){
-let data7 = data3.changedFields;
-if(Array.isArray(data7)){
-const len0 = data7.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data7[i0] !== "string"){
-const err21 = {instancePath:instancePath+"/data/changedFields/" + i0,schemaPath:"#/properties/data/properties/changedFields/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid0 = _errs19 === errors;
+valid3 = valid3 || _valid0;
+const _errs20 = errors;
+if(!((data6 === "unsubscribed") || (data6 === "bounced"))){
+const err21 = {instancePath:instancePath+"/data/status",schemaPath:"ContactStatus.json/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema43.anyOf[1].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -12328,10 +12523,10 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/data/changedFields",schemaPath:"#/properties/data/properties/changedFields/type",keyword:"type",params:{type: "array"},message:"must be array"};
+var _valid0 = _errs20 === errors;
+valid3 = valid3 || _valid0;
+if(!valid3){
+const err22 = {instancePath:instancePath+"/data/status",schemaPath:"ContactStatus.json/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -12340,12 +12535,25 @@ vErrors.push(err22);
 }
 errors++;
 }
+else {
+errors = _errs18;
+if(vErrors !== null){
+if(_errs18){
+vErrors.length = _errs18;
 }
-if(data3.updatedAt !== undefined){
-let data9 = data3.updatedAt;
-if(typeof data9 === "string"){
-if(!(formats8.validate(data9))){
-const err23 = {instancePath:instancePath+"/data/updatedAt",schemaPath:"#/properties/data/properties/updatedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data3.changedFields !== undefined){
+let data7 = data3.changedFields;
+if(Array.isArray(data7)){
+const len0 = data7.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data7[i0] !== "string"){
+const err23 = {instancePath:instancePath+"/data/changedFields/" + i0,schemaPath:"#/properties/data/properties/changedFields/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -12355,8 +12563,9 @@ vErrors.push(err23);
 errors++;
 }
 }
+}
 else {
-const err24 = {instancePath:instancePath+"/data/updatedAt",schemaPath:"#/properties/data/properties/updatedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err24 = {instancePath:instancePath+"/data/changedFields",schemaPath:"#/properties/data/properties/changedFields/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -12366,9 +12575,11 @@ vErrors.push(err24);
 errors++;
 }
 }
-}
-else {
-const err25 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data3.updatedAt !== undefined){
+let data9 = data3.updatedAt;
+if(typeof data9 === "string"){
+if(!(formats8.validate(data9))){
+const err25 = {instancePath:instancePath+"/data/updatedAt",schemaPath:"#/properties/data/properties/updatedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -12378,14 +12589,37 @@ vErrors.push(err25);
 errors++;
 }
 }
-}
 else {
-const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err26 = {instancePath:instancePath+"/data/updatedAt",schemaPath:"#/properties/data/properties/updatedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err26];
 }
 else {
 vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+}
+else {
+const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
 }
 errors++;
 }
@@ -18800,7 +19034,7 @@ return errors === 0;
 validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const SampleContact = validate70;
-const schema91 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/SampleContact.json","title":"SampleContact","description":"A sample contact as returned by segment preview: `id`, `email`, `first_name`, `last_name`, `status`, `engagement_tier`.","type":"object","additionalProperties":false,"required":["id","email","first_name","last_name","status","engagement_tier"],"properties":{"id":{"type":"string","format":"uuid"},"email":{"type":"string","format":"email"},"first_name":{"type":["string","null"]},"last_name":{"type":["string","null"]},"status":{"$ref":"ContactStatus.json"},"engagement_tier":{"type":["string","null"],"enum":["high","medium","low","inactive",null],"x-provisional":"The values were designed; the document names the field only."}},"examples":[{"id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","email":"ada@example.com","first_name":"Ada","last_name":"Lovelace","status":"subscribed","engagement_tier":"high"}]};
+const schema91 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/SampleContact.json","title":"SampleContact","description":"A sample contact as returned by segment preview: `id`, `email`, `first_name`, `last_name`, `status`, `engagement_tier`.","type":"object","additionalProperties":false,"required":["id","email","first_name","last_name","status","engagement_tier"],"properties":{"id":{"type":"string","format":"uuid"},"email":{"type":"string","format":"email"},"first_name":{"type":["string","null"],"x-provisional":"Nullability designed (a contact may have no name); the document names the field only."},"last_name":{"type":["string","null"],"x-provisional":"Nullability designed (a contact may have no name); the document names the field only."},"status":{"$ref":"ContactStatus.json"},"engagement_tier":{"type":["string","null"],"enum":["high","medium","low","inactive",null],"x-provisional":"The values were designed; the document names the field only."}},"examples":[{"id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","email":"ada@example.com","first_name":"Ada","last_name":"Lovelace","status":"subscribed","engagement_tier":"high"}]};
 
 function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/SampleContact.json" */;
@@ -18974,8 +19208,11 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!((((data4 === "subscribed") || (data4 === "unsubscribed")) || (data4 === "bounced")) || (data4 === "complained"))){
-const err14 = {instancePath:instancePath+"/status",schemaPath:"ContactStatus.json/enum",keyword:"enum",params:{allowedValues: schema43.enum},message:"must be equal to one of the allowed values"};
+const _errs15 = errors;
+let valid2 = false;
+const _errs16 = errors;
+if(!((data4 === "subscribed") || (data4 === "complained"))){
+const err14 = {instancePath:instancePath+"/status",schemaPath:"ContactStatus.json/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema43.anyOf[0].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -18984,11 +19221,11 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-if(data.engagement_tier !== undefined){
-let data5 = data.engagement_tier;
-if((typeof data5 !== "string") && (data5 !== null)){
-const err15 = {instancePath:instancePath+"/engagement_tier",schemaPath:"#/properties/engagement_tier/type",keyword:"type",params:{type: schema91.properties.engagement_tier.type},message:"must be string,null"};
+var _valid0 = _errs16 === errors;
+valid2 = valid2 || _valid0;
+const _errs17 = errors;
+if(!((data4 === "unsubscribed") || (data4 === "bounced"))){
+const err15 = {instancePath:instancePath+"/status",schemaPath:"ContactStatus.json/anyOf/1/enum",keyword:"enum",params:{allowedValues: schema43.anyOf[1].enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -18997,8 +19234,10 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!(((((data5 === "high") || (data5 === "medium")) || (data5 === "low")) || (data5 === "inactive")) || (data5 === null))){
-const err16 = {instancePath:instancePath+"/engagement_tier",schemaPath:"#/properties/engagement_tier/enum",keyword:"enum",params:{allowedValues: schema91.properties.engagement_tier.enum},message:"must be equal to one of the allowed values"};
+var _valid0 = _errs17 === errors;
+valid2 = valid2 || _valid0;
+if(!valid2){
+const err16 = {instancePath:instancePath+"/status",schemaPath:"ContactStatus.json/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -19007,15 +19246,49 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
+else {
+errors = _errs15;
+if(vErrors !== null){
+if(_errs15){
+vErrors.length = _errs15;
 }
 else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+vErrors = null;
+}
+}
+}
+}
+if(data.engagement_tier !== undefined){
+let data5 = data.engagement_tier;
+if((typeof data5 !== "string") && (data5 !== null)){
+const err17 = {instancePath:instancePath+"/engagement_tier",schemaPath:"#/properties/engagement_tier/type",keyword:"type",params:{type: schema91.properties.engagement_tier.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
 else {
 vErrors.push(err17);
+}
+errors++;
+}
+if(!(((((data5 === "high") || (data5 === "medium")) || (data5 === "low")) || (data5 === "inactive")) || (data5 === null))){
+const err18 = {instancePath:instancePath+"/engagement_tier",schemaPath:"#/properties/engagement_tier/enum",keyword:"enum",params:{allowedValues: schema91.properties.engagement_tier.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
 }
 errors++;
 }
@@ -22600,7 +22873,7 @@ return errors === 0;
 validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const WebhookEndpoint = validate82;
-const schema104 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/WebhookEndpoint.json","title":"WebhookEndpoint","description":"A webhook endpoint managed through the API (`/v1/webhooks`). It receives the Form B events named in `events` as `{id, type, createdAt, data}` POSTs signed with `secret` (header `X-Service-Signature: sha256=<hex>`). Published fields: `url` (HTTPS), `events`, `secret`, `id`.","type":"object","additionalProperties":false,"required":["id","url","events","secret","enabled","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Endpoint id."},"url":{"type":"string","format":"uri","pattern":"^https://","description":"Destination URL; HTTPS."},"events":{"type":"array","uniqueItems":true,"items":{"$ref":"WebhookEventType.json"},"description":"The event names the endpoint receives (Form B names)."},"secret":{"type":"string","description":"Signing secret chosen by the client. Every POST to the endpoint carries `X-Service-Signature: sha256=<hex>`, the HMAC-SHA256 (hex) of the raw body with this secret."},"enabled":{"type":"boolean","description":"Whether events are delivered to the endpoint; `false` pauses delivery.","x-provisional":"Designed so an endpoint can be paused through `PATCH /v1/webhooks/{id}` without deleting it; the document does not show it."},"created_at":{"type":"string","format":"date-time","description":"Creation time.","x-provisional":"Designed like the other resources' `created_at`; not shown for webhook endpoints."},"updated_at":{"type":"string","format":"date-time","description":"Last change.","x-provisional":"Designed like the other resources' `updated_at`; not shown for webhook endpoints."}},"examples":[{"id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","url":"https://hooks.example.com/mail-events","events":["email.delivered","email.bounced","email.complained"],"secret":"whsec_5f2b8c1d9e4a7b3c","enabled":true,"created_at":"2026-02-01T09:00:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
+const schema104 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/WebhookEndpoint.json","title":"WebhookEndpoint","description":"A webhook endpoint managed through the API (`/v1/webhooks`). It receives the Form B events named in `events` as `{id, type, createdAt, data}` POSTs signed with `secret` (header `X-Service-Signature: sha256=<hex>`). Published fields: `url` (HTTPS), `events`, `secret`, `id`.","type":"object","additionalProperties":false,"required":["id","url","events","secret","enabled","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Endpoint id.","x-provisional":"Typed as a UUID by design; the document names the field only."},"url":{"type":"string","format":"uri","pattern":"^https://","description":"Destination URL; HTTPS."},"events":{"type":"array","uniqueItems":true,"items":{"$ref":"WebhookEventType.json"},"description":"The event names the endpoint receives (Form B names)."},"secret":{"type":"string","description":"Signing secret chosen by the client. Every POST to the endpoint carries `X-Service-Signature: sha256=<hex>`, the HMAC-SHA256 (hex) of the raw body with this secret."},"enabled":{"type":"boolean","description":"Whether events are delivered to the endpoint; `false` pauses delivery.","x-provisional":"Designed so an endpoint can be paused through `PATCH /v1/webhooks/{id}` without deleting it; the document does not show it."},"created_at":{"type":"string","format":"date-time","description":"Creation time.","x-provisional":"Designed like the other resources' `created_at`; not shown for webhook endpoints."},"updated_at":{"type":"string","format":"date-time","description":"Last change.","x-provisional":"Designed like the other resources' `updated_at`; not shown for webhook endpoints."}},"examples":[{"id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","url":"https://hooks.example.com/mail-events","events":["email.delivered","email.bounced","email.complained"],"secret":"whsec_5f2b8c1d9e4a7b3c","enabled":true,"created_at":"2026-02-01T09:00:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
 const func0 = require("ajv/dist/runtime/equal").default;
 
 function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
