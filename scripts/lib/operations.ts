@@ -23,31 +23,26 @@ export function deref<T = any>(document: Record<string, any>, node: any): T {
   return current as T;
 }
 
+/** The operations of `paths`. */
 export function listOperations(document: Record<string, any>): Operation[] {
+  return operationsOf(document, document.paths, (method, path) => `${method.toUpperCase()} ${path}`);
+}
+
+/** The operations of the 3.1 top-level `webhooks` (what the service posts to its subscribers); `path` is the webhook's key. */
+export function listWebhooks(document: Record<string, any>): Operation[] {
+  return operationsOf(document, document.webhooks, (_method, name) => `WEBHOOK ${name}`);
+}
+
+function operationsOf(document: Record<string, any>, items: Record<string, any> | undefined, label: (method: string, key: string) => string): Operation[] {
   const out: Operation[] = [];
-  for (const [path, rawItem] of Object.entries<any>(document.paths ?? {})) {
+  for (const [key, rawItem] of Object.entries<any>(items ?? {})) {
     const item = deref(document, rawItem);
     for (const method of HTTP_METHODS) {
       const op = item?.[method];
       if (!op) continue;
       // Path-level parameters apply to every operation of the path.
       const parameters = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p) => deref(document, p));
-      out.push({ id: op.operationId ?? `${method} ${path}`, method, path, op: { ...op, parameters }, label: `${method.toUpperCase()} ${path}` });
-    }
-  }
-  return out;
-}
-
-/** The operations of the 3.1 top-level `webhooks` (what the service posts to its subscribers); `path` is the webhook's key. */
-export function listWebhooks(document: Record<string, any>): Operation[] {
-  const out: Operation[] = [];
-  for (const [name, rawItem] of Object.entries<any>(document.webhooks ?? {})) {
-    const item = deref(document, rawItem);
-    for (const method of HTTP_METHODS) {
-      const op = item?.[method];
-      if (!op) continue;
-      const parameters = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p) => deref(document, p));
-      out.push({ id: op.operationId ?? `${method} ${name}`, method, path: name, op: { ...op, parameters }, label: `WEBHOOK ${name}` });
+      out.push({ id: op.operationId ?? `${method} ${key}`, method, path: key, op: { ...op, parameters }, label: label(method, key) });
     }
   }
   return out;
