@@ -1,0 +1,147 @@
+/**
+ * What the mail stub already does before any operation's behaviour lands: it authenticates with the
+ * contract's schemes, validates against the contract, answers every failure in the route family's
+ * published body, and says 501 for the operation itself.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createMailApp } from '../../server-stubs/mail/app.js';
+import { serveStub, type RunningStub } from '../helpers/stub.js';
+import { contractChecker } from '../helpers/contract.js';
+
+const contract = contractChecker('mail');
+let stub: RunningStub;
+
+beforeAll(async () => {
+  const app = createMailApp({ secrets: { fbl: 'fbl-secret', inbound: 'inbound-secret', internal: 'internal-secret' } });
+  stub = await serveStub(app, app.basePath);
+});
+afterAll(async () => {
+  await stub?.close();
+});
+
+async function call(path: string, init: RequestInit & { headers?: Record<string, string> } = {}) {
+  const response = await fetch(`${stub.baseUrl}${path}`, init);
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+}
+
+const json = (body: unknown, headers: Record<string, string> = {}) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+});
+
+describe('mail stub: API keys', () => {
+  test('no key: 401 in the mail error body', async () => {
+    const { status, body } = await call('/v1/contacts');
+    expect(status).toBe(401);
+    expect(body).toEqual({ success: false, error: 'Missing or invalid Authorization header' });
+    expect(contract.responseErrors('/v1/contacts', 'get', '401', body)).toEqual([]);
+  });
+
+  test('a revoked key: 401 at once', async () => {
+    const { status, body } = await call('/v1/contacts', { headers: { authorization: 'Bearer msk_test_revoked' } });
+    expect(status).toBe(401);
+    expect(body.error).toBe('API key has been revoked');
+  });
+
+  test("another product's key: 401", async () => {
+    const { status } = await call('/v1/contacts', { headers: { authorization: 'Bearer seo_test_key' } });
+    expect(status).toBe(401);
+  });
+
+  test('a valid key reaches the operation, which says it is not implemented yet, naming itself', async () => {
+    const { status, body } = await call('/v1/contacts', { headers: { authorization: 'Bearer msk_test_free' } });
+    expect(status).toBe(501);
+    expect(body.success).toBe(false);
+    expect(body.error).toMatch(/listContacts .* not implemented/);
+  });
+});
+
+describe('mail stub: sessions', () => {
+  test('a session route refuses an API key', async () => {
+    const { status, body } = await call('/api/segments', { headers: { authorization: 'Bearer msk_test_max' } });
+    expect(status).toBe(401);
+    expect(body.error).toMatch(/session/);
+    expect(contract.responseErrors('/api/segments', 'get', '401', body)).toEqual([]);
+  });
+
+  test('an unknown session: 401 Not authenticated', async () => {
+    const { status, body } = await call('/api/segments', { headers: { cookie: 'session=sess_expired' } });
+    expect(status).toBe(401);
+    expect(body).toEqual({ success: false, error: 'Not authenticated' });
+  });
+
+  test('a session route accepts the session cookie', async () => {
+    const { status } = await call('/api/segments', { headers: { cookie: 'theme=dark; session=sess_test_pro' } });
+    expect(status).toBe(501);
+  });
+
+  test('key management accepts the session cookie too', async () => {
+    const { status } = await call('/v1/keys', { headers: { cookie: 'session=sess_test_free' } });
+    expect(status).toBe(501);
+  });
+});
+
+describe('mail stub: contract validation in the published body', () => {
+  const key = { authorization: 'Bearer msk_test_max' };
+
+  test('a body that breaks the contract: 400 Validation failed with details.fieldErrors', async () => {
+    const { status, body } = await call('/v1/send', json({ from: { email: 'hello@example.com' }, to: [], subject: 'Hi', text: 'Hi' }, key));
+    expect(status).toBe(400);
+    expect(body.error).toBe('Validation failed');
+    expect(Object.keys(body.details.fieldErrors)).toContain('to');
+    expect(contract.responseErrors('/v1/send', 'post', '400', body)).toEqual([]);
+  });
+
+  test('a body that is not JSON: 400 Invalid JSON body', async () => {
+    const { status, body } = await call('/v1/send', { method: 'POST', headers: { 'content-type': 'application/json', ...key }, body: '{"from":' });
+    expect(status).toBe(400);
+    expect(body).toEqual({ success: false, error: 'Invalid JSON body' });
+  });
+
+  test('a body that is not application/json: 415', async () => {
+    const { status, body } = await call('/v1/validate', { method: 'POST', headers: { 'content-type': 'text/plain', ...key }, body: 'ada@example.com' });
+    expect(status).toBe(415);
+    expect(body).toEqual({ success: false, error: 'Content-Type must be application/json' });
+  });
+});
+
+describe('mail stub: OAuth routes answer in the RFC 6749 form', () => {
+  test('a token request without grant_type: 400 invalid_request', async () => {
+    const { status, body } = await call('/api/oauth/token', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ code: 'abc', redirect_uri: 'https://crm.example.com/cb', client_id: 'dyn_0123456789abcdef0123456789abcdef' }).toString(),
+    });
+    expect(status).toBe(400);
+    expect(body.error).toBe('invalid_request');
+    expect(typeof body.error_description).toBe('string');
+    expect(contract.responseErrors('/api/oauth/token', 'post', '400', body)).toEqual([]);
+  });
+
+  test('the consent decision without a session: 401 access_denied', async () => {
+    const { status, body } = await call('/api/oauth/authorize', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'decision=approve' });
+    expect(status).toBe(401);
+    expect(body.error).toBe('access_denied');
+  });
+});
+
+describe('mail stub: provider secrets', () => {
+  test('the feedback loop takes its secret as a header or as a bearer token', async () => {
+    const report = (headers: Record<string, string>) => call('/webhooks/fbl', { method: 'POST', headers: { 'content-type': 'text/plain', ...headers }, body: 'raw ARF report' });
+    expect((await report({ 'x-webhook-secret': 'fbl-secret' })).status).toBe(501);
+    expect((await report({ authorization: 'Bearer fbl-secret' })).status).toBe(501);
+    expect((await report({ 'x-webhook-secret': 'wrong' })).status).toBe(401);
+  });
+
+  test('the internal webhook needs x-internal-secret', async () => {
+    const body = { emailId: '7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c', targetLanguage: 'de' };
+    expect((await call('/webhooks/auto-translate', json(body, { 'x-internal-secret': 'wrong' }))).status).toBe(401);
+    expect((await call('/webhooks/auto-translate', json(body, { 'x-internal-secret': 'internal-secret' }))).status).toBe(501);
+  });
+
+  test('the health check of the feedback loop needs nothing', async () => {
+    expect((await call('/webhooks/fbl')).status).toBe(501);
+  });
+});
