@@ -9,6 +9,15 @@ import { loadContract } from '../../server-stubs/lib/contract.js';
 
 const services = findApiServices(defaultRoot).map((s) => s.slug);
 
+/** What every operation and webhook says about itself: a summary, a description, one tag. */
+function documentationProblems(op: Record<string, any>): string[] {
+  const problems: string[] = [];
+  if (!op.summary) problems.push('no summary');
+  if (!op.description) problems.push('no description');
+  if (op.tags?.length !== 1) problems.push('not exactly one tag');
+  return problems;
+}
+
 describe.each(services)('%s contract', (slug) => {
   const { document } = loadContract(slug);
   const operations = listOperations(document);
@@ -24,10 +33,7 @@ describe.each(services)('%s contract', (slug) => {
 
   test.each(operations.map((o) => [o.label, o] as const))('%s is documented, secured and answers its errors', (_label, operation) => {
     const { op } = operation;
-    const problems: string[] = [];
-    if (!op.summary) problems.push('no summary');
-    if (!op.description) problems.push('no description');
-    if (op.tags?.length !== 1) problems.push('not exactly one tag');
+    const problems = documentationProblems(op);
     const security = op.security ?? document.security;
     if (!Array.isArray(security)) problems.push('no security (an open operation says security: [])');
     const responses = responsesOf(document, operation);
@@ -66,10 +72,7 @@ describe.each(services)('%s contract', (slug) => {
   if (webhooks.length > 0) {
     test.each(webhooks.map((o) => [o.label, o] as const))('%s is documented, signed and exemplified', (_label, webhook) => {
       const { op } = webhook;
-      const problems: string[] = [];
-      if (!op.summary) problems.push('no summary');
-      if (!op.description) problems.push('no description');
-      if (op.tags?.length !== 1) problems.push('not exactly one tag');
+      const problems = documentationProblems(op);
       const body = requestBodyOf(document, webhook);
       if (!body?.content) problems.push('no payload');
       for (const [mediaType, media] of Object.entries<any>(body?.content ?? {})) {
