@@ -1,50 +1,92 @@
 /**
- * `npm start`: every service's stub on one port (PORT, default 4000) at its base path, and the
- * docs at /docs. Services are found as server-stubs/<slug>/app.ts, so a new one slots in by adding
- * its folder.
+ * `npm start`: every service's stub on one port (PORT, default 4000) at its base path, the
+ * development controls at /_stub, and the docs at /docs. Services are found as
+ * server-stubs/<slug>/app.ts, so a new one slots in by adding its folder; one that fails to load is
+ * reported and answers 503, and the others are served.
  */
-import express from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import { existsSync, readdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { credentialHeaders } from './lib/auth.js';
+import { corsOriginsFromEnv } from './lib/browser.js';
+import { stubClockFromEnv, type StubClock } from './lib/clock.js';
+import { loadContract } from './lib/contract.js';
+import { createStubControls } from './lib/controls.js';
 import type { StubInstance, StubService } from './lib/service.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
 
-export async function discoverServices(): Promise<StubService[]> {
+/** A service folder that could not be loaded or started, and why. */
+export interface BrokenService {
+  slug: string;
+  basePath: string;
+  error: string;
+}
+
+export async function discoverServices(): Promise<{ services: StubService[]; broken: BrokenService[] }> {
   const slugs = readdirSync(here, { withFileTypes: true })
     .filter((d) => d.isDirectory() && d.name !== 'lib' && existsSync(path.join(here, d.name, 'app.ts')))
     .map((d) => d.name)
     .sort();
   const services: StubService[] = [];
+  const broken: BrokenService[] = [];
   for (const slug of slugs) {
-    const module = (await import(pathToFileURL(path.join(here, slug, 'app.ts')).href)) as { default?: StubService };
-    if (!module.default?.create) throw new Error(`server-stubs/${slug}/app.ts has no default StubService export`);
-    services.push(module.default);
+    try {
+      const module = (await import(pathToFileURL(path.join(here, slug, 'app.ts')).href)) as { default?: StubService };
+      if (!module.default?.create) throw new Error(`server-stubs/${slug}/app.ts has no default StubService export`);
+      services.push(module.default);
+    } catch (error) {
+      broken.push({ slug, basePath: `/${slug}`, error: (error as Error).message });
+    }
   }
-  return services;
+  return { services, broken };
 }
 
 export interface PlatformServer {
   server: http.Server;
   port: number;
   services: StubService[];
+  broken: BrokenService[];
+  clock: StubClock;
+  instances: Array<{ slug: string; instance: StubInstance }>;
   close(): Promise<void>;
 }
 
-export async function startPlatformServer(port = 4000, host = '0.0.0.0'): Promise<PlatformServer> {
-  const services = await discoverServices();
+export interface PlatformOptions {
+  clock?: StubClock;
+}
+
+export async function startPlatformServer(port = 4000, host = '0.0.0.0', options: PlatformOptions = {}): Promise<PlatformServer> {
+  const discovered = await discoverServices();
+  const broken = [...discovered.broken];
+  const clock = options.clock ?? stubClockFromEnv();
+  const corsOrigins = corsOriginsFromEnv();
   const app = express();
-  const instances: Array<{ service: StubService; instance: StubInstance }> = [];
-  for (const service of services) {
-    const instance = await service.create();
-    instances.push({ service, instance });
-    app.use(service.basePath, instance.router);
+  app.disable('x-powered-by');
+  const services: StubService[] = [];
+  const instances: Array<{ slug: string; instance: StubInstance }> = [];
+  for (const service of discovered.services) {
+    try {
+      const instance = await service.create({ clock, corsOrigins });
+      instances.push({ slug: service.slug, instance });
+      services.push(service);
+      app.use(service.basePath, instance.router);
+    } catch (error) {
+      broken.push({ slug: service.slug, basePath: service.basePath, error: (error as Error).message });
+    }
   }
+  for (const b of broken) {
+    app.use(b.basePath, (_req, res) => {
+      res.status(503).json({ error: `The ${b.slug} stub failed to start: ${b.error}` });
+    });
+  }
+  app.use('/_stub', createStubControls(clock, () => instances).router);
+
   const docsDir = path.join(root, 'generated', 'docs');
   const redoc = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
   app.get('/docs/redoc.standalone.js', (_req, res) => res.sendFile(redoc));
@@ -52,13 +94,28 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0'): Promis
   app.get('/', (_req, res) => {
     res.json({
       docs: '/docs/',
+      controls: '/_stub',
       services: services.map((s) => ({ slug: s.slug, title: s.title, baseUrl: s.basePath })),
+      broken,
     });
+  });
+  // Outside every service: still JSON, never Express's HTML page.
+  app.use((req, res) => {
+    res.status(404).json({ error: `No route ${req.method} ${req.path}`, services: services.map((s) => s.basePath) });
+  });
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    console.error(`${req.method} ${req.originalUrl}:`, error);
+    if (res.headersSent) return void res.end();
+    const status = (error as { status?: number }).status;
+    res.status(status && status >= 400 && status < 500 ? status : 500).json({ error: status && status < 500 ? 'Bad request' : 'Internal error' });
   });
 
   const server = http.createServer(app);
   server.on('upgrade', (req, socket, head) => {
-    const match = instances.find(({ service }) => (req.url ?? '').startsWith(`${service.basePath}/`) || req.url === service.basePath);
+    const match = instances.find(({ slug }) => {
+      const basePath = services.find((s) => s.slug === slug)!.basePath;
+      return (req.url ?? '').startsWith(`${basePath}/`) || req.url === basePath;
+    });
     if (!match?.instance.upgrade?.(req, socket, head)) socket.destroy();
   });
   await new Promise<void>((resolve, reject) => {
@@ -69,6 +126,9 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0'): Promis
     server,
     port: (server.address() as AddressInfo).port,
     services,
+    broken,
+    clock,
+    instances,
     close: async () => {
       for (const { instance } of instances) await instance.close?.();
       server.closeAllConnections();
@@ -79,11 +139,21 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0'): Promis
 
 function banner(running: PlatformServer): string {
   const origin = `http://localhost:${running.port}`;
-  const lines = [`Stubs of ${running.services.length} services on ${origin}`, `  docs        ${origin}/docs/`];
+  const lines = [
+    `Stubs of ${running.services.length} services on ${origin}`,
+    `  docs        ${origin}/docs/`,
+    `  controls    ${origin}/_stub   clock ${running.clock.manual ? 'manual (STUB_CLOCK=manual)' : 'system'}: GET/POST /_stub/clock, POST /_stub/reset`,
+  ];
   for (const s of running.services) {
-    lines.push(`  ${s.slug.padEnd(11)} ${origin}${s.basePath}   ${s.title}`);
-    for (const c of s.credentials) lines.push(`  ${''.padEnd(11)}   ${c.label}: ${c.value}`);
+    const unimplemented = running.instances.find((i) => i.slug === s.slug)?.instance.unimplemented ?? [];
+    lines.push(`  ${s.slug.padEnd(11)} ${origin}${s.basePath}   ${s.title}${unimplemented.length ? ` (${unimplemented.length} operations answer 501)` : ''}`);
+    const document = s.credentials.length > 0 ? loadContract(s.slug).document : undefined;
+    for (const c of s.credentials) {
+      const headers = Object.entries(credentialHeaders(document!, c)).map(([name, value]) => `${name}: ${value}`);
+      lines.push(`  ${''.padEnd(11)}   ${c.label}: ${headers.join('; ')}`);
+    }
   }
+  for (const b of running.broken) lines.push(`  ${b.slug.padEnd(11)} FAILED TO START (answers 503): ${b.error}`);
   return lines.join('\n');
 }
 

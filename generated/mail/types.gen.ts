@@ -12259,3 +12259,33 @@ export interface operations {
         };
     };
 }
+
+/** Request fields with a contract `default`, by operation: the stubs' validator fills them in. */
+export interface operationDefaults {
+    registerOAuthClient: { body: "grant_types" | "response_types" };
+    authorizeOAuthClient: { query: "scope" | "code_challenge_method" };
+    sendEmail: { header: "X-Service-Sandbox" };
+    listContacts: { query: "page" | "limit" };
+    importContacts: { body: "update_existing" };
+    listSegments: { query: "page" | "limit" };
+    listSegmentMembers: { query: "page" | "limit" };
+    addMonitoredDomain: { body: "dkim_selector" };
+    listNotifications: { query: "unread_only" | "limit" };
+    listCampaigns: { query: "page" | "limit" };
+    sendCampaign: { header: "X-Service-Sandbox" };
+    listTemplates: { query: "page" | "limit" };
+    listAutomations: { query: "page" | "limit" };
+    createAutomation: { body: "steps" | "status" };
+    listDomains: { query: "page" | "limit" };
+    listAliases: { query: "page" | "limit" };
+    createAlias: { body: "enabled" };
+    listDedicatedIps: { query: "page" | "limit" };
+    createDedicatedIp: { body: "pool" | "warmup" };
+    listInboundRoutes: { query: "page" | "limit" };
+    listAbTests: { query: "page" | "limit" };
+    createAbTest: { body: "test_size_percent" | "winner_criteria" | "duration_hours" };
+    getAnalytics: { query: "granularity" };
+    listSandboxMessages: { query: "page" | "limit" };
+    listApiKeys: { query: "page" | "limit" };
+    listAccounts: { query: "page" | "limit" };
+}

@@ -314,6 +314,7 @@ export interface components {
          *     | 429 | PLAN_LIMIT_REACHED | Tracked-keyword allowance exhausted |
          *     | 429 | AUDIT_CAPACITY_REACHED | No audit capacity |
          *     | 500 | INTERNAL_ERROR | |
+         *     | 405 | METHOD_NOT_ALLOWED | A known path, a method it does not have; `Allow` lists the methods (designed) |
          * @example {
          *       "error": "projectId is required",
          *       "code": "VALIDATION_ERROR"
@@ -326,7 +327,7 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "UNAUTHENTICATED" | "CRAWL_TARGET_BLOCKED" | "NOT_FOUND" | "RATE_LIMITED" | "PLAN_LIMIT_REACHED" | "AUDIT_CAPACITY_REACHED" | "INTERNAL_ERROR";
+            code: "VALIDATION_ERROR" | "UNAUTHENTICATED" | "CRAWL_TARGET_BLOCKED" | "NOT_FOUND" | "RATE_LIMITED" | "PLAN_LIMIT_REACHED" | "AUDIT_CAPACITY_REACHED" | "INTERNAL_ERROR" | "METHOD_NOT_ALLOWED";
         };
         /**
          * CreateProjectRequest
@@ -969,7 +970,7 @@ export interface components {
          */
         Page: number;
         /**
-         * @description Page size; default 50. Any value is snapped to the nearest of 50, 100 and 250 (ties go to the smaller); the response gives the snapped value.
+         * @description Page size; default 50. Any integer is snapped to the nearest of 50, 100 and 250 (ties go to the smaller; 0 and negative values snap to 50); the response gives the snapped value. Only a value that is not an integer is a 400.
          * @example 50
          */
         PageSize: number;
@@ -1280,7 +1281,7 @@ export interface operations {
                  */
                 page?: components["parameters"]["Page"];
                 /**
-                 * @description Page size; default 50. Any value is snapped to the nearest of 50, 100 and 250 (ties go to the smaller); the response gives the snapped value.
+                 * @description Page size; default 50. Any integer is snapped to the nearest of 50, 100 and 250 (ties go to the smaller; 0 and negative values snap to 50); the response gives the snapped value. Only a value that is not an integer is a 400.
                  * @example 50
                  */
                 pageSize?: components["parameters"]["PageSize"];
@@ -1543,4 +1544,11 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+}
+
+/** Request fields with a contract `default`, by operation: the stubs' validator fills them in. */
+export interface operationDefaults {
+    createRankTrackingConfig: { body: "locationCode" | "languageCode" | "devices" | "scheduleInterval" };
+    listTrackedKeywords: { query: "page" | "pageSize" };
+    startCrawl: { body: "maxPages" | "strategy" };
 }

@@ -11,16 +11,31 @@ export interface Operation {
   label: string;
 }
 
+/**
+ * JSON Pointer tokens (RFC 6901). @redocly/openapi-core has these too, but importing it costs a stub
+ * half a second of start-up, for two one-liners.
+ */
+export const escapePointerToken = (token: string) => token.replaceAll('~', '~0').replaceAll('/', '~1');
+export const unescapePointerToken = (token: string) => token.replaceAll('~1', '/').replaceAll('~0', '~');
+
+/** `#/components/schemas/A` -> `['components', 'schemas', 'A']`. */
+export function pointerTokens(ref: string): string[] {
+  return ref.replace(/^#?\//, '').split('/').map(unescapePointerToken);
+}
+
+/** Follows local `$ref`s until a real node. */
 export function deref<T = any>(document: Record<string, any>, node: any): T {
   let current = node;
   for (let hops = 0; current && typeof current.$ref === 'string' && current.$ref.startsWith('#/') && hops < 20; hops++) {
-    current = current.$ref
-      .slice(2)
-      .split('/')
-      .map((p: string) => p.replaceAll('~1', '/').replaceAll('~0', '~'))
-      .reduce((n: any, k: string) => n?.[k], document);
+    current = pointerTokens(current.$ref).reduce((n: any, k: string) => n?.[k], document);
   }
   return current as T;
+}
+
+/** The path of the first `servers` URL (`https://api.example/seo` -> `/seo`): where the service is mounted. */
+export function basePathOf(document: Record<string, any>): string {
+  const server: string = document.servers?.[0]?.url ?? '/';
+  return new URL(server, 'http://localhost').pathname.replace(/\/$/, '') || '/';
 }
 
 /** The operations of `paths`. */

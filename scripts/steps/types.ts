@@ -1,6 +1,7 @@
 import { banner } from '../lib/banner.js';
+import { deref, listOperations, requestBodyOf } from '../lib/operations.js';
 
-/** TypeScript types of a bundled document: paths, operations, components, webhooks. */
+/** TypeScript types of a bundled document: paths, operations, components, webhooks, request defaults. */
 export async function generateApiTypes(slug: string, document: Record<string, any>): Promise<string> {
   const { default: openapiTS, astToString } = await import('openapi-typescript');
   const ast = await openapiTS(structuredClone(document) as never, {
@@ -9,5 +10,33 @@ export async function generateApiTypes(slug: string, document: Record<string, an
     // Left on, a `default` would make the field required in requests too, where it is optional.
     defaultNonNullable: false,
   });
-  return `${banner(`generated/${slug}/openapi.json (openapi-typescript)`)}\n${astToString(ast)}`;
+  return `${banner(`generated/${slug}/openapi.json (openapi-typescript)`)}\n${astToString(ast)}\n${requestDefaults(document)}`;
+}
+
+/**
+ * Per operation, the request fields that have a contract `default`. Clients may leave them out; the
+ * stubs' validator fills them in, so handler types (server-stubs/lib/handlers.ts) see them present.
+ */
+function requestDefaults(document: Record<string, any>): string {
+  const rows: string[] = [];
+  for (const operation of listOperations(document)) {
+    const parts: Record<string, string[]> = {};
+    for (const parameter of operation.op.parameters) {
+      if (deref(document, parameter.schema)?.default !== undefined) (parts[parameter.in] ??= []).push(parameter.name);
+    }
+    const media = requestBodyOf(document, operation)?.content?.['application/json'];
+    const body = media && deref(document, media.schema);
+    for (const part of [body, ...(body?.allOf ?? [])].map((s) => deref(document, s))) {
+      for (const [name, property] of Object.entries<any>(part?.properties ?? {})) {
+        if (deref(document, property)?.default !== undefined) (parts.body ??= []).push(name);
+      }
+    }
+    const fields = Object.entries(parts).map(([where, names]) => `${where}: ${[...new Set(names)].map((n) => JSON.stringify(n)).join(' | ')}`);
+    if (fields.length > 0) rows.push(`    ${operation.id}: { ${fields.join('; ')} };`);
+  }
+  return `/** Request fields with a contract \`default\`, by operation: the stubs' validator fills them in. */
+export interface operationDefaults {
+${rows.join('\n')}
+}
+`;
 }

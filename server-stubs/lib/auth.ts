@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { ApiError } from './errors.js';
+import type { StubCredential } from './service.js';
 
 /** Who is calling: resolved from a credential, attached to the request, passed to handlers. */
 export interface Principal {
@@ -16,9 +17,12 @@ declare module 'express-serve-static-core' {
   }
 }
 
-/** Fills `req.cookies` (Express types it `any`) from the Cookie header: the validator reads cookie credentials there. */
+/**
+ * Fills `req.cookies` (Express types it `any`) from the Cookie header: the validator reads cookie
+ * credentials there. Without a prototype, so a cookie named `__proto__` is just a cookie.
+ */
 export function parseCookies(req: Request, _res: unknown, next: () => void) {
-  const cookies: Record<string, string> = {};
+  const cookies: Record<string, string> = Object.create(null);
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const at = part.indexOf('=');
     if (at <= 0) continue;
@@ -68,4 +72,13 @@ export function bearerKeys<P extends Principal>(
     req.principal = principal;
     return true;
   };
+}
+
+/** The headers a client sends to present a credential, by its security scheme in the contract. */
+export function credentialHeaders(document: Record<string, any>, credential: StubCredential): Record<string, string> {
+  const scheme = document.components?.securitySchemes?.[credential.scheme];
+  if (!scheme) throw new Error(`credential "${credential.label}" names ${credential.scheme}, which is not a security scheme of the contract`);
+  if (scheme.type === 'http' || scheme.type === 'oauth2' || scheme.type === 'openIdConnect') return { Authorization: `Bearer ${credential.value}` };
+  if (scheme.in === 'cookie') return { Cookie: `${scheme.name}=${credential.value}` };
+  return { [scheme.name]: credential.value };
 }

@@ -1,6 +1,7 @@
 /**
  * Time as the stubs see it. Rules that depend on time (rate windows, codes that expire, monthly
- * resets, crawl progress) read it from here, so tests move time instead of waiting.
+ * resets, crawl progress) read it from here, so tests and `POST /_stub/clock` move time instead of
+ * waiting.
  */
 export interface Clock {
   now(): number; // epoch milliseconds
@@ -8,20 +9,43 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
-export interface ManualClock extends Clock {
+/** A clock that can be moved forward: the system's plus an offset, or one that moves only when told. */
+export interface StubClock extends Clock {
+  readonly manual: boolean;
   advance(ms: number): void;
+  /** Moves to an instant; never backwards (the stubs' schedules assume time only grows). */
   set(epochMs: number): void;
 }
 
-export function createManualClock(start = Date.parse('2026-01-15T09:30:00Z')): ManualClock {
-  let current = start;
+export class ClockWentBackwards extends Error {}
+
+export function createStubClock(options: { manual?: boolean; start?: number } = {}): StubClock {
+  const manual = options.manual ?? false;
+  let base = options.start ?? Date.now();
+  let offset = 0;
+  const now = () => (manual ? base : Date.now() + offset);
   return {
-    now: () => current,
-    advance: (ms) => {
-      current += ms;
+    manual,
+    now,
+    advance(ms) {
+      if (ms < 0) throw new ClockWentBackwards('the clock only moves forward');
+      if (manual) base += ms;
+      else offset += ms;
     },
-    set: (epochMs) => {
-      current = epochMs;
+    set(epochMs) {
+      const current = now();
+      if (epochMs < current) throw new ClockWentBackwards(`${new Date(epochMs).toISOString()} is before the stub clock's ${new Date(current).toISOString()}`);
+      this.advance(epochMs - current);
     },
   };
+}
+
+/** `STUB_CLOCK=manual` (CONVENTIONS §6): every stub's clock moves only when told. */
+export function stubClockFromEnv(env: NodeJS.ProcessEnv = process.env): StubClock {
+  return createStubClock({ manual: env.STUB_CLOCK === 'manual' });
+}
+
+/** A clock for tests: stands still at `start` until advanced. */
+export function createManualClock(start = Date.parse('2026-01-15T09:30:00Z')): StubClock {
+  return createStubClock({ manual: true, start });
 }

@@ -1,15 +1,29 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ValidateFunction } from 'ajv';
+import { createAjv } from '../../scripts/lib/ajv.js';
+import { basePathOf, escapePointerToken, listOperations, pointerTokens, type Operation } from '../../scripts/lib/operations.js';
 
 const generatedDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../generated');
 
-export interface OperationInfo {
-  operationId: string;
-  method: string;
-  path: string;
-  schema: Record<string, any>;
+/** An operation of the contract, with path-level parameters merged in (see `listOperations`). */
+export type OperationInfo = Operation;
+
+/** A path template of the contract, matched against request paths relative to the base path. */
+interface Route {
+  template: string;
+  pattern: RegExp;
+  names: string[];
+  /** method (lower case) -> operation */
+  methods: Map<string, OperationInfo>;
 }
+
+export type RouteMatch =
+  | { kind: 'operation'; operation: OperationInfo; pathParams: Record<string, string>; head: boolean }
+  | { kind: 'method_not_allowed'; allow: string[] }
+  | { kind: 'not_found' }
+  | { kind: 'malformed_path' };
 
 export interface Contract {
   slug: string;
@@ -17,6 +31,14 @@ export interface Contract {
   /** path of the first `servers` URL: where the service router must be mounted */
   basePath: string;
   operations: Map<string, OperationInfo>;
+  /** the operation a request path (relative to the base path) and method address, or why none */
+  match(method: string, requestPath: string): RouteMatch;
+  /**
+   * A validator for the schema at a place in the document (`['paths', '/projects', 'get',
+   * 'responses', '200', 'content', 'application/json', 'schema']`), following `$ref`s of responses and
+   * other objects on the way; compiled once, on first use.
+   */
+  validator(place: string[]): ValidateFunction;
 }
 
 const cache = new Map<string, Contract>();
@@ -26,16 +48,136 @@ export function loadContract(slug: string): Contract {
   const cached = cache.get(slug);
   if (cached) return cached;
   const document = JSON.parse(readFileSync(path.join(generatedDir, slug, 'openapi.json'), 'utf8'));
-  const server = document.servers?.[0]?.url ?? '/';
-  const basePath = new URL(server, 'http://localhost').pathname.replace(/\/$/, '') || '/';
-  const operations = new Map<string, OperationInfo>();
-  for (const [p, item] of Object.entries<Record<string, any>>(document.paths ?? {})) {
-    for (const method of ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']) {
-      const op = item[method];
-      if (op?.operationId) operations.set(op.operationId, { operationId: op.operationId, method, path: p, schema: op });
-    }
-  }
-  const contract = { slug, document, basePath, operations };
+  const contract = contractOf(slug, document);
   cache.set(slug, contract);
   return contract;
+}
+
+export function contractOf(slug: string, document: Record<string, any>): Contract {
+  const operations = new Map<string, OperationInfo>();
+  const routes = new Map<string, Route>();
+  for (const operation of listOperations(document)) {
+    operations.set(operation.id, operation);
+    let route = routes.get(operation.path);
+    if (!route) {
+      const names: string[] = [];
+      const source = operation.path
+        .split(/(\{[^}]+\})/)
+        .map((part) => {
+          const name = /^\{([^}]+)\}$/.exec(part)?.[1];
+          if (name === undefined) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+          names.push(name);
+          return '([^/]+)';
+        })
+        .join('');
+      route = { template: operation.path, pattern: new RegExp(`^${source}/?$`), names, methods: new Map() };
+      routes.set(operation.path, route);
+    }
+    route.methods.set(operation.method, operation);
+  }
+  // Literal paths first (`/sessions/list` before `/sessions/{id}`), as a reader of the contract expects.
+  const ordered = [...routes.values()].sort((a, b) => a.names.length - b.names.length || b.template.length - a.template.length);
+
+  const match = (method: string, requestPath: string): RouteMatch => {
+    const wanted = method.toLowerCase();
+    for (const route of ordered) {
+      const found = route.pattern.exec(requestPath);
+      if (!found) continue;
+      const direct = route.methods.get(wanted);
+      const operation = direct ?? (wanted === 'head' ? route.methods.get('get') : undefined);
+      if (!operation) return { kind: 'method_not_allowed', allow: allowedMethods(route) };
+      const pathParams: Record<string, string> = Object.create(null);
+      try {
+        route.names.forEach((name, i) => {
+          pathParams[name] = decodeURIComponent(found[i + 1]!);
+        });
+      } catch {
+        return { kind: 'malformed_path' };
+      }
+      return { kind: 'operation', operation, pathParams, head: wanted === 'head' && !direct };
+    }
+    return { kind: 'not_found' };
+  };
+
+  return { slug, document, basePath: basePathOf(document), operations, match, validator: schemaValidators(slug, document) };
+}
+
+function schemaValidators(slug: string, document: Record<string, any>) {
+  const id = `https://contracts.platform.example/bundle/${slug}.json`;
+  const compiled = new Map<string, ValidateFunction>();
+  let ajv: ReturnType<typeof createAjv> | undefined;
+  return (place: string[]): ValidateFunction => {
+    const at = locate(document, place);
+    const key = at.map(escapePointerToken).join('/');
+    let validate = compiled.get(key);
+    if (!validate) {
+      if (!ajv) {
+        // The bundle is an OpenAPI document, not a schema: its other keywords are fine here.
+        ajv = createAjv({ strict: false, allErrors: true });
+        ajv.addSchema(document, id);
+      }
+      validate = ajv.compile({ $ref: `${id}#/${key}` });
+      compiled.set(key, validate);
+    }
+    return validate;
+  };
+}
+
+/** The real location of a place in the document, with the `$ref`s along the way followed. */
+function locate(document: Record<string, any>, place: string[]): string[] {
+  let node: any = document;
+  let at: string[] = [];
+  for (const key of place) {
+    while (node && typeof node.$ref === 'string' && node.$ref.startsWith('#/')) {
+      at = pointerTokens(node.$ref);
+      node = at.reduce((n: any, k) => n?.[k], document);
+    }
+    node = node?.[key];
+    at = [...at, key];
+    if (node === undefined) throw new Error(`nothing at ${place.join(' > ')}`);
+  }
+  return at;
+}
+
+function allowedMethods(route: Route): string[] {
+  const methods = [...route.methods.keys()].map((m) => m.toUpperCase());
+  if (methods.includes('GET') && !methods.includes('HEAD')) methods.push('HEAD');
+  if (!methods.includes('OPTIONS')) methods.push('OPTIONS');
+  return methods;
+}
+
+/** The statuses an operation documents, as strings (`200`, `4XX`, `default`). */
+export function declaredStatuses(operation: OperationInfo): string[] {
+  return Object.keys(operation.op.responses ?? {});
+}
+
+/** Whether the operation documents `status`, exactly or through a range (`4XX`) or `default`. */
+export function declares(operation: OperationInfo, status: number): boolean {
+  const declared = declaredStatuses(operation);
+  return declared.includes(String(status)) || declared.includes(`${String(status)[0]}XX`) || declared.includes('default');
+}
+
+/** Whether the operation takes input the validator can refuse: parameters or a body. */
+export function takesInput(operation: OperationInfo): boolean {
+  return operation.op.parameters.length > 0 || operation.op.requestBody !== undefined;
+}
+
+/** Whether any security requirement of the operation names a scheme (an empty `{}` means anonymous is fine). */
+export function isSecured(document: Record<string, any>, operation: OperationInfo): boolean {
+  const requirements: Array<Record<string, unknown>> = operation.op.security ?? document.security ?? [];
+  return requirements.length > 0 && requirements.every((r) => Object.keys(r).length > 0);
+}
+
+/**
+ * Every status the framework itself can answer for an operation, before any handler runs: 400 for
+ * input that fails the contract (invalid JSON, too large, wrong media type and too many fields all
+ * fold into it unless the operation declares 413 or 415), 401 where it is secured, 429 where it is
+ * rate limited. The contract rules check that each is declared (DECISIONS G-2).
+ */
+export function frameworkStatuses(document: Record<string, any>, operation: OperationInfo): number[] {
+  const statuses: number[] = [];
+  if (takesInput(operation)) statuses.push(400);
+  if (isSecured(document, operation)) statuses.push(401);
+  if (operation.op['x-rate-limit']) statuses.push(429);
+  return statuses;
 }

@@ -1,6 +1,8 @@
 /**
- * One way for a handler to fail: throw an ApiError with the service's code. The service's error
- * mapper turns it, and every validator, auth and rate-limit failure, into the published error body.
+ * How a stub fails. A handler fails through its context's `fail(status, code, message)`, typed by
+ * the statuses its operation declares; security handlers throw an ApiError. The service's error
+ * mapper turns it, and every body-parser, validator, auth and rate-limit failure, into the
+ * published error body.
  */
 export class ApiError extends Error {
   constructor(
@@ -21,18 +23,23 @@ export class ApiError extends Error {
 /** Where a failure came from, before it takes a service's shape. */
 export type FailureKind =
   | 'validation' // request did not match the contract, or was not JSON
-  | 'unsupported_media_type'
+  | 'payload_too_large' // body or its field count over the limit
+  | 'unsupported_media_type' // content type or charset the operation does not take
   | 'unauthenticated'
   | 'forbidden'
   | 'not_found' // no such route
-  | 'method_not_allowed'
+  | 'method_not_allowed' // a known path, another method
   | 'rate_limited'
-  | 'api' // thrown by a handler as ApiError
+  | 'api' // a handler's failure
   | 'not_implemented' // a contract operation the stub does not implement yet
-  | 'internal';
+  | 'internal'; // a bug: logged in full, answered without detail
+
+/** `Failure.code` of a body that is not valid JSON, for services that word it apart. */
+export const INVALID_JSON = 'invalid_json';
 
 export interface Failure {
   kind: FailureKind;
+  /** The status answered: the framework has already folded it into one the operation declares. */
   status: number;
   message: string;
   code?: string | undefined;
@@ -57,4 +64,17 @@ export type ErrorMapper = (failure: Failure) => ErrorResponse;
 export function describeIssues(failure: Failure): string {
   if (!failure.issues?.length) return failure.message;
   return failure.issues.map((i) => (i.path ? `${i.path} ${i.message}` : i.message)).join('; ');
+}
+
+/**
+ * Issues grouped by field (`body.to` -> `to`), in a map without a prototype: field names come from
+ * the request, and one named `__proto__` or `toString` must stay a field.
+ */
+export function issuesByField(failure: Failure): Record<string, string[]> {
+  const out: Record<string, string[]> = Object.create(null);
+  for (const issue of failure.issues ?? []) {
+    const field = issue.path.replace(/^(body|query|path|params|headers)\.?/, '') || '_';
+    (out[field] ??= []).push(issue.message);
+  }
+  return out;
 }

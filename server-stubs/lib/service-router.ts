@@ -1,71 +1,94 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { parseCookies, type Principal, type SecurityHandler } from './auth.js';
+import { parseBody, checkFiniteParameters, pruneUnknownProperties } from './request-body.js';
+import { browserAccess, type CorsOrigins } from './browser.js';
 import type { Clock } from './clock.js';
-import { loadContract, type Contract } from './contract.js';
-import { ApiError, type ErrorMapper, type Failure } from './errors.js';
-import type { HandlerContext } from './handlers.js';
+import { loadContract, type Contract, type OperationInfo } from './contract.js';
+import { ApiError, type ErrorMapper } from './errors.js';
+import { failureFromThrown, failureOf } from './failures.js';
+import type { HandlerMap, RequestDefaults } from './handlers.js';
 import { RateLimiter, type RateLimitRule } from './rate-limit.js';
-import { eventStreamHeaders, openEventStream } from './sse.js';
+import { sendResult, type RuntimeResult } from './results.js';
 
-/** `Failure.code` of a body that is not valid JSON, for services that word it apart. */
-export const INVALID_JSON = 'invalid_json';
-
-export interface ServiceRouterOptions {
+export interface ServiceRouterOptions<Ops, P extends Principal, Defaults> {
   slug: string;
-  /** the service's handler map (typed where it is declared, with `satisfies HandlerMap<...>`) */
-  handlers: Record<string, (ctx: HandlerContext<any, any>) => unknown>;
+  /**
+   * The service's handlers by operationId (typed where they are declared, with
+   * `satisfies HandlerMap<operations, P, operationDefaults>`). An operation without one answers 501
+   * in the service's error body; a key that is not an operation of the contract fails at start.
+   */
+  handlers: Partial<HandlerMap<Ops, P, Defaults>>;
   /** one handler per security scheme name of the contract */
   security: Record<string, SecurityHandler>;
   errors: ErrorMapper;
   clock: Clock;
+  /** operations whose handlers get the exact request bytes as `ctx.rawBody` (signature checks, proxies) */
+  rawBody?: ReadonlyArray<keyof Ops & string>;
+  /** origins browsers may call from: any by default (DECISIONS G-3) */
+  corsOrigins?: CorsOrigins;
   validateRequests?: boolean;
   validateResponses?: boolean;
   rateLimits?: boolean;
-  /**
-   * Operations without a handler answer 501 in the service's error body instead of failing at
-   * start-up. For a service whose contract has landed before its reference behaviour.
-   */
-  allowUnimplemented?: boolean;
 }
 
 export interface ServiceRouter {
   router: Router;
   contract: Contract;
   limiter: RateLimiter;
+  /** operations of the contract that have no handler: they answer 501 */
+  unimplemented: string[];
+}
+
+/** What the framework learns about a request before anything else: the operation it addresses. */
+export interface MatchedRequest {
+  operation: OperationInfo;
+  pathParams: Record<string, string>;
+  wantsRawBody: boolean;
 }
 
 declare module 'express-serve-static-core' {
   interface Request {
-    openapi?: { schema: Record<string, any>; openApiRoute?: string; pathParams?: Record<string, string> };
+    matched?: MatchedRequest;
+    rawBody?: Buffer;
   }
 }
 
+type RuntimeHandler = (ctx: Record<string, unknown>) => RuntimeResult | Promise<RuntimeResult>;
+
 /**
- * The router of one service, to mount at the contract's base path: body parsing, contract validation
- * of requests and responses (express-openapi-validator on the bundle), auth through the contract's
- * security schemes, per-operation rate limits from `x-rate-limit`, dispatch by `operationId`, and one
- * error exit through the service's mapper.
+ * The router of one service, to mount at the contract's base path. In order: browser access (CORS,
+ * OPTIONS), the operation the request addresses (404 and 405 answered here, so every later failure
+ * knows its operation and so its error family), the body (only where the operation takes one),
+ * contract validation (express-openapi-validator on the bundle), auth through the contract's
+ * security schemes, rate limits from `x-rate-limit`, dispatch by operationId, and one error exit
+ * through the service's mapper, with the status folded into one the operation declares.
  */
-export function createServiceRouter(options: ServiceRouterOptions): ServiceRouter {
+export function createServiceRouter<Ops, P extends Principal = Principal, Defaults = {}>(
+  options: ServiceRouterOptions<Ops, P, Defaults>,
+): ServiceRouter {
   const contract = loadContract(options.slug);
+  const handlers = options.handlers as Record<string, RuntimeHandler | undefined>;
+  const unknown = Object.keys(handlers).filter((id) => !contract.operations.has(id));
+  if (unknown.length > 0) throw new Error(`${options.slug}: handlers for operations the contract does not have: ${unknown.join(', ')}`);
+  const unimplemented = [...contract.operations.keys()].filter((id) => !handlers[id]);
+  const rawBody = new Set<string>(options.rawBody ?? []);
   const limiter = new RateLimiter(options.clock);
   const router = express.Router();
-  const missing = [...contract.operations.keys()].filter((id) => !(id in options.handlers));
-  if (missing.length > 0 && !options.allowUnimplemented) throw new Error(`${options.slug}: no handler for ${missing.join(', ')}`);
 
+  router.use(browserAccess(contract, options.corsOrigins));
+  router.use(matchOperation(contract, rawBody));
   router.use(parseCookies);
-  router.use(express.json({ type: ['application/json', 'application/*+json'], limit: '5mb' }));
-  router.use(express.urlencoded({ extended: false, limit: '5mb' }));
-  router.use(express.text({ type: ['text/*', 'message/*'], limit: '5mb' }));
-  // The validator's types are written against Express 4's; at run time it works with 5.
+  router.use(parseBody);
+  router.use(checkFiniteParameters(contract));
+  router.use(pruneUnknownProperties(contract));
   router.use(
     ...(OpenApiValidator.middleware({
       apiSpec: structuredClone(contract.document) as never,
       // The build lints every bundle against the OpenAPI schema already; doing it again here
       // would cost a third of the stub's cold start.
       validateApiSpec: false,
-      validateRequests: options.validateRequests === false ? false : { allErrors: true },
+      validateRequests: options.validateRequests === false ? false : { allErrors: true, allowUnknownQueryParameters: true },
       validateResponses: options.validateResponses === false ? false : { allErrors: true },
       validateSecurity: { handlers: options.security as never },
       validateFormats: true,
@@ -73,137 +96,96 @@ export function createServiceRouter(options: ServiceRouterOptions): ServiceRoute
     }) as unknown as RequestHandler[]),
   );
   if (options.rateLimits !== false) router.use(rateLimit(limiter));
-  router.use(dispatch(options.handlers));
-  if (options.allowUnimplemented) router.use(notImplemented);
-  router.use(errorExit(options));
-  return { router, contract, limiter };
+  router.use(dispatch(handlers, contract, options.validateResponses !== false));
+  router.use(errorExit(options.slug, options.errors));
+  return { router, contract, limiter, unimplemented };
+}
+
+/** Sets `req.matched`, or fails with 404 (no such path) or 405 with `Allow` (no such method). */
+function matchOperation(contract: Contract, rawBody: Set<string>) {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const match = contract.match(req.method, req.path);
+    switch (match.kind) {
+      case 'operation':
+        req.matched = { operation: match.operation, pathParams: match.pathParams, wantsRawBody: rawBody.has(match.operation.id) };
+        // HEAD is a GET without the body: Node drops the body of a HEAD answer by itself.
+        if (match.head) req.method = 'GET';
+        return next();
+      case 'method_not_allowed':
+        return next(failureOf('method_not_allowed', 405, `Method ${req.method} is not allowed on ${req.baseUrl}${req.path}; allowed: ${match.allow.join(', ')}`, {
+          headers: { Allow: match.allow.join(', ') },
+        }));
+      case 'malformed_path':
+        return next(failureOf('not_found', 404, `No route ${req.method} ${req.baseUrl}${req.path}: the path is not valid percent-encoding`));
+      case 'not_found':
+        return next(failureOf('not_found', 404, `No route ${req.method} ${req.baseUrl}${req.path}`));
+    }
+  };
 }
 
 function rateLimit(limiter: RateLimiter) {
   return (req: Request, _res: Response, next: NextFunction) => {
-    const rule = req.openapi?.schema['x-rate-limit'] as RateLimitRule | undefined;
-    if (!rule) return next();
+    const operation = req.matched?.operation;
+    const rule = operation?.op['x-rate-limit'] as RateLimitRule | undefined;
+    if (!operation || !rule) return next();
     const who = req.principal?.id ?? req.ip ?? 'anonymous';
-    const decision = limiter.take(`${req.openapi!.schema.operationId}:${who}`, rule);
+    const decision = limiter.take(`${operation.id}:${who}`, rule);
     if (decision.allowed) return next();
-    const failure: Failure = {
-      kind: 'rate_limited',
-      status: 429,
-      message: `Rate limit of ${rule.requests} requests per ${rule.windowSeconds} s exceeded; retry after ${decision.retryAfterSeconds} s`,
-      headers: { 'Retry-After': String(decision.retryAfterSeconds) },
-    };
-    next(failure);
+    next(
+      failureOf('rate_limited', 429, `Rate limit of ${rule.requests} requests per ${rule.windowSeconds} s exceeded; retry after ${decision.retryAfterSeconds} s`, {
+        headers: { 'Retry-After': String(decision.retryAfterSeconds) },
+      }),
+    );
   };
 }
 
-/** A contract operation that has no handler yet. */
-function notImplemented(req: Request, _res: Response, next: NextFunction) {
-  const operationId = req.openapi?.schema.operationId as string | undefined;
-  if (!operationId) return next();
-  const failure: Failure = {
-    kind: 'not_implemented',
-    status: 501,
-    message: `${operationId} (${req.method} ${req.openapi?.openApiRoute ?? req.path}) is in the contract but not implemented by this stub yet`,
-  };
-  next(failure);
-}
-
-function dispatch(handlers: ServiceRouterOptions['handlers']) {
+function dispatch(handlers: Record<string, RuntimeHandler | undefined>, contract: Contract, validateFrames: boolean) {
   return async (req: Request, res: Response, next: NextFunction) => {
-    const operationId = req.openapi?.schema.operationId as string | undefined;
-    const handler = operationId ? handlers[operationId] : undefined;
-    if (!handler) return next();
+    const operation = req.matched?.operation;
+    if (!operation) return next(failureOf('not_found', 404, `No route ${req.method} ${req.baseUrl}${req.path}`));
+    const handler = handlers[operation.id];
+    if (!handler) {
+      return next(
+        failureOf('not_implemented', 501, `${operation.id} (${operation.method.toUpperCase()} ${operation.path}) is in the contract but not implemented by this stub yet`),
+      );
+    }
     try {
-      const result = (await handler({
-        params: (req.openapi?.pathParams ?? req.params) as never,
-        query: req.query as never,
-        body: req.body as never,
-        principal: req.principal as Principal,
+      const result = await handler({
+        params: req.matched!.pathParams,
+        query: req.query,
+        headers: req.headers,
+        body: req.body,
+        rawBody: req.rawBody,
+        principal: req.principal,
+        fail: (status: number, code: string | undefined, message: string, extras?: Record<string, unknown>, headers?: Record<string, string>) => {
+          throw new ApiError(status, code, message, extras, headers);
+        },
         req,
         res,
-      })) as { status: number; headers?: Record<string, string>; body?: unknown; stream?: Function; text?: string; contentType?: string };
-      if (result.stream) {
-        const events = openEventStream(res, { ...eventStreamHeaders, ...(result.headers ?? {}) });
-        await result.stream(events);
-        return;
-      }
-      res.status(result.status);
-      if (result.headers) res.set(result.headers);
-      if (result.text !== undefined) res.type(result.contentType ?? 'text/plain').send(result.text);
-      else if (result.body !== undefined) res.json(result.body);
-      else res.end();
+      });
+      await sendResult(res, result, { contract, operation, validateFrames });
     } catch (error) {
       next(error);
     }
   };
 }
 
-/** Turns anything thrown or passed to `next` into a Failure, then the service's published body. */
-function errorExit(options: ServiceRouterOptions) {
+/** Every failure leaves here, in the service's body, with a status its operation declares. */
+function errorExit(slug: string, errors: ErrorMapper) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const failure = toFailure(error, req);
-    if (failure.kind === 'internal') console.error(`[${options.slug}] ${req.method} ${req.originalUrl}:`, failure.message);
+    const operation = req.matched?.operation;
+    const failure = failureFromThrown(error, req);
+    if (failure.kind === 'internal') console.error(`[${slug}] ${req.method} ${req.originalUrl}: ${failure.message}`, error instanceof Error ? error.stack : '');
     if (res.headersSent) {
+      // A stream that failed half-way: all that is left is to end it.
       res.end();
       return;
     }
-    const mapped = options.errors({ ...failure, operation: operationOf(req) });
+    const mapped = errors({ ...failure, operation: operation && { id: operation.id, tags: operation.op.tags ?? [] } });
     res.status(mapped.status);
     res.set({ ...(failure.headers ?? {}), ...(mapped.headers ?? {}) });
-    // 501 is not a contract status, so it is sent past the response validator.
-    if (failure.kind === 'not_implemented') res.type('application/json').send(JSON.stringify(mapped.body));
-    else res.json(mapped.body);
+    // Sent as text so the response validator does not take an error body for a handler's answer;
+    // the conformance and fuzz tests hold the mappers to the contract.
+    res.type('application/json').send(JSON.stringify(mapped.body));
   };
-}
-
-function operationOf(req: Request): Failure['operation'] {
-  const schema = req.openapi?.schema;
-  return schema?.operationId ? { id: String(schema.operationId), tags: (schema.tags as string[] | undefined) ?? [] } : undefined;
-}
-
-export function toFailure(error: unknown, req: Request): Failure {
-  if (isFailure(error)) return error;
-  if (error instanceof ApiError) return apiFailure(error);
-  const e = error as { status?: number; type?: string; message?: string; errors?: Array<{ path?: string; message?: string }> };
-  if (e?.type === 'entity.parse.failed') {
-    return { kind: 'validation', status: 400, code: INVALID_JSON, message: 'Invalid JSON in request body', issues: [{ path: 'body', message: 'is not valid JSON' }] };
-  }
-  if (e?.type === 'entity.too.large') return { kind: 'validation', status: 413, message: 'Request body too large' };
-  const status = e?.status ?? 500;
-  if ((status === 401 || status === 403) && req.authFailure) {
-    // An auth failure keeps its kind, so each service answers it with its own auth error body.
-    return { ...apiFailure(req.authFailure), kind: req.authFailure.status === 403 ? 'forbidden' : 'unauthenticated' };
-  }
-  if (status === 401) return { kind: 'unauthenticated', status, message: e.message ?? 'Unauthorized' };
-  if (status === 403) return { kind: 'forbidden', status, message: e.message ?? 'Forbidden' };
-  if (status === 404) return { kind: 'not_found', status, message: `No route ${req.method} ${req.originalUrl.split('?')[0]}` };
-  if (status === 405) return { kind: 'method_not_allowed', status, message: `Method ${req.method} not allowed on ${req.originalUrl.split('?')[0]}` };
-  if (status === 415) return { kind: 'unsupported_media_type', status, message: e.message ?? 'Unsupported media type' };
-  if (status === 400) {
-    const issues = (e.errors ?? []).map((i) => ({ path: readablePath(i.path), message: i.message ?? 'is invalid' }));
-    return { kind: 'validation', status, message: e.message ?? 'Invalid request', issues };
-  }
-  const message = e?.message ?? String(error);
-  return { kind: 'internal', status: 500, message: /response/.test(message) ? `Response does not match the contract: ${message}` : message };
-}
-
-function apiFailure(error: ApiError): Failure {
-  return {
-    kind: 'api',
-    status: error.status,
-    message: error.message,
-    code: error.code,
-    extras: error.extras,
-    headers: error.headers,
-  };
-}
-
-function isFailure(value: unknown): value is Failure {
-  return typeof value === 'object' && value !== null && 'kind' in value && 'status' in value && !(value instanceof Error);
-}
-
-/** `/body/serpDepth` -> `body.serpDepth`; `/query/projectId` -> `query.projectId`. */
-function readablePath(pointer: string | undefined): string {
-  if (!pointer) return '';
-  return pointer.replace(/^\//, '').replaceAll('/', '.');
 }

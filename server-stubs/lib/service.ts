@@ -1,6 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Router } from 'express';
+import type { CorsOrigins } from './browser.js';
+import type { Clock } from './clock.js';
 
 /** A running stub: an Express router to mount at the service's base path. */
 export interface StubInstance {
@@ -10,8 +12,34 @@ export interface StubInstance {
    * Return true when the upgrade was taken.
    */
   upgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => boolean;
+  /** Puts the service back to its seeds (`POST /_stub/reset`); the clock stays where it is. */
+  reset?: () => void | Promise<void>;
+  /** Runs work that fell due on the clock (retries, expiries, jobs); `POST /_stub/clock` waits for it. */
+  runDue?: () => void | Promise<void>;
+  /** operations of the contract without a handler: they answer 501 */
+  unimplemented?: string[];
   /** Stops timers and open streams so a test or the server can exit promptly. */
   close?: () => void | Promise<void>;
+}
+
+/**
+ * A seeded test credential, as a client sends it: for a security scheme of the contract, its secret.
+ * The same list feeds the service's auth, the start banner and the tests.
+ */
+export interface StubCredential {
+  label: string;
+  /** the contract's security scheme name (`bearerAuth`, `sessionCookie`, ...) */
+  scheme: string;
+  /** the bearer token, header value or cookie value */
+  value: string;
+  /** a seed that must be refused (a revoked key); valid unless false */
+  valid?: boolean;
+}
+
+/** What `npm start` gives every service, so they share one clock and one set of development switches. */
+export interface StubEnvironment {
+  clock?: Clock;
+  corsOrigins?: CorsOrigins;
 }
 
 /**
@@ -23,7 +51,6 @@ export interface StubService<Options = unknown> {
   /** Mount point, the path of the service's `servers` URL, e.g. `/seo`. */
   basePath: string;
   title: string;
-  /** Seeded test credentials, printed by `npm start`. */
-  credentials: ReadonlyArray<{ label: string; value: string }>;
-  create(options?: Options): StubInstance | Promise<StubInstance>;
+  credentials: ReadonlyArray<StubCredential>;
+  create(options?: Options & StubEnvironment): StubInstance | Promise<StubInstance>;
 }

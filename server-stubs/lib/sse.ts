@@ -27,12 +27,19 @@ export const eventStreamHeaders = {
   'X-Accel-Buffering': 'no',
 } as const;
 
+export interface EventStreamOptions {
+  status?: number;
+  headers?: Record<string, string>;
+  /** the frame schema of the contract: a frame off it is not written, and the stream ends */
+  validate?: ((frame: unknown) => boolean) & { errors?: Array<{ instancePath?: string; message?: string }> | null };
+  /** names the stream in the log */
+  label?: string;
+}
+
 /** Starts an event stream on `res`: the only place stubs write `text/event-stream`. */
-export function openEventStream<F extends SseFrame>(
-  res: Response,
-  headers: Record<string, string> = eventStreamHeaders,
-): EventStream<F> {
-  res.writeHead(200, headers);
+export function openEventStream<F extends SseFrame>(res: Response, options: EventStreamOptions = {}): EventStream<F> {
+  const { validate } = options;
+  res.writeHead(options.status ?? 200, options.headers ?? eventStreamHeaders);
   res.flushHeaders();
   const timers: Array<ReturnType<typeof setInterval>> = [];
   const listeners: Array<() => void> = [];
@@ -47,6 +54,13 @@ export function openEventStream<F extends SseFrame>(
   return {
     send(frame) {
       if (closed) return;
+      if (validate && !validate(frame)) {
+        // Called from timers, so a throw would take the process down: the log says what was wrong.
+        const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '(frame)'} ${e.message}`).join('; ');
+        console.error(`[${options.label ?? 'stream'}] frame off the contract, stream ended: ${problems}`);
+        this.end();
+        return;
+      }
       res.write(formatFrame(frame));
     },
     comment(text) {

@@ -1,10 +1,11 @@
+import type { operations } from '../../generated/mail/types.gen.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { createServiceRouter } from '../lib/service-router.js';
-import type { StubService } from '../lib/service.js';
-import { mailSecurity, providerSecretsFromEnv, seededKeys, type ProviderSecrets } from './auth.js';
+import type { StubCredential, StubEnvironment, StubService } from '../lib/service.js';
+import { mailCredentials, mailSecurity, providerSecretsFromEnv, type MailPrincipal, type ProviderSecrets } from './auth.js';
 import { mailErrors } from './errors.js';
 
-export interface MailAppOptions {
+export interface MailAppOptions extends StubEnvironment {
   clock?: Clock;
   secrets?: Partial<ProviderSecrets>;
   validateRequests?: boolean;
@@ -19,39 +20,37 @@ export interface MailAppOptions {
  */
 export function createMailApp(options: MailAppOptions = {}) {
   const secrets = { ...providerSecretsFromEnv(), ...options.secrets };
-  const { router, contract, limiter } = createServiceRouter({
+  const clock = options.clock ?? systemClock;
+  const { router, contract, limiter, unimplemented } = createServiceRouter<operations, MailPrincipal>({
     slug: 'mail',
     handlers: {},
-    allowUnimplemented: true,
-    security: mailSecurity(seededKeys, secrets),
+    security: mailSecurity(secrets),
     errors: mailErrors,
-    clock: options.clock ?? systemClock,
+    clock,
+    corsOrigins: options.corsOrigins,
     validateRequests: options.validateRequests,
     validateResponses: options.validateResponses,
     rateLimits: options.rateLimits,
   });
-  return { router, limiter, basePath: contract.basePath };
+  return { router, limiter, basePath: contract.basePath, unimplemented, reset: () => limiter.reset() };
 }
 
-const secrets = providerSecretsFromEnv();
+/** The provider and internal secrets, as their senders present them (test defaults unless set in the environment). */
+function providerCredentials(secrets: ProviderSecrets): StubCredential[] {
+  return [
+    { label: 'Feedback loop (FBL_WEBHOOK_SECRET)', scheme: 'fblSecretHeader', value: secrets.fbl },
+    { label: 'Feedback loop, as a bearer (FBL_WEBHOOK_SECRET)', scheme: 'fblBearer', value: secrets.fbl },
+    { label: 'Mail server A (INBOUND_WEBHOOK_SECRET)', scheme: 'inboundSecret', value: secrets.inbound },
+    { label: 'Internal (INTERNAL_SECRET)', scheme: 'internalSecret', value: secrets.internal },
+    { label: 'Mail server B (from an allowlisted address, POSTAL_ALLOWED_IPS)', scheme: 'postalSignature', value: 'any-value-until-verification-lands' },
+  ];
+}
 
 const service: StubService<MailAppOptions> = {
   slug: 'mail',
   basePath: '/mail',
   title: 'Mail (contract only: operations answer 501 until implemented)',
-  credentials: [
-    { label: 'API key (Max plan)', value: 'Authorization: Bearer msk_test_max' },
-    { label: 'API key (Pro plan)', value: 'Authorization: Bearer msk_test_pro' },
-    { label: 'API key (Free plan)', value: 'Authorization: Bearer msk_test_free' },
-    { label: 'API key (revoked)', value: 'Authorization: Bearer msk_test_revoked' },
-    { label: 'Session (Max plan)', value: 'Cookie: session=sess_test_max' },
-    { label: 'Session (Pro plan)', value: 'Cookie: session=sess_test_pro' },
-    { label: 'Session (Free plan)', value: 'Cookie: session=sess_test_free' },
-    { label: 'Feedback loop (FBL_WEBHOOK_SECRET)', value: `X-Webhook-Secret: ${secrets.fbl}` },
-    { label: 'Mail server A (INBOUND_WEBHOOK_SECRET)', value: `x-inbound-secret: ${secrets.inbound}` },
-    { label: 'Internal (INTERNAL_SECRET)', value: `x-internal-secret: ${secrets.internal}` },
-    { label: 'Mail server B (from an allowlisted address, POSTAL_ALLOWED_IPS)', value: 'X-Postal-Signature: any-value-until-verification-lands' },
-  ],
+  credentials: [...mailCredentials, ...providerCredentials(providerSecretsFromEnv())],
   create: (options) => createMailApp(options),
 };
 

@@ -1,37 +1,37 @@
 import { bearerToken, fail, type Principal, type SecurityHandler } from '../lib/auth.js';
 import { ApiError } from '../lib/errors.js';
+import type { StubCredential } from '../lib/service.js';
 
 export type Plan = 'free' | 'pro' | 'max';
 
 export interface MailPrincipal extends Principal {
   userId: string;
   plan: Plan;
-  /** `dashboard` keys have no scopes; `oauth` tokens are limited to `scopes`; `session` is a logged-in user. */
-  via: 'dashboard' | 'oauth' | 'session' | 'provider';
+  /** `dashboard` keys have no scopes; `session` is a logged-in user; `provider` a webhook sender. */
+  via: 'dashboard' | 'session' | 'provider';
   scopes: string[];
 }
 
-interface KeyRecord {
-  userId: string;
-  plan: Plan;
-  source: 'dashboard' | 'oauth';
-  scopes: string[];
-  revoked: boolean;
-}
+const plans = { free: 'Free', pro: 'Pro', max: 'Max' } as const satisfies Record<Plan, string>;
 
-/** Seeded credentials (CONVENTIONS §6). */
-export const seededKeys: Record<string, KeyRecord> = {
-  msk_test_free: { userId: 'usr_free', plan: 'free', source: 'dashboard', scopes: [], revoked: false },
-  msk_test_pro: { userId: 'usr_pro', plan: 'pro', source: 'dashboard', scopes: [], revoked: false },
-  msk_test_max: { userId: 'usr_max', plan: 'max', source: 'dashboard', scopes: [], revoked: false },
-  msk_test_revoked: { userId: 'usr_free', plan: 'free', source: 'dashboard', scopes: [], revoked: true },
-};
+/**
+ * Seeded keys and sessions (CONVENTIONS §6, DECISIONS mail-1), one list for auth, the start banner
+ * and the tests. Only dashboard keys are seeded: OAuth tokens are issued by the OAuth flow.
+ */
+export const mailCredentials = [
+  ...(['max', 'pro', 'free'] as const).flatMap((plan) => [
+    { label: `API key (${plans[plan]} plan)`, scheme: 'apiKey', value: `msk_test_${plan}`, userId: `usr_${plan}`, plan },
+    { label: `Session (${plans[plan]} plan)`, scheme: 'sessionCookie', value: `sess_test_${plan}`, userId: `usr_${plan}`, plan },
+  ]),
+  { label: 'API key (revoked)', scheme: 'apiKey', value: 'msk_test_revoked', userId: 'usr_free', plan: 'free', valid: false },
+] as const satisfies ReadonlyArray<StubCredential & { userId: string; plan: Plan }>;
 
-export const seededSessions: Record<string, { userId: string; plan: Plan }> = {
-  sess_test_free: { userId: 'usr_free', plan: 'free' },
-  sess_test_pro: { userId: 'usr_pro', plan: 'pro' },
-  sess_test_max: { userId: 'usr_max', plan: 'max' },
-};
+type SeededCredential = (typeof mailCredentials)[number];
+
+const seeded = (scheme: string) =>
+  new Map<string, SeededCredential>(mailCredentials.filter((c) => c.scheme === scheme).map((c) => [c.value, c]));
+const seededKeys = seeded('apiKey');
+const seededSessions = seeded('sessionCookie');
 
 export interface ProviderSecrets {
   fbl: string;
@@ -57,42 +57,27 @@ const unauthenticated = (message: string) => new ApiError(401, undefined, messag
  * operation lists and passes if one does: a dashboard key passes `apiKey`; an OAuth token passes
  * `oauth2` only with a listed scope, and is refused with 403 otherwise.
  */
-export function mailSecurity(keys: Record<string, KeyRecord>, secrets: ProviderSecrets): Record<string, SecurityHandler> {
-  const keyFor = (req: Parameters<SecurityHandler>[0]): [string, KeyRecord] => {
+export function mailSecurity(secrets: ProviderSecrets): Record<string, SecurityHandler> {
+  const dashboardKey: SecurityHandler = (req) => {
     const token = bearerToken(req);
     if (!token) fail(req, unauthenticated('Missing or invalid Authorization header'));
-    const key = keys[token];
+    const key = seededKeys.get(token);
     if (!key) fail(req, unauthenticated('Invalid API key'));
-    if (key.revoked) fail(req, unauthenticated('API key has been revoked'));
-    return [token, key];
+    if ('valid' in key && key.valid === false) fail(req, unauthenticated('API key has been revoked'));
+    req.principal = { id: token, userId: key.userId, plan: key.plan, via: 'dashboard', scopes: [] } satisfies MailPrincipal;
+    return true;
   };
-  const principal = (token: string, key: KeyRecord): MailPrincipal => ({
-    id: token,
-    userId: key.userId,
-    plan: key.plan,
-    via: key.source,
-    scopes: key.scopes,
-  });
   const secretHeader = (header: string, secret: () => string): SecurityHandler => (req) => {
     if (req.get(header) !== secret()) fail(req, unauthenticated(`Invalid ${header}`));
     req.principal = { id: header, userId: 'provider', plan: 'max', via: 'provider', scopes: [] } satisfies MailPrincipal;
     return true;
   };
   return {
-    apiKey: (req) => {
-      const [token, key] = keyFor(req);
-      if (key.source !== 'dashboard') fail(req, new ApiError(403, undefined, 'Insufficient scope'));
-      req.principal = principal(token, key);
-      return true;
-    },
-    oauth2: (req, scopes) => {
-      const [token, key] = keyFor(req);
-      if (key.source === 'oauth' && !scopes.every((s) => key.scopes.includes(s))) fail(req, new ApiError(403, undefined, 'Insufficient scope'));
-      req.principal = principal(token, key);
-      return true;
-    },
+    apiKey: dashboardKey,
+    // Dashboard keys are unscoped, so they pass every scope; issued OAuth tokens land with the OAuth flow.
+    oauth2: dashboardKey,
     sessionCookie: (req) => {
-      const session = seededSessions[String(req.cookies?.session ?? '')];
+      const session = seededSessions.get(String(req.cookies?.session ?? ''));
       if (!session) fail(req, unauthenticated('Not authenticated'));
       req.principal = { id: `session:${session.userId}`, userId: session.userId, plan: session.plan, via: 'session', scopes: [] } satisfies MailPrincipal;
       return true;

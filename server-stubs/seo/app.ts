@@ -1,8 +1,9 @@
+import type { operationDefaults, operations } from '../../generated/seo/types.gen.js';
 import { bearerKeys } from '../lib/auth.js';
 import { systemClock, type Clock } from '../lib/clock.js';
-import { createResolver, type Resolver } from '../lib/net-guard.js';
+import { resolverFromEnv, type Resolver } from '../lib/net-guard.js';
 import { createServiceRouter } from '../lib/service-router.js';
-import type { StubService } from '../lib/service.js';
+import type { StubCredential, StubEnvironment, StubService } from '../lib/service.js';
 import type { SeoHandlers, SeoPrincipal, StreamTiming } from './context.js';
 import { defaultCrawlTiming, type CrawlTiming } from './crawl.js';
 import { seoErrors } from './errors.js';
@@ -11,7 +12,7 @@ import { rankTrackingHandlers } from './handlers/rank-tracking.js';
 import { siteAuditHandlers } from './handlers/site-audit.js';
 import { SeoStore } from './store.js';
 
-export interface SeoAppOptions {
+export interface SeoAppOptions extends StubEnvironment {
   clock?: Clock;
   resolver?: Resolver;
   crawl?: Partial<CrawlTiming>;
@@ -21,18 +22,20 @@ export interface SeoAppOptions {
   rateLimits?: boolean;
 }
 
-/** Seeded keys: each is an organization of its own. */
-export const seoKeys: Record<string, SeoPrincipal> = {
-  seo_test_key: { id: 'seo_test_key', orgId: 'org_seo_1' },
-  seo_test_key_2: { id: 'seo_test_key_2', orgId: 'org_seo_2' },
-};
+/** Seeded keys (CONVENTIONS §6): each is an organization of its own. */
+export const seoCredentials = [
+  { label: 'API key (organization 1)', scheme: 'bearerAuth', value: 'seo_test_key', orgId: 'org_seo_1' },
+  { label: 'API key (organization 2)', scheme: 'bearerAuth', value: 'seo_test_key_2', orgId: 'org_seo_2' },
+] as const satisfies ReadonlyArray<StubCredential & { orgId: string }>;
+
+const principals = new Map<string, SeoPrincipal>(seoCredentials.map((c) => [c.value, { id: c.value, orgId: c.orgId }]));
 
 export function createSeoApp(options: SeoAppOptions = {}) {
   const clock = options.clock ?? systemClock;
   const store = new SeoStore(clock);
   const deps = {
     store,
-    resolver: options.resolver ?? createResolver(),
+    resolver: options.resolver ?? resolverFromEnv(),
     crawl: { ...defaultCrawlTiming, ...options.crawl },
     stream: { pingMs: 15_000, pollMs: 1_500, ceilingMs: 600_000, ...options.stream },
   };
@@ -41,27 +44,29 @@ export function createSeoApp(options: SeoAppOptions = {}) {
     ...rankTrackingHandlers(deps),
     ...siteAuditHandlers(deps),
   } satisfies SeoHandlers;
-  const { router, contract, limiter } = createServiceRouter({
+  const { router, contract, limiter, unimplemented } = createServiceRouter<operations, SeoPrincipal, operationDefaults>({
     slug: 'seo',
     handlers,
-    security: { bearerAuth: bearerKeys((token) => seoKeys[token]) },
+    security: { bearerAuth: bearerKeys((token) => principals.get(token)) },
     errors: seoErrors,
     clock,
+    corsOrigins: options.corsOrigins,
     validateRequests: options.validateRequests,
     validateResponses: options.validateResponses,
     rateLimits: options.rateLimits,
   });
-  return { router, store, limiter, basePath: contract.basePath };
+  const reset = () => {
+    store.clear();
+    limiter.reset();
+  };
+  return { router, store, limiter, basePath: contract.basePath, unimplemented, reset };
 }
 
 const service: StubService<SeoAppOptions> = {
   slug: 'seo',
   basePath: '/seo',
   title: 'Search optimization',
-  credentials: [
-    { label: 'API key (organization 1)', value: 'Authorization: Bearer seo_test_key' },
-    { label: 'API key (organization 2)', value: 'Authorization: Bearer seo_test_key_2' },
-  ],
+  credentials: seoCredentials,
   create: (options) => createSeoApp(options),
 };
 

@@ -1,4 +1,4 @@
-import type { operations } from '../../generated/seo/types.gen.js';
+import type { operationDefaults, operations } from '../../generated/seo/types.gen.js';
 import type { Principal } from '../lib/auth.js';
 import type { HandlerMap } from '../lib/handlers.js';
 import type { Resolver } from '../lib/net-guard.js';
@@ -10,7 +10,7 @@ export interface SeoPrincipal extends Principal {
   orgId: string;
 }
 
-export type SeoHandlers = HandlerMap<operations, SeoPrincipal>;
+export type SeoHandlers = HandlerMap<operations, SeoPrincipal, operationDefaults>;
 
 /** The audit stream's timings (published: ping 15 s, poll about 1.5 s, ceiling 10 min). */
 export interface StreamTiming {

@@ -2,22 +2,25 @@ import { describeIssues, type ErrorMapper } from '../lib/errors.js';
 
 /** The seo error body, `{error, code}`, for every failure of the service. */
 export const seoErrors: ErrorMapper = (failure) => {
+  const body = (code: string, error = failure.message) => ({ status: failure.status, body: { error, code } });
   switch (failure.kind) {
     case 'validation':
+    case 'payload_too_large':
     case 'unsupported_media_type':
-      return { status: 400, body: { error: describeIssues(failure), code: 'VALIDATION_ERROR' } };
+      return body('VALIDATION_ERROR', describeIssues(failure));
     case 'unauthenticated':
     case 'forbidden':
-      return { status: 401, body: { error: failure.message, code: 'UNAUTHENTICATED' } };
+      return body('UNAUTHENTICATED');
     case 'not_found':
+      return body('NOT_FOUND');
     case 'method_not_allowed':
-      return { status: 404, body: { error: failure.message, code: 'NOT_FOUND' } };
+      return body('METHOD_NOT_ALLOWED');
     case 'rate_limited':
-      return { status: 429, body: { error: failure.message, code: 'RATE_LIMITED' } };
+      return body('RATE_LIMITED');
     case 'api':
-      return { status: failure.status, body: { error: failure.message, code: failure.code ?? 'INTERNAL_ERROR' } };
+      return body(failure.code ?? 'INTERNAL_ERROR');
     case 'not_implemented':
     case 'internal':
-      return { status: 500, body: { error: failure.message, code: 'INTERNAL_ERROR' } };
+      return body('INTERNAL_ERROR');
   }
 };

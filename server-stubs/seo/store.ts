@@ -59,6 +59,11 @@ export class SeoStore {
 
   constructor(readonly clock: Clock) {}
 
+  /** Back to the seeds: an organization's first list creates its default project again. */
+  clear(): void {
+    for (const table of [this.projects, this.configs, this.keywords, this.runs, this.audits]) table.clear();
+  }
+
   now(): string {
     return new Date(this.clock.now()).toISOString();
   }
@@ -96,13 +101,16 @@ export class SeoStore {
     return [...this.keywords.values()].filter((k) => k.configId === configId);
   }
 
-  /** Tracked keywords across the organization's projects, archived ones included (they keep theirs). */
+  /**
+   * Tracked keywords across the organization's active projects. An archived project keeps its
+   * keywords, but they no longer count against the allowance (DECISIONS seo-2): they can no longer
+   * be read or removed, so counting them could exhaust the allowance for good.
+   */
   keywordCountOfOrganization(orgId: string): number {
     let count = 0;
     for (const k of this.keywords.values()) {
       const config = this.configs.get(k.configId);
-      const project = config && this.projects.get(config.projectId);
-      if (project?.orgId === orgId) count += 1;
+      if (config && this.project(orgId, config.projectId)) count += 1;
     }
     return count;
   }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { createManualClock, type ManualClock } from '../../server-stubs/lib/clock.js';
+import { createManualClock, type StubClock } from '../../server-stubs/lib/clock.js';
 import { LookupFailed, type Resolver } from '../../server-stubs/lib/net-guard.js';
 import { limits } from '../../server-stubs/seo/store.js';
 import {
@@ -62,7 +62,7 @@ describe('UNAUTHENTICATED', () => {
 
 describe('RATE_LIMITED (manual clock)', () => {
   let seo: SeoStub;
-  let clock: ManualClock;
+  let clock: StubClock;
   beforeAll(async () => {
     clock = createManualClock();
     seo = await startSeo({ clock });
@@ -131,7 +131,7 @@ describe('RATE_LIMITED (manual clock)', () => {
 
 describe('PLAN_LIMIT_REACHED', () => {
   let seo: SeoStub;
-  let clock: ManualClock;
+  let clock: StubClock;
   beforeAll(async () => {
     clock = createManualClock();
     seo = await startSeo({ clock });
@@ -190,7 +190,7 @@ describe('PLAN_LIMIT_REACHED', () => {
 
 describe('AUDIT_CAPACITY_REACHED', () => {
   let seo: SeoStub;
-  let clock: ManualClock;
+  let clock: StubClock;
   beforeAll(async () => {
     clock = createManualClock();
     seo = await startSeo({ clock, rateLimits: false, crawl: { queuedMs: 1_000, pageMs: 100 } });

@@ -89,12 +89,17 @@ describe('POST /projects', () => {
     ['empty name', { name: '' }],
     ['whitespace-only name', { name: '   \t ' }],
     ['name of the wrong type', { name: 42 }],
-    ['an unknown key', { name: 'ok', owner: 'someone' }],
   ])('400 VALIDATION_ERROR for %s, nothing created', async (_case, body) => {
     const before = seo.app.store.projects.size;
     const res = await raw(seo.baseUrl, 'POST', '/projects', { body });
     expectError(res, 400, 'VALIDATION_ERROR', { path: '/projects', method: 'post' });
     expect(seo.app.store.projects.size).toBe(before);
+  });
+
+  test('an unknown key is ignored, not refused (DECISIONS G-1)', async () => {
+    const res = await raw(seo.baseUrl, 'POST', '/projects', { body: '{"name": "ok", "owner": "someone", "__proto__": {"admin": true}}' });
+    expect(res.status).toBe(201);
+    expect((res.body as { project: Record<string, unknown> }).project).toEqual({ id: expect.any(String), name: 'ok', domain: null });
   });
 
   test('400 VALIDATION_ERROR for invalid JSON', async () => {

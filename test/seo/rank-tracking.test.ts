@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createManualClock, type ManualClock } from '../../server-stubs/lib/clock.js';
+import { createManualClock, type StubClock } from '../../server-stubs/lib/clock.js';
 import { limits } from '../../server-stubs/seo/store.js';
 import {
   addKeywords,
@@ -16,7 +16,7 @@ import {
 } from './support.js';
 
 let seo: SeoStub;
-let clock: ManualClock;
+let clock: StubClock;
 beforeAll(async () => {
   clock = createManualClock();
   seo = await startSeo({ clock, rateLimits: false });
@@ -309,8 +309,16 @@ describe('keywords', () => {
       expect(past).toMatchObject({ keywords: [], totalCount: 260, page: 9, pageSize: 50 });
     });
 
-    test('page 0 and pageSize 0 are 400', async () => {
-      for (const q of ['page=0', 'pageSize=0', 'page=abc']) {
+    test('pageSize 0 and negatives snap to 50 (DECISIONS seo-1)', async () => {
+      for (const q of ['pageSize=0', 'pageSize=-7', 'pageSize=-1000000']) {
+        const res = await raw(seo.baseUrl, 'GET', `/rank-tracking/keywords?projectId=${projectId}&configId=${configId}&${q}`);
+        expect(res.status, q).toBe(200);
+        expect((res.body as { pageSize: number }).pageSize, q).toBe(50);
+      }
+    });
+
+    test('page 0, non-numbers and non-finite numbers are 400', async () => {
+      for (const q of ['page=0', 'page=abc', 'pageSize=abc', 'page=Infinity', 'pageSize=-Infinity', 'page=1e309', 'pageSize=1.5']) {
         const res = await raw(seo.baseUrl, 'GET', `/rank-tracking/keywords?projectId=${projectId}&configId=${configId}&${q}`);
         expectError(res, 400, 'VALIDATION_ERROR', { path: '/rank-tracking/keywords', method: 'get' });
       }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createManualClock, type ManualClock } from '../../server-stubs/lib/clock.js';
+import { createManualClock, type StubClock } from '../../server-stubs/lib/clock.js';
 import { LookupFailed, type Resolver } from '../../server-stubs/lib/net-guard.js';
 import { crawlStatus, expectError, KEY_2, newProject, outcome, raw, startCrawl, startSeo, UNKNOWN_ID, type SeoStub } from './support.js';
 
@@ -7,7 +7,7 @@ const QUEUED_MS = 1_000;
 const PAGE_MS = 100;
 
 let seo: SeoStub;
-let clock: ManualClock;
+let clock: StubClock;
 let projectId: string;
 const resolved: string[] = [];
 /** Documentation names resolve offline as the default resolver does; `nxdomain.test` does not resolve. */

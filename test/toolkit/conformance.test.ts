@@ -10,6 +10,7 @@ import { loadContract } from '../../server-stubs/lib/contract.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
 import { startMockServer, type MockServer } from '../../mock/server.js';
 import { contractChecker } from '../helpers/contract.js';
+import { seededCredentials } from '../helpers/credentials.js';
 import { documentedStatuses, exampleRequest } from '../helpers/example-request.js';
 
 const slugs = findApiServices(defaultRoot).map((s) => s.slug);
@@ -24,20 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([stubs?.close(), mock?.close()]);
 });
-
-/** `Authorization: Bearer seo_test_key` style credentials of a stub, as headers for a scheme. */
-function stubCredentials(slug: string) {
-  const service = stubs.services.find((s) => s.slug === slug);
-  const headers = (service?.credentials ?? []).flatMap((c) => {
-    const m = /^([A-Za-z-]+):\s*(.+)$/.exec(c.value);
-    return m ? [{ name: m[1]!.toLowerCase(), value: m[2]! }] : [];
-  });
-  return (scheme: Record<string, any>): Record<string, string> => {
-    const wanted = scheme.type === 'http' ? 'authorization' : scheme.in === 'header' ? String(scheme.name).toLowerCase() : 'cookie';
-    const found = headers.find((h) => h.name === wanted && (scheme.type !== 'http' || /^bearer /i.test(h.value)));
-    return found ? { [wanted]: found.value } : {};
-  };
-}
 
 function mockCredentials(scheme: Record<string, any>): Record<string, string> {
   if (scheme.type === 'http') return { authorization: 'Bearer mock-token' };
@@ -70,7 +57,8 @@ describe.each(slugs)('%s', (slug) => {
   }
 
   test.for(operations)('stub: %s conforms', async ([, operation], context) => {
-    const { status, body } = await callAndCheck(`http://127.0.0.1:${stubs.port}`, operation, stubCredentials(slug));
+    const service = stubs.services.find((s) => s.slug === slug);
+    const { status, body } = await callAndCheck(`http://127.0.0.1:${stubs.port}`, operation, seededCredentials(service, document));
     if (status === 501) {
       // A contract operation whose reference behaviour has not landed: it must say so in one of
       // the error bodies the operation documents, and counts as skipped.

@@ -1,8 +1,11 @@
-import { ApiError } from '../../lib/errors.js';
+import type { Fail } from '../../lib/handlers.js';
 import type { SeoDeps, SeoHandlers } from '../context.js';
-import { limits } from '../store.js';
+import { limits, type SeoStore } from '../store.js';
 
-export const projectNotFound = () => new ApiError(404, 'NOT_FOUND', 'Project not found');
+/** The organization's project, not archived; 404 otherwise. */
+export function requireProject(store: SeoStore, fail: Fail<404>, orgId: string, projectId: string) {
+  return store.project(orgId, projectId) ?? fail(404, 'NOT_FOUND', 'Project not found');
+}
 
 const publicProject = ({ id, name, domain }: { id: string; name: string; domain: string | null }) => ({ id, name, domain });
 
@@ -19,23 +22,20 @@ export function projectHandlers({ store }: SeoDeps) {
       return { status: 201, body: { project: publicProject(project) } };
     },
 
-    getProject: ({ principal, params }) => {
-      const project = store.project(principal.orgId, params.projectId);
-      if (!project) throw projectNotFound();
+    getProject: ({ principal, params, fail }) => {
+      const project = requireProject(store, fail, principal.orgId, params.projectId);
       return { status: 200, body: { project: publicProject(project) } };
     },
 
-    updateProject: ({ principal, params, body }) => {
-      const project = store.project(principal.orgId, params.projectId);
-      if (!project) throw projectNotFound();
+    updateProject: ({ principal, params, body, fail }) => {
+      const project = requireProject(store, fail, principal.orgId, params.projectId);
       if (body.name !== undefined) project.name = body.name.trim();
       if (body.domain !== undefined) project.domain = body.domain;
       return { status: 200, body: { project: publicProject(project) } };
     },
 
-    deleteProject: ({ principal, params }) => {
-      const project = store.project(principal.orgId, params.projectId);
-      if (!project) throw projectNotFound();
+    deleteProject: ({ principal, params, fail }) => {
+      const project = requireProject(store, fail, principal.orgId, params.projectId);
       // Archived, not removed: its audits, keywords and tracking history stay in the store.
       project.archived = true;
       return { status: 200, body: { success: true } };

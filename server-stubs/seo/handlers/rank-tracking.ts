@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '../../lib/errors.js';
+import type { Fail } from '../../lib/handlers.js';
 import type { SeoDeps, SeoHandlers } from '../context.js';
 import { limits, scheduleIntervalMs, type SeoStore } from '../store.js';
-import { projectNotFound } from './projects.js';
+import { requireProject } from './projects.js';
 
 const PAGE_SIZES = [50, 100, 250] as const;
 
@@ -11,36 +11,31 @@ export function snapPageSize(requested: number): (typeof PAGE_SIZES)[number] {
   return PAGE_SIZES.reduce((best, size) => (Math.abs(size - requested) < Math.abs(best - requested) ? size : best));
 }
 
-const invalid = (message: string) => new ApiError(400, 'VALIDATION_ERROR', message);
-
-function findConfig(store: SeoStore, orgId: string, projectId: string, configId: string) {
-  if (!store.project(orgId, projectId)) throw projectNotFound();
-  const config = store.config(projectId, configId);
-  if (!config) throw new ApiError(404, 'NOT_FOUND', 'Rank-tracking configuration not found');
-  return config;
+function findConfig(store: SeoStore, fail: Fail<404>, orgId: string, projectId: string, configId: string) {
+  requireProject(store, fail, orgId, projectId);
+  return store.config(projectId, configId) ?? fail(404, 'NOT_FOUND', 'Rank-tracking configuration not found');
 }
 
-function assertUnique(store: SeoStore, projectId: string, domain: string, locationCode: number, exceptId?: string) {
+function assertUnique(store: SeoStore, fail: Fail<400>, projectId: string, domain: string, locationCode: number, exceptId?: string) {
   const clash = store
     .configsOf(projectId)
     .find((c) => c.id !== exceptId && c.domain.toLowerCase() === domain.toLowerCase() && c.locationCode === locationCode);
-  if (clash) throw invalid(`A configuration for ${domain} at location ${locationCode} already exists in this project`);
+  if (clash) fail(400, 'VALIDATION_ERROR', `A configuration for ${domain} at location ${locationCode} already exists in this project`);
 }
 
 export function rankTrackingHandlers({ store }: SeoDeps) {
   return {
-    listRankTrackingConfigs: ({ principal, query }) => {
-      if (!store.project(principal.orgId, query.projectId)) throw projectNotFound();
+    listRankTrackingConfigs: ({ principal, query, fail }) => {
+      requireProject(store, fail, principal.orgId, query.projectId);
       const configs = store.configsOf(query.projectId).map(({ projectId: _omit, ...config }) => config);
       return { status: 200, body: { configs } };
     },
 
-    createRankTrackingConfig: ({ principal, body }) => {
-      if (!store.project(principal.orgId, body.projectId)) throw projectNotFound();
-      const locationCode = body.locationCode ?? 2840;
-      assertUnique(store, body.projectId, body.domain, locationCode);
+    createRankTrackingConfig: ({ principal, body, fail }) => {
+      requireProject(store, fail, principal.orgId, body.projectId);
+      assertUnique(store, fail, body.projectId, body.domain, body.locationCode);
       if (store.configsOf(body.projectId).length >= limits.configsPerProject) {
-        throw invalid(`A project can have at most ${limits.configsPerProject} rank-tracking configurations`);
+        fail(400, 'VALIDATION_ERROR', `A project can have at most ${limits.configsPerProject} rank-tracking configurations`);
       }
       const id = randomUUID();
       store.configs.set(id, {
@@ -48,41 +43,41 @@ export function rankTrackingHandlers({ store }: SeoDeps) {
         projectId: body.projectId,
         domain: body.domain,
         serpDepth: body.serpDepth,
-        locationCode,
-        languageCode: body.languageCode ?? 'en',
-        devices: body.devices ?? 'both',
-        scheduleInterval: body.scheduleInterval ?? 'weekly',
+        locationCode: body.locationCode,
+        languageCode: body.languageCode,
+        devices: body.devices,
+        scheduleInterval: body.scheduleInterval,
         isActive: true,
       });
       return { status: 201, body: { configId: id } };
     },
 
-    updateRankTrackingConfig: ({ principal, body }) => {
-      const config = findConfig(store, principal.orgId, body.projectId, body.configId);
+    updateRankTrackingConfig: ({ principal, body, fail }) => {
+      const config = findConfig(store, fail, principal.orgId, body.projectId, body.configId);
       const { projectId: _p, configId: _c, ...changes } = body;
-      assertUnique(store, body.projectId, changes.domain ?? config.domain, changes.locationCode ?? config.locationCode, config.id);
+      assertUnique(store, fail, body.projectId, changes.domain ?? config.domain, changes.locationCode ?? config.locationCode, config.id);
       // isActive false pauses (no new runs), true resumes; history is kept either way.
       Object.assign(config, changes);
       return { status: 200, body: { success: true } };
     },
 
-    deleteRankTrackingConfig: ({ principal, body }) => {
-      findConfig(store, principal.orgId, body.projectId, body.configId);
+    deleteRankTrackingConfig: ({ principal, body, fail }) => {
+      findConfig(store, fail, principal.orgId, body.projectId, body.configId);
       store.removeConfig(body.configId);
       return { status: 200, body: { success: true } };
     },
 
-    listTrackedKeywords: ({ principal, query }) => {
-      const config = findConfig(store, principal.orgId, query.projectId, query.configId);
-      const page = query.page ?? 1;
-      const pageSize = snapPageSize(query.pageSize ?? 50);
+    listTrackedKeywords: ({ principal, query, fail }) => {
+      const config = findConfig(store, fail, principal.orgId, query.projectId, query.configId);
+      const page = query.page;
+      const pageSize = snapPageSize(query.pageSize);
       const all = store.keywordsOf(config.id);
       const keywords = all.slice((page - 1) * pageSize, page * pageSize).map(({ configId: _omit, ...k }) => k);
       return { status: 200, body: { keywords, totalCount: all.length, page, pageSize } };
     },
 
-    addTrackedKeywords: ({ principal, body }) => {
-      const config = findConfig(store, principal.orgId, body.projectId, body.configId);
+    addTrackedKeywords: ({ principal, body, fail }) => {
+      const config = findConfig(store, fail, principal.orgId, body.projectId, body.configId);
       const tracked = new Set(store.keywordsOf(config.id).map((k) => k.keyword.trim().toLowerCase()));
       const fresh: string[] = [];
       for (const raw of body.keywords) {
@@ -95,7 +90,7 @@ export function rankTrackingHandlers({ store }: SeoDeps) {
       const used = store.keywordCountOfOrganization(principal.orgId);
       if (used + fresh.length > limits.keywordAllowancePerOrganization) {
         // Refused whole, so nothing is half-added; waiting does not clear it, hence no Retry-After.
-        throw new ApiError(
+        fail(
           429,
           'PLAN_LIMIT_REACHED',
           `Tracked-keyword allowance of ${limits.keywordAllowancePerOrganization} reached (${used} tracked, ${fresh.length} requested)`,
@@ -111,8 +106,8 @@ export function rankTrackingHandlers({ store }: SeoDeps) {
       return { status: 201, body: { added: addedIds.length, addedIds } };
     },
 
-    removeTrackedKeywords: ({ principal, body }) => {
-      const config = findConfig(store, principal.orgId, body.projectId, body.configId);
+    removeTrackedKeywords: ({ principal, body, fail }) => {
+      const config = findConfig(store, fail, principal.orgId, body.projectId, body.configId);
       for (const id of body.keywordIds) {
         if (store.keywords.get(id)?.configId === config.id) store.keywords.delete(id);
       }
@@ -120,8 +115,8 @@ export function rankTrackingHandlers({ store }: SeoDeps) {
       return { status: 200, body: { removed: body.keywordIds.length } };
     },
 
-    getLatestRankTrackingRun: ({ principal, query }) => {
-      const config = findConfig(store, principal.orgId, query.projectId, query.configId);
+    getLatestRankTrackingRun: ({ principal, query, fail }) => {
+      const config = findConfig(store, fail, principal.orgId, query.projectId, query.configId);
       const latest = store.latestRun(config.id);
       // A configuration that never ran (keywords added while paused) runs once it is active.
       const due = latest

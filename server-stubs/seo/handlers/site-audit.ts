@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '../../lib/errors.js';
+import type { Fail } from '../../lib/handlers.js';
 import { isBlockedAddress, LookupFailed } from '../../lib/net-guard.js';
 import type { SeoDeps, SeoHandlers } from '../context.js';
 import { auditStatusAt, isRunning } from '../crawl.js';
 import { limits, simulatedSitePages, type AuditRow } from '../store.js';
-import { projectNotFound } from './projects.js';
+import { requireProject } from './projects.js';
 
 /** Host names whose first label is `crawl-fails` simulate a crawl that breaks after a few pages. */
 const CRAWL_FAILS = /^crawl-fails\./i;
@@ -12,33 +12,25 @@ const CRAWL_FAILS = /^crawl-fails\./i;
 export function siteAuditHandlers({ store, resolver, crawl, stream }: SeoDeps) {
   const statusOf = (row: AuditRow) => auditStatusAt(row, store.clock.now(), crawl);
 
-  const findAudit = (orgId: string, projectId: string, jobId: string) => {
-    if (!store.project(orgId, projectId)) throw projectNotFound();
+  const findAudit = (fail: Fail<404>, orgId: string, projectId: string, jobId: string) => {
+    requireProject(store, fail, orgId, projectId);
     const row = store.audits.get(jobId);
-    if (!row || row.projectId !== projectId) throw new ApiError(404, 'NOT_FOUND', 'Audit not found');
-    return row;
+    return row && row.projectId === projectId ? row : fail(404, 'NOT_FOUND', 'Audit not found');
   };
 
   return {
-    startCrawl: async ({ principal, body }) => {
-      if (!store.project(principal.orgId, body.projectId)) throw projectNotFound();
-      let url: URL;
-      try {
-        url = new URL(body.startUrl);
-      } catch {
-        throw new ApiError(400, 'VALIDATION_ERROR', 'startUrl is not a valid absolute URL');
-      }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-        throw new ApiError(400, 'VALIDATION_ERROR', 'startUrl must be an http or https URL');
-      }
-      const maxPages = body.maxPages ?? 500;
+    startCrawl: async ({ principal, body, fail }) => {
+      requireProject(store, fail, principal.orgId, body.projectId);
+      const url = URL.canParse(body.startUrl) ? new URL(body.startUrl) : fail(400, 'VALIDATION_ERROR', 'startUrl is not a valid absolute URL');
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(400, 'VALIDATION_ERROR', 'startUrl must be an http or https URL');
+      const { maxPages } = body;
       const row: AuditRow = {
         id: randomUUID(),
         orgId: principal.orgId,
         projectId: body.projectId,
         startUrl: body.startUrl,
         maxPages,
-        strategy: body.strategy ?? 'auto',
+        strategy: body.strategy,
         createdAtMs: store.clock.now(),
         totalPages: body.strategy === 'none' || body.strategy === 'manual' ? 1 : Math.min(maxPages, simulatedSitePages(body.startUrl)),
       };
@@ -47,7 +39,7 @@ export function siteAuditHandlers({ store, resolver, crawl, stream }: SeoDeps) {
         // Every address must be public: a name with one private answer could still reach inside.
         const inside = addresses.find(isBlockedAddress);
         if (inside) {
-          throw new ApiError(403, 'CRAWL_TARGET_BLOCKED', `Crawl target not permitted: ${url.hostname} resolves to ${inside}, a loopback, private or link-local address`);
+          fail(403, 'CRAWL_TARGET_BLOCKED', `Crawl target not permitted: ${url.hostname} resolves to ${inside}, a loopback, private or link-local address`);
         }
         if (CRAWL_FAILS.test(url.hostname)) {
           row.failure = { afterPages: Math.min(3, row.totalPages), code: 'CRAWL_FAILED', error: `Crawl of ${url.hostname} failed: the server stopped answering` };
@@ -58,9 +50,10 @@ export function siteAuditHandlers({ store, resolver, crawl, stream }: SeoDeps) {
         row.failure = { afterPages: 0, code: 'LOOKUP_FAILED', error: error.message };
       }
       // Capacity last: a request that is invalid or refused for its target says so, whatever the load.
-      const running = [...store.audits.values()].filter((a) => a.orgId === principal.orgId && isRunning(statusOf(a)));
+      // An archived project's audits no longer hold capacity (DECISIONS seo-2); their data is kept.
+      const running = [...store.audits.values()].filter((a) => store.project(principal.orgId, a.projectId) && isRunning(statusOf(a)));
       if (running.length >= limits.runningAuditsPerOrganization) {
-        throw new ApiError(
+        fail(
           429,
           'AUDIT_CAPACITY_REACHED',
           `No audit capacity: ${running.length} audits are queued or crawling (at most ${limits.runningAuditsPerOrganization})`,
@@ -70,13 +63,13 @@ export function siteAuditHandlers({ store, resolver, crawl, stream }: SeoDeps) {
       return { status: 202, body: { jobId: row.id, auditId: row.id } };
     },
 
-    getCrawlStatus: ({ principal, params, query }) => {
-      const row = findAudit(principal.orgId, query.projectId, params.jobId);
+    getCrawlStatus: ({ principal, params, query, fail }) => {
+      const row = findAudit(fail, principal.orgId, query.projectId, params.jobId);
       return { status: 200, body: { status: statusOf(row) } };
     },
 
-    streamCrawl: ({ principal, params, query }) => {
-      const row = findAudit(principal.orgId, query.projectId, params.jobId);
+    streamCrawl: ({ principal, params, query, fail }) => {
+      const row = findAudit(fail, principal.orgId, query.projectId, params.jobId);
       return {
         status: 200,
         stream: (events) => {

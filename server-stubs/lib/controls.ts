@@ -1,0 +1,44 @@
+import type { operations } from '../../generated/stub-controls/types.gen.js';
+import { ClockWentBackwards, type StubClock } from './clock.js';
+import type { ErrorMapper } from './errors.js';
+import { describeIssues } from './errors.js';
+import type { HandlerMap } from './handlers.js';
+import { createServiceRouter } from './service-router.js';
+import type { StubInstance } from './service.js';
+
+const controlErrors: ErrorMapper = (failure) => ({ status: failure.status, body: { error: describeIssues(failure) } });
+
+/**
+ * The development controls of `npm start` (CONVENTIONS §6), served at `/_stub` by the same
+ * framework as the services, from their own small contract (openapi/stub-controls/).
+ */
+export function createStubControls(clock: StubClock, services: () => Array<{ slug: string; instance: StubInstance }>) {
+  const state = () => ({ now: new Date(clock.now()).toISOString(), manual: clock.manual });
+  const runDue = async () => {
+    for (const { instance } of services()) await instance.runDue?.();
+  };
+  const handlers = {
+    getStubClock: () => ({ status: 200, body: state() }),
+    moveStubClock: async ({ body, fail }) => {
+      try {
+        if ('set' in body) clock.set(Date.parse(body.set));
+        else clock.advance(body.advanceSeconds * 1000);
+      } catch (error) {
+        if (error instanceof ClockWentBackwards) fail(400, undefined, error.message);
+        throw error;
+      }
+      await runDue();
+      return { status: 200, body: state() };
+    },
+    resetStubs: async () => {
+      const reset: string[] = [];
+      for (const { slug, instance } of services()) {
+        if (!instance.reset) continue;
+        await instance.reset();
+        reset.push(slug);
+      }
+      return { status: 200, body: { reset } };
+    },
+  } satisfies HandlerMap<operations, never>;
+  return createServiceRouter<operations, never>({ slug: 'stub-controls', handlers, security: {}, errors: controlErrors, clock });
+}

@@ -1,0 +1,127 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { deref } from '../../scripts/lib/operations.js';
+import type { Contract } from './contract.js';
+import { failureOf } from './failures.js';
+
+const limit = '5mb';
+
+/** `1e309` is valid JSON and parses to Infinity, which no schema bound then stops. */
+function finiteNumbersOnly(key: string, value: unknown) {
+  if (typeof value === 'number' && !Number.isFinite(value)) throw new Error(`body${key ? `.${key}` : ''} is not a finite number`);
+  return value;
+}
+
+function keepRawBody(req: Request, _res: unknown, buffer: Buffer) {
+  if (req.matched?.wantsRawBody) req.rawBody = Buffer.from(buffer);
+}
+
+const parsers = [
+  express.json({ type: ['application/json', 'application/*+json'], limit, reviver: finiteNumbersOnly, verify: keepRawBody }),
+  // At most 1000 fields (body-parser's default); more is refused as too large, not a crash.
+  express.urlencoded({ extended: false, limit, verify: keepRawBody }),
+  express.text({ type: ['text/*', 'message/*'], limit, verify: keepRawBody }),
+];
+const raw = express.raw({ type: () => true, limit });
+
+/**
+ * Parses the body of operations that take one; any other body is ignored unread, so it cannot fail a
+ * request that has none (a GET with a stray JSON body is still a GET).
+ */
+export function parseBody(req: Request, res: Response, next: NextFunction) {
+  if (!req.matched?.operation.op.requestBody) return next();
+  const steps = req.matched.wantsRawBody ? [...parsers, raw] : parsers;
+  let i = 0;
+  const step = (error?: unknown) => {
+    if (error || i === steps.length) return next(error);
+    steps[i++]!(req, res, step);
+  };
+  step();
+}
+
+/** Numeric parameters whose text is a number beyond any bound (`Infinity`, `1e309`) are refused. */
+export function checkFiniteParameters(contract: Contract) {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const matched = req.matched;
+    if (!matched) return next();
+    const issues: Array<{ path: string; message: string }> = [];
+    for (const parameter of matched.operation.op.parameters) {
+      const schema = deref(contract.document, parameter.schema) ?? {};
+      const types = [schema.type].flat();
+      if (!types.includes('integer') && !types.includes('number')) continue;
+      const raw =
+        parameter.in === 'query' ? req.query[parameter.name] : parameter.in === 'path' ? matched.pathParams[parameter.name] : parameter.in === 'header' ? req.headers[String(parameter.name).toLowerCase()] : undefined;
+      for (const text of [raw].flat()) {
+        if (typeof text === 'string' && text.trim() !== '' && Number.isNaN(Number(text)) === false && !Number.isFinite(Number(text))) {
+          issues.push({ path: `${parameter.in}.${parameter.name}`, message: 'must be a finite number' });
+        }
+      }
+    }
+    if (issues.length === 0) return next();
+    next(failureOf('validation', 400, issues.map((i) => `${i.path} ${i.message}`).join('; '), { issues }));
+  };
+}
+
+/**
+ * The tolerant reader (DECISIONS G-1): properties a closed request schema does not know are dropped
+ * before validation, not refused, so a newer client's extra field does not break an older service.
+ * Where the schema is a `oneOf`/`anyOf`, the branch the value is meant for decides what is known.
+ */
+export function pruneUnknownProperties(contract: Contract) {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const requestBody = req.matched && deref(contract.document, req.matched.operation.op.requestBody);
+    if (!requestBody?.content || req.body === null || typeof req.body !== 'object') return next();
+    const media = Object.entries<any>(requestBody.content).find(([type]) => req.is(type));
+    if (media) prune(contract.document, media[1].schema, req.body, 0);
+    next();
+  };
+}
+
+function prune(document: Record<string, any>, schemaRef: unknown, value: unknown, depth: number): void {
+  if (depth > 32 || value === null || typeof value !== 'object') return;
+  const schema = deref(document, schemaRef);
+  if (!schema || typeof schema !== 'object') return;
+  if (Array.isArray(value)) {
+    if (schema.items && typeof schema.items === 'object') for (const item of value) prune(document, schema.items, item, depth + 1);
+    return;
+  }
+  const object = value as Record<string, unknown>;
+  const branches: unknown[] | undefined = schema.oneOf ?? schema.anyOf;
+  if (branches) {
+    const branch = chooseBranch(document, schema, branches, object);
+    if (branch) prune(document, branch, object, depth + 1);
+    return;
+  }
+  const parts = flattenAllOf(document, schema);
+  const properties: Record<string, unknown> = Object.assign(Object.create(null), ...parts.map((p) => p.properties ?? {}));
+  const closed = parts.some((p) => p.additionalProperties === false) && !parts.some((p) => p.patternProperties);
+  for (const key of Object.keys(object)) {
+    if (Object.hasOwn(properties, key)) prune(document, properties[key], object[key], depth + 1);
+    else if (closed) delete object[key];
+  }
+}
+
+function flattenAllOf(document: Record<string, any>, schema: Record<string, any>, depth = 0): Array<Record<string, any>> {
+  if (depth > 8) return [schema];
+  return [schema, ...(schema.allOf ?? []).flatMap((part: unknown) => flattenAllOf(document, deref(document, part) ?? {}, depth + 1))];
+}
+
+/** The branch a value is meant for: by discriminator, else the first whose required and constant properties it has. */
+function chooseBranch(document: Record<string, any>, schema: Record<string, any>, branches: unknown[], value: Record<string, unknown>): unknown {
+  const discriminator = schema.discriminator?.propertyName as string | undefined;
+  const tag = discriminator !== undefined && Object.hasOwn(value, discriminator) ? value[discriminator] : undefined;
+  if (typeof tag === 'string' && schema.discriminator.mapping?.[tag]) return { $ref: schema.discriminator.mapping[tag] };
+  return branches.find((branch) => {
+    const parts = flattenAllOf(document, deref(document, branch) ?? {});
+    const required: string[] = parts.flatMap((p) => p.required ?? []);
+    if (!required.every((name) => Object.hasOwn(value, name))) return false;
+    return parts.every((p) =>
+      Object.entries<any>(p.properties ?? {}).every(([name, property]) => {
+        const s = deref(document, property) ?? {};
+        if (!Object.hasOwn(value, name)) return true;
+        if ('const' in s) return s.const === value[name];
+        if (Array.isArray(s.enum)) return s.enum.includes(value[name]);
+        return true;
+      }),
+    );
+  });
+}

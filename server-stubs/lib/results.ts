@@ -1,0 +1,61 @@
+import { Readable } from 'node:stream';
+import type { Response } from 'express';
+import type { Contract, OperationInfo } from './contract.js';
+import { eventStreamHeaders, openEventStream, type EventStream, type SseFrame } from './sse.js';
+
+/** A handler's answer as the router sees it at run time (`HandlerResult` is its typed face). */
+export interface RuntimeResult {
+  status?: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+  text?: string;
+  contentType?: string;
+  stream?: (events: EventStream<SseFrame>) => void | Promise<void>;
+  passthrough?: globalThis.Response;
+}
+
+/** Headers that describe one hop, or a body `fetch` has already decoded: never forwarded. */
+const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization', 'content-encoding', 'content-length']);
+
+/** Writes a handler's answer: JSON or text (through the response validator), an event stream (each frame validated), or an upstream's answer. */
+export async function sendResult(
+  res: Response,
+  result: RuntimeResult,
+  at: { contract: Contract; operation: OperationInfo; validateFrames: boolean },
+): Promise<void> {
+  const { contract, operation } = at;
+  if (result.passthrough) return pipeUpstream(res, result.passthrough);
+  const status = result.status ?? 200;
+  if (result.stream) {
+    const schema = ['paths', operation.path, operation.method, 'responses', String(status), 'content', 'text/event-stream', 'schema'];
+    const events = openEventStream(res, {
+      status,
+      headers: { ...eventStreamHeaders, ...(result.headers ?? {}) },
+      validate: at.validateFrames ? contract.validator(schema) : undefined,
+      label: `${contract.slug} ${operation.id}`,
+    });
+    await result.stream(events);
+    return;
+  }
+  res.status(status);
+  if (result.headers) res.set(result.headers);
+  if (result.text !== undefined) res.type(result.contentType ?? 'text/plain').send(result.text);
+  else if (result.body !== undefined) res.json(result.body);
+  else res.end();
+}
+
+async function pipeUpstream(res: Response, upstream: globalThis.Response): Promise<void> {
+  res.status(upstream.status);
+  upstream.headers.forEach((value, name) => {
+    if (!hopByHop.has(name.toLowerCase())) res.setHeader(name, value);
+  });
+  if (!upstream.body) {
+    res.end();
+    return;
+  }
+  res.flushHeaders();
+  const body = Readable.fromWeb(upstream.body as import('node:stream/web').ReadableStream);
+  res.on('close', () => body.destroy());
+  for await (const chunk of body) res.write(chunk);
+  res.end();
+}

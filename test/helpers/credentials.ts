@@ -1,0 +1,13 @@
+import { credentialHeaders } from '../../server-stubs/lib/auth.js';
+import type { StubService } from '../../server-stubs/lib/service.js';
+
+/**
+ * Headers of the service's first valid seeded credential for a security scheme, from the same list
+ * that feeds the stub's auth and the start banner; none when the service seeds none for it.
+ */
+export function seededCredentials(service: Pick<StubService, 'credentials'> | undefined, document: Record<string, any>) {
+  return (_scheme: Record<string, any>, name: string): Record<string, string> => {
+    const credential = service?.credentials.find((c) => c.scheme === name && c.valid !== false);
+    return credential ? credentialHeaders(document, credential) : {};
+  };
+}
