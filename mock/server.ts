@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { basePathOf } from '../scripts/lib/operations.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const prismCli = createRequire(import.meta.url).resolve('@stoplight/prism-cli/dist/index.js');
@@ -30,8 +31,7 @@ export function bundledServices(): Array<{ slug: string; bundle: string; basePat
     .sort()
     .map((slug) => {
       const bundle = path.join(dir, slug, 'openapi.json');
-      const server = JSON.parse(readFileSync(bundle, 'utf8')).servers?.[0]?.url ?? `/${slug}`;
-      return { slug, bundle, basePath: new URL(server, 'http://localhost').pathname.replace(/\/$/, '') };
+      return { slug, bundle, basePath: basePathOf(JSON.parse(readFileSync(bundle, 'utf8'))) };
     });
 }
 

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -56,10 +56,6 @@ export function listFiles(dir: string): string[] {
     else out.push(full);
   }
   return out.sort();
-}
-
-export function readJson<T = unknown>(file: string): T {
-  return JSON.parse(readFileSync(file, 'utf8')) as T;
 }
 
 /** camelCase/PascalCase name of a slug: `chain-rpc` -> `ChainRpc`. */

@@ -11,8 +11,9 @@ export interface BundleOutput {
  * Bundles a service's multi-file document into one: the single input of every later tool.
  *
  * Schemas from schemas/ carry `$id` so they stand alone; once inlined under components, a 2020-12
- * `$id` would make the bundler's `#/components/...` references resolve against that `$id` instead of
- * the document, so the bundle drops `$id` and `$schema` from component schemas.
+ * `$id` would make `#/components/...` references resolve against that `$id` instead of the document.
+ * The platform plugin's `strip-schema-ids` preprocessor (redocly.yaml) drops them, for lint and
+ * bundle alike.
  */
 export async function bundleService(root: string, service: ApiService): Promise<BundleOutput> {
   const { loadConfig, bundle } = await import('@redocly/openapi-core');
@@ -23,10 +24,6 @@ export async function bundleService(root: string, service: ApiService): Promise<
     throw new Error(`bundle ${service.slug}: ${errors.map((e) => e.message).join('; ')}`);
   }
   const document = result.bundle.parsed as Record<string, any>;
-  for (const schema of Object.values<Record<string, unknown>>(document.components?.schemas ?? {})) {
-    delete schema.$id;
-    delete schema.$schema;
-  }
   return { document, inputs: [service.root, ...result.fileDependencies].sort() };
 }
 

@@ -4,7 +4,7 @@ import { parseCookies, type Principal, type SecurityHandler } from './auth.js';
 import { parseBody, checkFiniteParameters, pruneUnknownProperties } from './request-body.js';
 import { browserAccess, type CorsOrigins } from './browser.js';
 import type { Clock } from './clock.js';
-import { loadContract, type Contract, type OperationInfo } from './contract.js';
+import { contractOf, loadContract, type Contract, type OperationInfo } from './contract.js';
 import { ApiError, type ErrorMapper } from './errors.js';
 import { failureFromThrown, failureOf } from './failures.js';
 import type { HandlerMap, RequestDefaults } from './handlers.js';
@@ -13,6 +13,8 @@ import { sendResult, type RuntimeResult } from './results.js';
 
 export interface ServiceRouterOptions<Ops, P extends Principal, Defaults> {
   slug: string;
+  /** the bundle to serve; generated/<slug>/openapi.json unless given (tests serve fixtures) */
+  document?: Record<string, any>;
   /**
    * The service's handlers by operationId (typed where they are declared, with
    * `satisfies HandlerMap<operations, P, operationDefaults>`). An operation without one answers 501
@@ -67,7 +69,7 @@ type RuntimeHandler = (ctx: Record<string, unknown>) => RuntimeResult | Promise<
 export function createServiceRouter<Ops, P extends Principal = Principal, Defaults = {}>(
   options: ServiceRouterOptions<Ops, P, Defaults>,
 ): ServiceRouter {
-  const contract = loadContract(options.slug);
+  const contract = options.document ? contractOf(options.slug, options.document) : loadContract(options.slug);
   const handlers = options.handlers as Record<string, RuntimeHandler | undefined>;
   const unknown = Object.keys(handlers).filter((id) => !contract.operations.has(id));
   if (unknown.length > 0) throw new Error(`${options.slug}: handlers for operations the contract does not have: ${unknown.join(', ')}`);

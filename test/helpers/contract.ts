@@ -1,48 +1,12 @@
-import type { ValidateFunction } from 'ajv';
-import { createAjv } from '../../scripts/lib/ajv.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import { parseEventStream } from '../../server-stubs/lib/sse.js';
-
-const escape = (s: string) => s.replaceAll('~', '~0').replaceAll('/', '~1');
 
 /**
  * Validates what a client received against the service's bundle, as an independent check of the
  * stub (whose own response validation could be switched off or wrong).
  */
 export function contractChecker(slug: string) {
-  const { document } = loadContract(slug);
-  const id = `https://contracts.platform.example/bundle/${slug}.json`;
-  // The bundle is an OpenAPI document, not a schema: non-schema keywords are fine here.
-  const ajv = createAjv({ strict: false, allErrors: true });
-  ajv.addSchema(document, id);
-  const compiled = new Map<string, ValidateFunction>();
-
-  /** Follows `$ref`s of responses and other non-schema objects to the schema's real location. */
-  function locate(pointer: string[]): string[] {
-    let node: any = document;
-    let at: string[] = [];
-    for (const key of pointer) {
-      while (node && typeof node.$ref === 'string' && node.$ref.startsWith('#/')) {
-        at = node.$ref.slice(2).split('/').map((p: string) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
-        node = at.reduce((n: any, k) => n?.[k], document);
-      }
-      node = node?.[key];
-      at = [...at, key];
-      if (node === undefined) throw new Error(`${slug}: nothing at ${pointer.join(' > ')}`);
-    }
-    return at;
-  }
-
-  function validator(pointer: string[]): ValidateFunction {
-    const at = locate(pointer);
-    const key = at.join('/');
-    let fn = compiled.get(key);
-    if (!fn) {
-      fn = ajv.compile({ $ref: `${id}#/${at.map(escape).join('/')}` });
-      compiled.set(key, fn);
-    }
-    return fn;
-  }
+  const { document, validator } = loadContract(slug);
 
   function check(pointer: string[], value: unknown): string[] {
     const fn = validator(pointer);

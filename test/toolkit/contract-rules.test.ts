@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { deref, firstExample, listOperations, listWebhooks, requestBodyOf, responsesOf } from '../../scripts/lib/operations.js';
 import { defaultRoot, findApiServices } from '../../scripts/lib/project.js';
-import { loadContract } from '../../server-stubs/lib/contract.js';
+import { declares, frameworkStatuses, loadContract } from '../../server-stubs/lib/contract.js';
 
 const services = findApiServices(defaultRoot).map((s) => s.slug);
 
@@ -67,6 +67,11 @@ describe.each(services)('%s contract', (slug) => {
       }
     }
     expect(problems).toEqual([]);
+  });
+
+  test.each(operations.map((o) => [o.label, o] as const))('%s declares every status the framework can answer (DECISIONS G-2)', (_label, operation) => {
+    const undeclared = frameworkStatuses(document, operation).filter((status) => !declares(operation, status));
+    expect(undeclared, 'statuses the stub framework can answer but the operation does not declare').toEqual([]);
   });
 
   if (webhooks.length > 0) {
