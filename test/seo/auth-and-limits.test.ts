@@ -222,6 +222,42 @@ describe('AUDIT_CAPACITY_REACHED', () => {
   });
 });
 
+describe('archived projects release what they held (DECISIONS seo-2)', () => {
+  let seo: SeoStub;
+  beforeAll(async () => {
+    seo = await startSeo({ clock: createManualClock(), rateLimits: false, crawl: { queuedMs: 60_000, pageMs: 1_000 } });
+  });
+  afterAll(() => seo.close());
+
+  test("an archived project's keywords stop counting against the allowance; its data is kept", async () => {
+    const client = seo.client();
+    const full = await newProject(client, 'Full');
+    const config = await newConfig(client, full);
+    for (let batch = 0; batch < 5; batch += 1) {
+      expect((await addKeywords(client, full, config, Array.from({ length: 100 }, (_, i) => `kw ${batch}-${i}`))).status).toBe(201);
+    }
+    const other = await newProject(client, 'Other');
+    const otherConfig = await newConfig(client, other);
+    expectError(await addKeywords(client, other, otherConfig, ['one more']), 429, 'PLAN_LIMIT_REACHED', { path: '/rank-tracking/keywords', method: 'post' });
+
+    expect((await client.DELETE('/projects/{projectId}', { params: { path: { projectId: full } } })).response.status).toBe(200);
+    expect((await addKeywords(client, other, otherConfig, ['one more'])).status).toBe(201);
+    expect(seo.app.store.keywordsOf(config)).toHaveLength(500);
+  });
+
+  test("an archived project's queued and running audits stop holding capacity", async () => {
+    const client = seo.client(KEY_2);
+    const busy = await newProject(client, 'Busy');
+    for (let i = 0; i < 3; i += 1) expect((await startCrawl(client, busy, `https://www.example.com/${i}`)).status).toBe(202);
+    const other = await newProject(client, 'Other');
+    expectError(await startCrawl(client, other, 'https://www.example.com/x'), 429, 'AUDIT_CAPACITY_REACHED', { path: '/crawl/start', method: 'post' });
+
+    expect((await client.DELETE('/projects/{projectId}', { params: { path: { projectId: busy } } })).response.status).toBe(200);
+    expect((await startCrawl(client, other, 'https://www.example.com/x')).status).toBe(202);
+    expect([...seo.app.store.audits.values()].filter((a) => a.projectId === busy)).toHaveLength(3);
+  });
+});
+
 describe('CRAWL_TARGET_BLOCKED', () => {
   let seo: SeoStub;
   let projectId: string;
