@@ -22,7 +22,7 @@ import { ChainRpcError } from './errors.js';
 import { checkParams, checkResult, readEnvelope, rpcError } from './jsonrpc.js';
 import { RpcSocket } from './socket.js';
 
-export { ChainRpcError, isChainRpcError, RpcErrorCode, type ChainRpcErrorKind, type ChainRpcErrorDetails } from './errors.js';
+export { ChainRpcError, isChainRpcError, RpcErrorCode, type ChainRpcErrorKind, type ChainRpcErrorDetails, type RpcErrorCodeName, type RpcErrorCodeValue } from './errors.js';
 
 /** Backoff between reconnect attempts: initialDelayMs * factor^(attempt-1), capped at maxDelayMs. */
 export interface ReconnectOptions {
@@ -185,6 +185,8 @@ export function createChainRpcClient(config: ChainRpcClientConfig): ChainRpcClie
       }
       throw err;
     }
+    // JSON-RPC answers errors it could not tie to a request (unparsable or oversized body) with id null.
+    if (env.kind === 'error' && env.id === null) throw rpcError(method, env, response.status);
     if (env.id !== id) {
       throw new ChainRpcError('invalid_response', `${method}: the answer's id ${JSON.stringify(env.id)} is not the request's ${id}`, {
         method,

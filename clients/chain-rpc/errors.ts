@@ -12,18 +12,7 @@ import type { ValidationIssue } from '../../generated/schemas/chain-rpc/index.ge
  */
 export type ChainRpcErrorKind = 'transport' | 'rpc' | 'invalid_request' | 'invalid_response' | 'timeout' | 'closed';
 
-/** JSON-RPC error codes of the binding (schemas/chain-rpc/chain-rpc.openrpc.json). */
-export const RpcErrorCode = {
-  PARSE_ERROR: -32700,
-  INVALID_REQUEST: -32600,
-  METHOD_NOT_FOUND: -32601,
-  INVALID_PARAMS: -32602,
-  INTERNAL_ERROR: -32603,
-  BLOCK_NOT_FOUND: -32001,
-  TRANSACTION_NOT_FOUND: -32002,
-  TRANSACTION_REJECTED: -32003,
-  SUBSCRIPTIONS_NEED_WEBSOCKET: -32004,
-} as const;
+export { RpcErrorCode, type RpcErrorCodeName, type RpcErrorCodeValue } from './codes.js';
 
 export interface ChainRpcErrorDetails {
   /** The JSON-RPC method being called, when there is one. */

@@ -16,9 +16,9 @@ export function readEnvelope(value: unknown, method: string): Envelope {
   }
   const v = value as Record<string, unknown>;
   if (v.jsonrpc !== '2.0') issues.push({ path: '/jsonrpc', message: "must be '2.0'" });
-  if (!('id' in v)) issues.push({ path: '', message: "must have required property 'id'" });
-  const hasResult = 'result' in v;
-  const hasError = 'error' in v;
+  if (!Object.hasOwn(v, 'id')) issues.push({ path: '', message: "must have required property 'id'" });
+  const hasResult = Object.hasOwn(v, 'result');
+  const hasError = Object.hasOwn(v, 'error');
   if (hasResult === hasError) issues.push({ path: '', message: 'must have exactly one of result and error' });
   let code = 0;
   let message = '';

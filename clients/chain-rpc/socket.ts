@@ -42,7 +42,14 @@ export class RpcSocket {
   /** Opens the socket; rejects with `transport` or `timeout`. */
   static open(options: RpcSocketOptions): Promise<RpcSocket> {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(options.url, { headers: options.headers });
+      let ws: WebSocket;
+      try {
+        ws = new WebSocket(options.url, { headers: options.headers });
+      } catch (err) {
+        // A bad URL, or a browser bundle, where `ws` is a stub that throws.
+        reject(new ChainRpcError('transport', `WebSocket ${options.url}: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
+        return;
+      }
       const timer = setTimeout(() => {
         ws.terminate();
         reject(new ChainRpcError('timeout', `WebSocket ${options.url}: not open after ${options.timeoutMs} ms`));
@@ -109,7 +116,7 @@ export class RpcSocket {
       return;
     }
     const m = message as Record<string, unknown> | null;
-    if (m !== null && typeof m === 'object' && !Array.isArray(m) && typeof m.method === 'string' && !('id' in m)) {
+    if (m !== null && typeof m === 'object' && !Array.isArray(m) && typeof m.method === 'string' && !Object.hasOwn(m, 'id')) {
       this.options.onNotification(m.method, m.params);
       return;
     }

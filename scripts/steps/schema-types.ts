@@ -81,12 +81,50 @@ async function generateValidators(schemas: LoadedSchema[], source: string): Prom
     ajv,
     Object.fromEntries(schemas.map((s) => [s.name, s.id])),
   );
-  // Standalone code requires ajv's runtime helpers (formats, unicode length) CommonJS-style; a
-  // module-local require keeps their interop the same under Node and under Vite.
-  const preamble = code.includes('require(')
-    ? "import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n"
-    : '';
-  return `${banner(source + ' (ajv standalone)')}${preamble}${code}\n`;
+  return `${banner(source + ' (ajv standalone)')}${withoutRequire(code)}\n`;
+}
+
+/**
+ * ajv's standalone code reaches its runtime helpers with CommonJS `require`, even with `esm: true`.
+ * The validators must also run in browsers, where there is no `require` and `node:module` does not
+ * bundle. So ajv-formats is imported as an ES module (a named export reads the same under every
+ * CommonJS interop), and ajv's `default`-exported helpers, whose interop differs between Node and
+ * bundlers, are replaced by small local functions.
+ */
+const RUNTIME: Record<string, { name: string; source: string }> = {
+  'ajv-formats/dist/formats': { name: 'ajvFormats', source: "import * as ajvFormats from 'ajv-formats/dist/formats.js';" },
+  // JSON Schema string length counts code points (a surrogate pair is one), as ajv's ucs2length does.
+  'ajv/dist/runtime/ucs2length.default': {
+    name: 'ucs2length',
+    source: 'function ucs2length(str) {\n  let length = 0;\n  for (const _ of str) length++;\n  return length;\n}',
+  },
+  // Equality of JSON values for const, enum and uniqueItems. Own keys only: unlike ajv's helper
+  // (fast-deep-equal), data with a key such as `valueOf` or `constructor` cannot make it throw.
+  'ajv/dist/runtime/equal.default': {
+    name: 'jsonEqual',
+    source: [
+      'function jsonEqual(a, b) {',
+      '  if (a === b) return true;',
+      "  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return a !== a && b !== b;",
+      '  if (Array.isArray(a) !== Array.isArray(b)) return false;',
+      '  if (Array.isArray(a)) return a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));',
+      '  const keys = Object.keys(a);',
+      '  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key], b[key]));',
+      '}',
+    ].join('\n'),
+  },
+};
+
+function withoutRequire(code: string): string {
+  const used = new Set<string>();
+  const out = code.replace(/require\("([^"]+)"\)(\.default)?/g, (call, id: string, dflt: string | undefined) => {
+    const key = `${id}${dflt ?? ''}`;
+    if (!Object.hasOwn(RUNTIME, key)) throw new Error(`schema-types: the validators need ${call}; make it browser-safe in RUNTIME (scripts/steps/schema-types.ts)`);
+    used.add(key);
+    return RUNTIME[key]!.name;
+  });
+  const preamble = Object.entries(RUNTIME).filter(([key]) => used.has(key)).map(([, helper]) => `${helper.source}\n`);
+  return `${preamble.join('')}${out}`;
 }
 
 function validatorDeclarations(schemas: LoadedSchema[], source: string): string {

@@ -8,6 +8,7 @@ import {
   type ValidationIssue,
   type ValidationResult,
 } from '../../generated/schemas/chain-rpc/index.gen.js';
+import { RpcErrorCode } from '../../clients/chain-rpc/codes.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { ChainStore, TxRejectedError, type ChainEvent, type ChainStoreOptions } from './store.js';
 
@@ -17,16 +18,13 @@ import { ChainStore, TxRejectedError, type ChainEvent, type ChainStoreOptions } 
  * schemas/chain-rpc/chain-rpc.openrpc.json (PROVISIONAL: the published document does not show it).
  */
 
-export const ERROR = {
-  PARSE: -32700,
-  INVALID_REQUEST: -32600,
-  METHOD_NOT_FOUND: -32601,
-  INVALID_PARAMS: -32602,
-  INTERNAL: -32603,
-  BLOCK_NOT_FOUND: -32001,
-  TRANSACTION_NOT_FOUND: -32002,
-  TRANSACTION_REJECTED: -32003,
-  SUBSCRIPTIONS_NEED_WEBSOCKET: -32004,
+export { RpcErrorCode };
+
+/** Message and code of each way the store refuses a transaction. */
+const REJECTION = {
+  undecodable: { code: RpcErrorCode.TRANSACTION_REJECTED, message: 'Transaction rejected' },
+  unknown_output: { code: RpcErrorCode.UNKNOWN_OUTPUT, message: 'Unknown output' },
+  insufficient_funds: { code: RpcErrorCode.INSUFFICIENT_FUNDS, message: 'Insufficient funds' },
 } as const;
 
 export type JsonRpcId = string | number | null;
@@ -62,7 +60,7 @@ class RpcFailure extends Error {
 }
 
 function invalidParams(result: { errors: ValidationIssue[]; message: string }): RpcFailure {
-  return new RpcFailure(ERROR.INVALID_PARAMS, `Invalid params: ${result.message}`, { errors: result.errors });
+  return new RpcFailure(RpcErrorCode.INVALID_PARAMS, `Invalid params: ${result.message}`, { errors: result.errors });
 }
 
 function check<T>(result: ValidationResult<T>): T {
@@ -70,12 +68,18 @@ function check<T>(result: ValidationResult<T>): T {
   return result.value;
 }
 
-/** Validation for the two designed, schema-less param objects (unsubscribe, mine). */
-function checkSmall(params: Record<string, unknown>, fields: Record<string, (v: unknown) => string | undefined>, required: string[], name: string): void {
+type Rule = (v: unknown) => string | undefined;
+
+/**
+ * Validation for the designed, schema-less param objects (no params, unsubscribe, mine). Keys come
+ * from the caller, so lookups are own-property only: `toString` or `__proto__` must be an unknown
+ * param, not a rule inherited from Object.prototype.
+ */
+function checkSmall(params: Record<string, unknown>, fields: Record<string, Rule>, required: string[], name: string): void {
   const errors: ValidationIssue[] = [];
-  for (const key of required) if (!(key in params)) errors.push({ path: '', message: `must have required property '${key}'` });
+  for (const key of required) if (!Object.hasOwn(params, key)) errors.push({ path: '', message: `must have required property '${key}'` });
   for (const [key, value] of Object.entries(params)) {
-    const rule = fields[key];
+    const rule = Object.hasOwn(fields, key) ? fields[key] : undefined;
     if (!rule) errors.push({ path: '', message: `must NOT have additional properties: ${key}` });
     else {
       const problem = rule(value);
@@ -117,14 +121,14 @@ export class ChainNode {
         const include = req.includeTransactions ?? true;
         const block = 'hash' in req ? this.store.blockByHash(req.hash, include) : this.store.blockByHeight(req.height, include);
         if (!block) {
-          throw new RpcFailure(ERROR.BLOCK_NOT_FOUND, 'Block not found', 'hash' in req ? { hash: req.hash } : { height: req.height, tip: this.store.height });
+          throw new RpcFailure(RpcErrorCode.BLOCK_NOT_FOUND, 'Block not found', 'hash' in req ? { hash: req.hash } : { height: req.height, tip: this.store.height });
         }
         return block;
       },
       chain_getTransaction: (params) => {
         const req = check(validate.GetTransactionRequest(params));
         const tx = this.store.transaction(req.txid);
-        if (!tx) throw new RpcFailure(ERROR.TRANSACTION_NOT_FOUND, 'Transaction not found', { txid: req.txid });
+        if (!tx) throw new RpcFailure(RpcErrorCode.TRANSACTION_NOT_FOUND, 'Transaction not found', { txid: req.txid });
         return tx;
       },
       chain_sendTransaction: (params) => {
@@ -132,7 +136,10 @@ export class ChainNode {
         try {
           return this.store.send(req.raw);
         } catch (err) {
-          if (err instanceof TxRejectedError) throw new RpcFailure(ERROR.TRANSACTION_REJECTED, 'Transaction rejected', { reason: err.message });
+          if (err instanceof TxRejectedError) {
+            const { code, message } = REJECTION[err.kind];
+            throw new RpcFailure(code, message, { reason: err.message, ...err.data });
+          }
           throw err;
         }
       },
@@ -148,7 +155,7 @@ export class ChainNode {
       chain_subscribe: (params, conn) => {
         const req = check(validate.SubscribeRequest(params));
         if (!conn.push) {
-          throw new RpcFailure(ERROR.SUBSCRIPTIONS_NEED_WEBSOCKET, 'Subscriptions need the WebSocket endpoint', { path: '/chain-rpc/ws' });
+          throw new RpcFailure(RpcErrorCode.SUBSCRIPTIONS_NEED_WEBSOCKET, 'Subscriptions need the WebSocket endpoint', { path: '/chain-rpc/ws' });
         }
         const subscription: Subscription = { id: `sub_${this.nextSubscription++}`, type: req.type, createdAt: new Date(this.clock.now()).toISOString() };
         conn.subscriptions.set(subscription.id, { ...req, subscription });
@@ -204,7 +211,7 @@ export class ChainNode {
    */
   handleMessage(message: unknown, conn: Connection): JsonRpcResponse | JsonRpcResponse[] | undefined {
     if (Array.isArray(message)) {
-      if (message.length === 0) return errorResponse(null, ERROR.INVALID_REQUEST, 'Invalid Request', 'empty batch');
+      if (message.length === 0) return errorResponse(null, RpcErrorCode.INVALID_REQUEST, 'Invalid Request', 'empty batch');
       const out = message.map((m) => this.handleOne(m, conn)).filter((r): r is JsonRpcResponse => r !== undefined);
       return out.length ? out : undefined;
     }
@@ -213,33 +220,36 @@ export class ChainNode {
 
   private handleOne(message: unknown, conn: Connection): JsonRpcResponse | undefined {
     if (message === null || typeof message !== 'object' || Array.isArray(message)) {
-      return errorResponse(null, ERROR.INVALID_REQUEST, 'Invalid Request', 'a request must be an object');
+      return errorResponse(null, RpcErrorCode.INVALID_REQUEST, 'Invalid Request', 'a request must be an object');
     }
     const m = message as Record<string, unknown>;
-    const idOk = !('id' in m) || m.id === null || typeof m.id === 'string' || (typeof m.id === 'number' && Number.isFinite(m.id));
-    const id: JsonRpcId = idOk && 'id' in m ? (m.id as JsonRpcId) : null;
+    const has = (key: string) => Object.hasOwn(m, key);
+    const idOk = !has('id') || m.id === null || typeof m.id === 'string' || (typeof m.id === 'number' && Number.isFinite(m.id));
+    const id: JsonRpcId = idOk && has('id') ? (m.id as JsonRpcId) : null;
     const problems: string[] = [];
-    if (m.jsonrpc !== '2.0') problems.push("jsonrpc must be '2.0'");
-    if (typeof m.method !== 'string') problems.push('method must be a string');
+    if (!has('jsonrpc') || m.jsonrpc !== '2.0') problems.push("jsonrpc must be '2.0'");
+    if (!has('method') || typeof m.method !== 'string') problems.push('method must be a string');
     if (!idOk) problems.push('id must be a string, a number or null');
-    if ('params' in m && (m.params === null || typeof m.params !== 'object')) problems.push('params must be an object or an array');
-    if (problems.length) return errorResponse(id, ERROR.INVALID_REQUEST, 'Invalid Request', problems.join('; '));
+    if (has('params') && (m.params === null || typeof m.params !== 'object')) problems.push('params must be an object or an array');
+    if (problems.length) return errorResponse(id, RpcErrorCode.INVALID_REQUEST, 'Invalid Request', problems.join('; '));
 
-    const isNotification = !('id' in m);
+    const isNotification = !has('id');
     const method = m.method as string;
     const handler = Object.hasOwn(this.methods, method) ? this.methods[method] : undefined;
     let response: JsonRpcResponse;
     if (!handler) {
-      response = errorResponse(id, ERROR.METHOD_NOT_FOUND, 'Method not found', { method });
+      response = errorResponse(id, RpcErrorCode.METHOD_NOT_FOUND, 'Method not found', { method });
     } else {
       try {
-        const params = byName(m.params);
+        const params = byName(has('params') ? m.params : undefined);
         response = { jsonrpc: '2.0', id, result: handler(params, conn) };
       } catch (err) {
-        response =
-          err instanceof RpcFailure
-            ? errorResponse(id, err.code, err.message, err.data)
-            : errorResponse(id, ERROR.INTERNAL, 'Internal error', { message: err instanceof Error ? err.message : String(err) });
+        if (err instanceof RpcFailure) response = errorResponse(id, err.code, err.message, err.data);
+        else {
+          // A bug in the stub: the log gets the stack, the caller no internals (messages can hold file paths).
+          console.error(`chain-rpc: ${method} failed:`, err);
+          response = errorResponse(id, RpcErrorCode.INTERNAL_ERROR, 'Internal error', { method });
+        }
       }
     }
     return isNotification ? undefined : response;
@@ -277,7 +287,7 @@ function byName(params: unknown): Record<string, unknown> {
   if (params === undefined) return {};
   if (Array.isArray(params)) {
     if (params.length === 0) return {};
-    throw new RpcFailure(ERROR.INVALID_PARAMS, 'Invalid params: params are by-name (an object), not positional', {
+    throw new RpcFailure(RpcErrorCode.INVALID_PARAMS, 'Invalid params: params are by-name (an object), not positional', {
       errors: [{ path: '', message: 'must be object' }],
     });
   }

@@ -12,7 +12,10 @@
  *     8 bytes       the amount in base units, uint64 big-endian
  *
  * Two transactions spending the same outpoint (the first 36 bytes) are a double spend.
- * There are no signatures: a stub accepts any well-formed transaction.
+ * There are no signatures: the node accepts any well-formed transaction that spends an output it
+ * knows and leaves at least the minimum fee (store.ts, `send`). The format, with a worked example,
+ * is documented for wallet teams in schemas/chain-rpc/chain-rpc.openrpc.json
+ * (components.schemas.StubRawTransaction); keep the two in step.
  */
 
 export interface Outpoint {

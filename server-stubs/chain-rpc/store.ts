@@ -50,8 +50,19 @@ export interface BlockEvent {
 
 export type ChainEvent = TxEvent | BlockEvent;
 
-/** Thrown for a well-formed request the node refuses (JSON-RPC -32003). */
-export class TxRejectedError extends Error {}
+/** Why the node refuses a transaction; each has its own JSON-RPC code (see node.ts). */
+export type RejectionKind = 'undecodable' | 'unknown_output' | 'insufficient_funds';
+
+/** Thrown for a well-formed request the node refuses; `data` goes to the JSON-RPC error's data. */
+export class TxRejectedError extends Error {
+  constructor(
+    readonly kind: RejectionKind,
+    message: string,
+    readonly data: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
 
 interface TxRecord {
   txid: string;
@@ -88,8 +99,11 @@ const COIN = 100_000_000n;
 /** Fee rates in base units per byte, and the blocks each priority expects to wait (PROVISIONAL). */
 const FEE_RATE: Record<Priority, number> = { low: 1, medium: 5, high: 10 };
 const TARGET_BLOCKS: Record<Priority, number> = { high: 1, medium: 3, low: 6 };
-/** Fee a transaction pays in the stub: 1 base unit per byte (PROVISIONAL; no real fee field). */
-const MIN_FEE_RATE = 1;
+/**
+ * Lowest fee rate the node accepts, in base units per byte (MempoolInfo.minFee). PROVISIONAL: as on
+ * UTXO chains there is no fee field; the fee is what the spent output holds minus what the outputs pay.
+ */
+const MIN_FEE_RATE = 1n;
 
 function sha256hex(data: string | Buffer): string {
   return createHash('sha256').update(data).digest('hex');
@@ -117,12 +131,27 @@ export class ChainStore {
   /** outpoint key -> txid of the pending or confirmed transaction spending it */
   private readonly spentBy = new Map<string, string>();
   private readonly listeners = new Set<(event: ChainEvent) => void>();
+  private readonly options: ChainStoreOptions;
 
   constructor(options: ChainStoreOptions = {}) {
     this.clock = options.clock ?? systemClock;
     this.chain = options.chain ?? 'stubchain';
     this.network = options.network ?? 'mainnet';
     this.maxMempool = options.maxMempool ?? 300_000_000;
+    this.options = options;
+    this.seed();
+  }
+
+  /** Back to the seeded chain (`POST /_stub/reset`); subscribers stay subscribed. */
+  reset(): void {
+    this.blocks.length = 0;
+    this.mempool.length = 0;
+    for (const table of [this.blocksByHash, this.txs, this.spentBy]) table.clear();
+    this.seed();
+  }
+
+  private seed(): void {
+    const options = this.options;
     const genesisTime = options.genesisTime ?? new Date('2026-01-01T00:00:00Z');
     const seeds = options.seedAddresses ?? ['alice', 'bob'];
     this.appendBlock([], iso(genesisTime));
@@ -189,7 +218,7 @@ export class ChainStore {
       // PROVISIONAL: a fixed 100-byte bookkeeping overhead per entry.
       usage: bytes + 100 * this.mempool.length,
       maxMempool: this.maxMempool,
-      minFee: String(MIN_FEE_RATE),
+      minFee: MIN_FEE_RATE.toString(),
     };
   }
 
@@ -213,11 +242,15 @@ export class ChainStore {
   // ---- writes
 
   /**
-   * Accepts a transaction into the mempool (PROVISIONAL rules):
-   * - undecodable raw: TxRejectedError (-32003);
+   * Accepts a transaction into the mempool (PROVISIONAL rules, in this order):
+   * - undecodable raw: TxRejectedError `undecodable` (-32003);
    * - already known: answered again with the same txid, accepted unless it was replaced or failed;
-   * - spends an outpoint a pending transaction spends: the earlier one becomes `replaced` and
-   *   leaves the mempool, the new one is accepted (replace-by-arrival; fees are not compared);
+   * - spends an output that no pending or confirmed transaction created: `unknown_output` (-32006);
+   * - its outputs plus the minimum fee (size x MIN_FEE_RATE) exceed what the spent output holds:
+   *   `insufficient_funds` (-32005); otherwise the fee is the difference between the two;
+   * - spends an outpoint a pending transaction spends: the earlier one and the pending transactions
+   *   built on its outputs become `replaced` and leave the mempool, the new one is accepted
+   *   (replace-by-arrival; fees are not compared);
    * - spends an outpoint a confirmed transaction spent: recorded as `failed`, `accepted: false`.
    */
   send(raw: string): SendTransactionResponse {
@@ -225,11 +258,23 @@ export class ChainStore {
     try {
       record = this.recordFor(raw.toLowerCase(), iso(new Date(this.clock.now())));
     } catch (err) {
-      if (err instanceof RawTxError) throw new TxRejectedError(err.message);
+      if (err instanceof RawTxError) throw new TxRejectedError('undecodable', err.message);
       throw err;
     }
     const known = this.txs.get(record.txid);
     if (known) return { txid: known.txid, accepted: known.status === 'pending' || known.status === 'confirmed' };
+
+    const available = BigInt(this.fundingOutput(record.spends).amount);
+    const paid = record.outputs.reduce((sum, o) => sum + BigInt(o.amount), 0n);
+    const minFee = BigInt(record.size) * MIN_FEE_RATE;
+    if (paid + minFee > available) {
+      throw new TxRejectedError(
+        'insufficient_funds',
+        `the outputs (${paid}) plus the minimum fee (${minFee}) exceed the ${available} the spent output holds`,
+        { available: available.toString(), outputs: paid.toString(), minFee: minFee.toString(), missing: (paid + minFee - available).toString() },
+      );
+    }
+    record.fee = (available - paid).toString();
 
     const conflictId = this.spentBy.get(record.outpointKey);
     const conflict = conflictId === undefined ? undefined : this.txs.get(conflictId);
@@ -239,11 +284,7 @@ export class ChainStore {
       this.emitTx('failed', record);
       return { txid: record.txid, accepted: false };
     }
-    if (conflict?.status === 'pending') {
-      conflict.status = 'replaced';
-      this.mempool.splice(this.mempool.indexOf(conflict.txid), 1);
-      this.emitTx('replaced', conflict);
-    }
+    if (conflict?.status === 'pending') this.evict(conflict);
     this.txs.set(record.txid, record);
     this.mempool.push(record.txid);
     this.spentBy.set(record.outpointKey, record.txid);
@@ -276,6 +317,33 @@ export class ChainStore {
 
   // ---- internals
 
+  /** The output an outpoint names, if a pending or confirmed transaction created it. */
+  private fundingOutput(spends: { txid: string; vout: number }): TxOutput {
+    const where = { txid: spends.txid, vout: spends.vout };
+    const parent = this.txs.get(spends.txid);
+    if (!parent) throw new TxRejectedError('unknown_output', `spends ${spends.txid}:${spends.vout}, but the node knows no transaction ${spends.txid}`, where);
+    if (parent.status !== 'pending' && parent.status !== 'confirmed') {
+      throw new TxRejectedError('unknown_output', `spends an output of ${spends.txid}, which is ${parent.status}: its outputs do not exist`, where);
+    }
+    const output = parent.outputs[spends.vout];
+    if (!output) {
+      throw new TxRejectedError('unknown_output', `spends ${spends.txid}:${spends.vout}, but that transaction has ${parent.outputs.length} output(s), numbered from 0`, where);
+    }
+    return output;
+  }
+
+  /** Takes a pending transaction out of the mempool as `replaced`, with every pending one spending its outputs. */
+  private evict(r: TxRecord): void {
+    r.status = 'replaced';
+    this.mempool.splice(this.mempool.indexOf(r.txid), 1);
+    if (this.spentBy.get(r.outpointKey) === r.txid) this.spentBy.delete(r.outpointKey);
+    this.emitTx('replaced', r);
+    for (const id of [...this.mempool]) {
+      const child = this.txs.get(id)!;
+      if (child.status === 'pending' && child.spends.txid === r.txid) this.evict(child);
+    }
+  }
+
   private recordFor(raw: string, seenAt: string): TxRecord {
     const decoded = decodeStubTransaction(raw);
     const bytes = Buffer.from(raw, 'hex');
@@ -283,7 +351,7 @@ export class ChainStore {
       txid: sha256hex(bytes),
       raw,
       size: bytes.length,
-      fee: String(bytes.length * MIN_FEE_RATE),
+      fee: '0', // coinbase; send() sets what a spend pays
       spends: decoded.spends,
       outpointKey: raw.slice(0, 72),
       outputs: decoded.outputs,
