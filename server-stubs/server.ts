@@ -59,10 +59,12 @@ export interface PlatformServer {
 
 export interface PlatformOptions {
   clock?: StubClock;
+  /** the services to serve instead of those found in server-stubs/ (tests) */
+  services?: StubService[];
 }
 
 export async function startPlatformServer(port = 4000, host = '0.0.0.0', options: PlatformOptions = {}): Promise<PlatformServer> {
-  const discovered = await discoverServices();
+  const discovered = options.services ? { services: options.services, broken: [] } : await discoverServices();
   const broken = [...discovered.broken];
   const clock = options.clock ?? stubClockFromEnv();
   const corsOrigins = corsOriginsFromEnv();

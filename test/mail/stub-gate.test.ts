@@ -145,3 +145,66 @@ describe('mail stub: provider secrets', () => {
     expect((await call('/webhooks/fbl')).status).toBe(501);
   });
 });
+
+describe('mail stub: hostile and sloppy input stays in the contract', () => {
+  const key = { authorization: 'Bearer msk_test_max' };
+
+  test.each(['toString', '__proto__', 'constructor', 'valueOf', 'hasOwnProperty'])('a query parameter named %s is ignored, not a 500', async (name) => {
+    const { status, body } = await call(`/v1/webhooks?${name}=1`, { headers: key });
+    expect(status).toBe(501);
+    expect(contract.responseErrors('/v1/webhooks', 'get', '401', body)).toEqual([]);
+  });
+
+  test.each(['toString', '__proto__', 'constructor'])('a field named %s with a validation error is reported as a field', async (name) => {
+    const { status, body } = await call('/v1/contacts', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...key },
+      body: `{"email": 5, "${name}": 1}`,
+    });
+    expect(status).toBe(400);
+    expect(body.error).toBe('Validation failed');
+    expect(Object.keys(body.details.fieldErrors)).toContain('email');
+  });
+
+  test.each(['limit=1e309', 'limit=Infinity', 'page=-Infinity'])('%s: 400, not a pass of the bounds', async (query) => {
+    const { status, body } = await call(`/v1/contacts?${query}`, { headers: key });
+    expect(status).toBe(400);
+    expect(body.error).toBe('Validation failed');
+  });
+
+  test('an unknown query parameter is ignored (DECISIONS G-1)', async () => {
+    expect((await call('/v1/contacts?_=123&utm_source=x', { headers: key })).status).toBe(501);
+  });
+
+  test('invalid JSON on an OAuth route: 400 in the OAuth form', async () => {
+    const { status, body } = await call('/api/oauth/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":' });
+    expect(status).toBe(400);
+    expect(body.error).toBe('invalid_request');
+    expect(contract.responseErrors('/api/oauth/token', 'post', '400', body)).toEqual([]);
+  });
+
+  test('an unsupported charset on a form-only OAuth route: a declared status in the OAuth form', async () => {
+    const { status, body } = await call('/api/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded; charset=latin9' }, body: 'grant_type=authorization_code' });
+    expect(Object.keys(contract.document.paths['/api/oauth/token'].post.responses)).toContain(String(status));
+    expect(body.error).toBe('invalid_request');
+    expect(body.error_description).not.toMatch(/application\/json/);
+  });
+
+  test('a wrong content type where the operation does not declare 415: 400, not an undeclared 415', async () => {
+    const operation = contract.document.paths['/referrals/claim'].post;
+    expect(Object.keys(operation.responses)).not.toContain('415');
+    const { status, body } = await call('/referrals/claim', { method: 'POST', headers: { 'content-type': 'text/plain', cookie: 'session=sess_test_max', ...key }, body: 'name=x' });
+    expect(status).toBe(400);
+    expect(body.success).toBe(false);
+  });
+
+  test('HEAD where GET exists, 405 with Allow on another method', async () => {
+    const head = await fetch(`${stub.baseUrl}/v1/contacts`, { method: 'HEAD', headers: key });
+    expect(head.status).toBe(501);
+    expect(await head.text()).toBe('');
+    const put = await call('/v1/send', { method: 'PUT', headers: key });
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toMatch(/POST/);
+    expect(put.body.success).toBe(false);
+  });
+});

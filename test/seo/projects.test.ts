@@ -238,3 +238,21 @@ describe('organizations never see each other', () => {
     expect((await listOf()).map((p) => p.id)).toContain(id);
   });
 });
+
+describe('browsers and sloppy clients', () => {
+  test('an unknown query parameter (a cache-buster) is ignored (DECISIONS G-1)', async () => {
+    const res = await raw(seo.baseUrl, 'GET', '/projects?_=1700000000000&utm_source=mail');
+    expect(res.status).toBe(200);
+  });
+
+  test('HEAD answers as GET without a body; another method is 405 with Allow', async () => {
+    const head = await raw(seo.baseUrl, 'HEAD', '/projects');
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+    const put = await raw(seo.baseUrl, 'PUT', '/projects', { body: { name: 'x' } });
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toBe('GET, POST, HEAD, OPTIONS');
+    expect(put.body).toMatchObject({ code: 'METHOD_NOT_ALLOWED' });
+    expect(contract.schemaErrors('Error', put.body)).toEqual([]);
+  });
+});

@@ -142,7 +142,7 @@ const handlers = {
     if (headers['x-signature'] !== expected) fail(400, undefined, 'Bad signature');
     return { status: 204 };
   },
-  proxyUpstream: async ({ rawBody }: Ctx) => ({ passthrough: await fetch(upstreamUrl, { method: 'POST', body: rawBody, headers: { 'content-type': 'application/json' } }) }),
+  proxyUpstream: async ({ rawBody }: Ctx) => ({ passthrough: await fetch(upstreamUrl, { method: 'POST', body: rawBody?.toString(), headers: { 'content-type': 'application/json' } }) }),
 };
 
 let stub: RunningStub;

@@ -1,0 +1,102 @@
+/**
+ * `npm start`'s server: one port for every service, the development controls at /_stub
+ * (CONVENTIONS §6), JSON everywhere, and a service that fails to start does not take the others down.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createManualClock } from '../../server-stubs/lib/clock.js';
+import type { StubService } from '../../server-stubs/lib/service.js';
+import seoService from '../../server-stubs/seo/app.js';
+import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
+
+async function json(url: string, init: RequestInit = {}) {
+  const response = await fetch(url, init);
+  const text = await response.text();
+  expect(response.headers.get('content-type') ?? '', `${url} answers JSON`).toMatch(/^application\/json/);
+  return { status: response.status, body: JSON.parse(text) };
+}
+
+const seoKey = { authorization: 'Bearer seo_test_key' };
+
+describe('development controls', () => {
+  let platform: PlatformServer;
+  let origin = '';
+  const start = Date.parse('2026-01-15T09:30:00Z');
+
+  beforeAll(async () => {
+    platform = await startPlatformServer(0, '127.0.0.1', { clock: createManualClock(start) });
+    origin = `http://127.0.0.1:${platform.port}`;
+  });
+  afterAll(() => platform.close());
+
+  test('GET /_stub/clock tells the time every stub sees', async () => {
+    expect(await json(`${origin}/_stub/clock`)).toEqual({ status: 200, body: { now: '2026-01-15T09:30:00.000Z', manual: true } });
+  });
+
+  test('POST /_stub/clock moves it forward by seconds or to an instant, never back', async () => {
+    const move = (body: unknown) => json(`${origin}/_stub/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await move({ advanceSeconds: 3600 })).body.now).toBe('2026-01-15T10:30:00.000Z');
+    expect((await move({ advanceSeconds: 0 })).body.now).toBe('2026-01-15T10:30:00.000Z');
+    expect((await move({ set: '2026-02-01T00:00:00Z' })).body.now).toBe('2026-02-01T00:00:00.000Z');
+    const back = await move({ set: '2026-01-01T00:00:00Z' });
+    expect(back.status).toBe(400);
+    expect(back.body.error).toMatch(/before/);
+    expect((await move({ advanceSeconds: -5 })).status).toBe(400);
+    expect((await move({ advanceSeconds: 'soon' })).status).toBe(400);
+    expect((await json(`${origin}/_stub/clock`)).body.now).toBe('2026-02-01T00:00:00.000Z');
+  });
+
+  test('rate windows follow the stub clock', async () => {
+    const create = () => fetch(`${origin}/seo/projects`, { method: 'POST', headers: { ...seoKey, 'content-type': 'application/json' }, body: '{"name":"p"}' });
+    let last = 0;
+    for (let i = 0; i < 31; i += 1) last = (await create()).status;
+    expect(last).toBe(429);
+    await fetch(`${origin}/_stub/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"advanceSeconds": 61}' });
+    expect((await create()).status).toBe(201);
+  });
+
+  test('POST /_stub/reset puts every service back to its seeds, the clock where it is', async () => {
+    const rpc = (method: string, params: unknown = {}) =>
+      json(`${origin}/chain-rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    const seededHeight = (await rpc('chain_getChainInfo')).body.result.height;
+    await rpc('chain_mine', { count: 3 });
+    expect((await rpc('chain_getChainInfo')).body.result.height).toBe(seededHeight + 3);
+    const before = await json(`${origin}/seo/projects`, { headers: seoKey });
+    expect(before.body.projects.length).toBeGreaterThan(1);
+    const reset = await json(`${origin}/_stub/reset`, { method: 'POST' });
+    expect(reset.status).toBe(200);
+    expect(reset.body.reset).toEqual(expect.arrayContaining(['chain-rpc', 'seo', 'mail']));
+    expect((await rpc('chain_getChainInfo')).body.result.height).toBe(seededHeight);
+    const after = await json(`${origin}/seo/projects`, { headers: seoKey });
+    expect(after.body.projects.map((p: { name: string }) => p.name)).toEqual(['My project']);
+    expect((await json(`${origin}/_stub/clock`)).body.now).toBe('2026-02-01T00:01:01.000Z');
+  });
+
+  test('outside every service the answer is JSON, never an HTML page', async () => {
+    const res = await json(`${origin}/no/such/thing`);
+    expect(res.status).toBe(404);
+    expect(res.body.error).toMatch(/No route/);
+  });
+});
+
+describe('a service that fails to start', () => {
+  test('is reported and answers 503; the others are served', async () => {
+    const broken: StubService = {
+      slug: 'broken',
+      basePath: '/broken',
+      title: 'Broken',
+      credentials: [],
+      create: () => {
+        throw new Error('no handler module for getProjectSummary');
+      },
+    };
+    const platform = await startPlatformServer(0, '127.0.0.1', { services: [broken, seoService as StubService] });
+    try {
+      const origin = `http://127.0.0.1:${platform.port}`;
+      expect(platform.broken).toEqual([{ slug: 'broken', basePath: '/broken', error: 'no handler module for getProjectSummary' }]);
+      expect(await json(`${origin}/broken/anything`)).toMatchObject({ status: 503, body: { error: expect.stringContaining('getProjectSummary') } });
+      expect((await json(`${origin}/seo/projects`, { headers: seoKey })).status).toBe(200);
+    } finally {
+      await platform.close();
+    }
+  });
+});
