@@ -113,6 +113,13 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
   });
 
   const server = http.createServer(app);
+  // Requests Node refuses before Express sees them (headers or URL over 16 KB, broken HTTP) still get JSON.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return void socket.destroy();
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    const body = JSON.stringify({ error: status === 431 ? 'Request headers or URL too large (16 KB at most)' : 'Malformed HTTP request' });
+    socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
   server.on('upgrade', (req, socket, head) => {
     const match = instances.find(({ slug }) => {
       const basePath = services.find((s) => s.slug === slug)!.basePath;
