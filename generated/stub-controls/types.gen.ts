@@ -20,7 +20,7 @@ export interface paths {
          * @description Moves the clock forward by `advanceSeconds`, or to the instant `set`, then runs every piece of
          *     work that fell due and answers only when it has run (deliveries attempted, jobs moved).
          *     `{"advanceSeconds": 0}` waits for work already due. A `set` into the past is a 400: the clock
-         *     never goes backwards.
+         *     never goes backwards; nor past 9999-12-31T23:59:59.999Z, the last instant a date-time can name.
          */
         post: operations["moveStubClock"];
         delete?: never;

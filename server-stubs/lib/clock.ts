@@ -17,24 +17,29 @@ export interface StubClock extends Clock {
   set(epochMs: number): void;
 }
 
-export class ClockWentBackwards extends Error {}
+/** A move the clock refuses: backwards, or past the last instant an ISO 8601 date-time can name. */
+export class ClockMoveRefused extends Error {}
+
+const latest = Date.parse('9999-12-31T23:59:59.999Z');
 
 export function createStubClock(options: { manual?: boolean; start?: number } = {}): StubClock {
   const manual = options.manual ?? false;
   let base = options.start ?? Date.now();
   let offset = 0;
-  const now = () => (manual ? base : Date.now() + offset);
+  // A system clock moved to the very end keeps running: it stops there rather than leave the range.
+  const now = () => Math.min(latest, manual ? base : Date.now() + offset);
   return {
     manual,
     now,
     advance(ms) {
-      if (ms < 0) throw new ClockWentBackwards('the clock only moves forward');
+      if (!(ms >= 0)) throw new ClockMoveRefused('the clock only moves forward');
+      if (now() + ms > latest) throw new ClockMoveRefused('the clock cannot move past 9999-12-31T23:59:59.999Z');
       if (manual) base += ms;
       else offset += ms;
     },
     set(epochMs) {
       const current = now();
-      if (epochMs < current) throw new ClockWentBackwards(`${new Date(epochMs).toISOString()} is before the stub clock's ${new Date(current).toISOString()}`);
+      if (epochMs < current) throw new ClockMoveRefused(`${new Date(epochMs).toISOString()} is before the stub clock's ${new Date(current).toISOString()}`);
       this.advance(epochMs - current);
     },
   };

@@ -1,5 +1,5 @@
 import type { operations } from '../../generated/stub-controls/types.gen.js';
-import { ClockWentBackwards, type StubClock } from './clock.js';
+import { ClockMoveRefused, type StubClock } from './clock.js';
 import type { ErrorMapper } from './errors.js';
 import { describeIssues } from './errors.js';
 import type { HandlerMap } from './handlers.js';
@@ -24,7 +24,7 @@ export function createStubControls(clock: StubClock, services: () => Array<{ slu
         if ('set' in body) clock.set(Date.parse(body.set));
         else clock.advance(body.advanceSeconds * 1000);
       } catch (error) {
-        if (error instanceof ClockWentBackwards) fail(400, undefined, error.message);
+        if (error instanceof ClockMoveRefused) fail(400, undefined, error.message);
         throw error;
       }
       await runDue();

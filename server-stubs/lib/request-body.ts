@@ -65,37 +65,52 @@ export function checkFiniteParameters(contract: Contract) {
  * The tolerant reader (DECISIONS G-1): properties a closed request schema does not know are dropped
  * before validation, not refused, so a newer client's extra field does not break an older service.
  * Where the schema is a `oneOf`/`anyOf`, the branch the value is meant for decides what is known.
+ *
+ * The same walk refuses an array longer than its `maxItems` before the validator sees it: with
+ * `allErrors`, ajv's errors through a recursive `$ref` grow quadratically, so 90,000 items of a
+ * 50-item list would hold the stub for minutes.
  */
 export function pruneUnknownProperties(contract: Contract) {
   return (req: Request, _res: Response, next: NextFunction) => {
     const requestBody = req.matched && deref(contract.document, req.matched.operation.op.requestBody);
     if (!requestBody?.content || req.body === null || typeof req.body !== 'object') return next();
     const media = Object.entries<any>(requestBody.content).find(([type]) => req.is(type));
-    if (media) prune(contract.document, media[1].schema, req.body, 0);
-    next();
+    const issues: Issue[] = [];
+    if (media) prune(contract.document, media[1].schema, req.body, 0, 'body', issues);
+    if (issues.length === 0) return next();
+    next(failureOf('validation', 400, issues.map((i) => `${i.path} ${i.message}`).join('; '), { issues }));
   };
 }
 
-function prune(document: Record<string, any>, schemaRef: unknown, value: unknown, depth: number): void {
+interface Issue {
+  path: string;
+  message: string;
+}
+
+function prune(document: Record<string, any>, schemaRef: unknown, value: unknown, depth: number, at: string, issues: Issue[]): void {
   if (depth > 32 || value === null || typeof value !== 'object') return;
   const schema = deref(document, schemaRef);
   if (!schema || typeof schema !== 'object') return;
   if (Array.isArray(value)) {
-    if (schema.items && typeof schema.items === 'object') for (const item of value) prune(document, schema.items, item, depth + 1);
+    if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) {
+      issues.push({ path: at, message: `must NOT have more than ${schema.maxItems} items` });
+      return;
+    }
+    if (schema.items && typeof schema.items === 'object') value.forEach((item, i) => prune(document, schema.items, item, depth + 1, `${at}.${i}`, issues));
     return;
   }
   const object = value as Record<string, unknown>;
   const branches: unknown[] | undefined = schema.oneOf ?? schema.anyOf;
   if (branches) {
     const branch = chooseBranch(document, schema, branches, object);
-    if (branch) prune(document, branch, object, depth + 1);
+    if (branch) prune(document, branch, object, depth + 1, at, issues);
     return;
   }
   const parts = flattenAllOf(document, schema);
   const properties: Record<string, unknown> = Object.assign(Object.create(null), ...parts.map((p) => p.properties ?? {}));
   const closed = parts.some((p) => p.additionalProperties === false) && !parts.some((p) => p.patternProperties);
   for (const key of Object.keys(object)) {
-    if (Object.hasOwn(properties, key)) prune(document, properties[key], object[key], depth + 1);
+    if (Object.hasOwn(properties, key)) prune(document, properties[key], object[key], depth + 1, `${at}.${key}`, issues);
     else if (closed) delete object[key];
   }
 }

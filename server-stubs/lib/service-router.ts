@@ -106,6 +106,10 @@ export function createServiceRouter<Ops, P extends Principal = Principal, Defaul
 /** Sets `req.matched`, or fails with 404 (no such path) or 405 with `Allow` (no such method). */
 function matchOperation(contract: Contract, rawBody: Set<string>) {
   return (req: Request, _res: Response, next: NextFunction) => {
+    // Conditional requests are not part of the contracts: Express's ETags must not turn an answer
+    // into an undeclared 304.
+    delete req.headers['if-none-match'];
+    delete req.headers['if-modified-since'];
     const match = contract.match(req.method, req.path);
     switch (match.kind) {
       case 'operation':

@@ -172,6 +172,17 @@ describe('mail stub: hostile and sloppy input stays in the contract', () => {
     expect(body.error).toBe('Validation failed');
   });
 
+  test('90,000 rule groups where 50 are allowed: refused at once, not after minutes of validation', async () => {
+    const group = '{"operator":"OR","rules":[null]}';
+    const { status, body } = await call('/api/segments/5eed5eed-5eed-4eed-8eed-37386ae04337/preview', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: 'session=sess_test_max' },
+      body: `{"filter_criteria":{"operator":"OR","rules":[${Array(90_000).fill(group).join(',')}]}}`,
+    });
+    expect(status).toBe(400);
+    expect(body.details.fieldErrors['filter_criteria.rules']).toEqual(['must NOT have more than 50 items']);
+  });
+
   test('an unknown query parameter is ignored (DECISIONS G-1)', async () => {
     expect((await call('/v1/contacts?_=123&utm_source=x', { headers: key })).status).toBe(501);
   });

@@ -227,6 +227,17 @@ describe('one error path, in the service body, with a declared status', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  test('a conditional GET is answered in full, never an undeclared 304', async () => {
+    const first = await fetch(`${stub.baseUrl}/items/a1`, { headers: { authorization: 'Bearer good' } });
+    const tag = first.headers.get('etag') ?? '*';
+    const conditions: Array<Record<string, string>> = [{ 'if-none-match': tag }, { 'if-none-match': '*' }, { 'if-modified-since': new Date(Date.now() + 86_400_000).toUTCString() }];
+    for (const headers of conditions) {
+      const res = await call('/items/a1', { headers });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ id: 'a1', name: 'first' });
+    }
+  });
+
   test('an unknown route under the base path is a 404 in the service body', async () => {
     const res = await call('/nothing/here');
     expect(res).toMatchObject({ status: 404, body: { kind: 'not_found' } });

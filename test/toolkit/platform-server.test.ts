@@ -42,7 +42,17 @@ describe('development controls', () => {
     expect(back.body.error).toMatch(/before/);
     expect((await move({ advanceSeconds: -5 })).status).toBe(400);
     expect((await move({ advanceSeconds: 'soon' })).status).toBe(400);
-    expect((await json(`${origin}/_stub/clock`)).body.now).toBe('2026-02-01T00:00:00.000Z');
+    expect((await move({ advanceSeconds: 3_153_600_000 })).status, 'a century at most, and never past year 9999').toBe(200);
+    const past9999 = await move({ set: '+010000-01-01T00:00:00Z' });
+    expect(past9999.status).toBe(400);
+    expect((await json(`${origin}/_stub/clock`)).body.now).toBe('2126-01-08T00:00:00.000Z');
+  });
+
+  test('the clock stops at the last instant a date-time can name', () => {
+    const clock = createManualClock(Date.parse('9999-12-31T23:59:58.999Z'));
+    clock.advance(1000);
+    expect(new Date(clock.now()).toISOString()).toBe('9999-12-31T23:59:59.999Z');
+    expect(() => clock.advance(1)).toThrow(/9999/);
   });
 
   test('rate windows follow the stub clock', async () => {
@@ -68,7 +78,7 @@ describe('development controls', () => {
     expect((await rpc('chain_getChainInfo')).body.result.height).toBe(seededHeight);
     const after = await json(`${origin}/seo/projects`, { headers: seoKey });
     expect(after.body.projects.map((p: { name: string }) => p.name)).toEqual(['My project']);
-    expect((await json(`${origin}/_stub/clock`)).body.now).toBe('2026-02-01T00:01:01.000Z');
+    expect((await json(`${origin}/_stub/clock`)).body.now).toBe('2126-01-08T00:01:01.000Z');
   });
 
   test('outside every service the answer is JSON, never an HTML page', async () => {

@@ -1,0 +1,231 @@
+/**
+ * The oracle: what every answer must satisfy, whatever was asked (the contract, DECISIONS G-1 to
+ * G-3). It returns violations instead of throwing, so one run collects all of them and the report
+ * can group them by kind.
+ */
+import { deref, type Operation } from '../../../scripts/lib/operations.js';
+import type { OperationModel, ServiceModel } from './contract-model.js';
+import { bodyText, type FuzzRequest, type Observed } from './wire.js';
+
+export interface Violation {
+  /** stable category: the report groups by it, and it is the framework engineer's to-do item */
+  kind: string;
+  /** what exactly, short: the report counts distinct details */
+  detail: string;
+}
+
+const snippet = (s: string, n = 80) => JSON.stringify(s.length > n ? `${s.slice(0, n)}…` : s);
+const header = (o: Observed, name: string) => {
+  const v = o.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+};
+const isJsonType = (type: string | undefined) => Boolean(type && /^application\/(?:[\w.+-]+\+)?json\b/i.test(type));
+
+/** A body's shape for grouping: strings elided unless they look like codes (`NOT_FOUND`). */
+function shapeOf(value: unknown, depth = 0): string {
+  if (depth > 3) return '…';
+  if (typeof value === 'string') return /^[A-Za-z_.-]{1,40}$/.test(value) && !/^[a-z]+$/.test(value) ? JSON.stringify(value) : '"…"';
+  if (Array.isArray(value)) return `[${value.slice(0, 2).map((v) => shapeOf(v, depth + 1)).join(',')}]`;
+  if (value && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${k}:${shapeOf(v, depth + 1)}`).join(',')}}`;
+  return JSON.stringify(value);
+}
+
+/**
+ * Never HTML, never a stack trace or a server file path (G-2). A match the request itself carried
+ * (an echoed value) does not count.
+ */
+export function leakViolations(o: Observed, requestText: string): Violation[] {
+  const out: Violation[] = [];
+  const type = header(o, 'content-type') ?? '';
+  if (/text\/html/i.test(type) || /^\s*<(?:!doctype|html|pre|body)/i.test(o.body)) {
+    out.push({ kind: 'HTML body', detail: `${o.status} ${type || '(no content-type)'} ${snippet(o.body.replace(/\s+/g, ' '), 60)}` });
+  }
+  // Linear-time patterns only (bounded repeats, no nested quantifiers): bodies can be megabytes,
+  // and a backtracking regex would hang the oracle, not the server.
+  const frame = String.raw`(?:^|\n|\\n|<br>)[ \t]{0,40}(?:&nbsp;[ \t]?){0,12}at (?:async )?[\w$.<>\[\]]{1,120}(?: \[as [\w$]{1,60}\])? \(`;
+  const leaks: Array<[string, RegExp]> = [
+    ['stack frame', new RegExp(`${frame}|(?:^|\\n|\\\\n)[ \\t]{1,40}at (?:file:\\/\\/)?\\/[\\w./-]{1,300}:\\d+`)],
+    ['server path /work/', /\/work\//],
+    ['node_modules path', /node_modules/],
+    ['source position .ts:<line>', /\.[cm]?[tj]s:\d+/],
+    ['Error: with a stack', new RegExp(String.raw`\w{0,40}Error: [^\n]{0,300}?(?:\n|\\n|<br>)[ \t]{0,40}(?:&nbsp;[ \t]?){0,12}at `)],
+  ];
+  const body = o.body.length > 512 * 1024 ? o.body.slice(0, 512 * 1024) : o.body;
+  for (const [what, re] of leaks) {
+    const m = re.exec(body);
+    if (m && !requestText.includes(m[0].trim())) {
+      out.push({ kind: 'stack trace or file path in body', detail: `${what}: ${snippet(body.slice(Math.max(0, m.index - 30), m.index + 60), 90)}` });
+    }
+  }
+  return out;
+}
+
+/** Which documented response of the operation a status falls under: exact, `4XX`, then `default`. */
+function responseKey(operation: Operation, status: number): string | undefined {
+  const responses = operation.op.responses ?? {};
+  if (String(status) in responses) return String(status);
+  const range = `${String(status)[0]}XX`;
+  if (range in responses) return range;
+  if ('default' in responses) return 'default';
+  return undefined;
+}
+
+export function createHttpOracle(model: ServiceModel) {
+  const { checker, document } = model;
+  const byRoute = new Map(model.operations.map((m) => [`${m.operation.method.toUpperCase()} ${m.operation.path}`, m]));
+
+  /**
+   * Does a parsed body fit one of the service's documented 4xx error schemas, or the error schema
+   * they are built on? An answer without an operation (405) has no response of its own to pin it
+   * to one status's code.
+   */
+  function fitsDocumentedError(body: unknown): boolean {
+    return (
+      model.errorShapes.some((e) => checker.responseErrors(e.path, e.method, e.status, body, e.mediaType).length === 0) ||
+      model.errorSchemas.some((name) => checker.schemaErrors(name, body).length === 0)
+    );
+  }
+
+  /** An error answer of the framework (unknown path or method): JSON in one of the service's documented error bodies. */
+  function frameworkErrorBody(o: Observed, what: string): Violation[] {
+    if (o.body === '') return [];
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(o.body);
+    } catch {
+      return [{ kind: 'error body is not a documented error shape', detail: `${what}: not JSON` }];
+    }
+    return fitsDocumentedError(parsed) ? [] : [{ kind: 'error body is not a documented error shape', detail: `${what}: ${shapeOf(parsed)}` }];
+  }
+
+  function check501(m: OperationModel, o: Observed): Violation[] {
+    let body: unknown;
+    try {
+      body = JSON.parse(o.body);
+    } catch {
+      return [{ kind: '501 without the documented error body', detail: `${m.label}: not JSON` }];
+    }
+    const errorStatuses = Object.keys(m.operation.op.responses ?? {}).filter((s) => /^[45]/.test(s) || s === 'default');
+    const fits = errorStatuses.some((s) => {
+      const content = deref(document, m.operation.op.responses[s])?.content ?? {};
+      return Object.keys(content).some((type) => type.includes('json') && checker.responseErrors(m.operation.path, m.operation.method, s, body, type).length === 0);
+    });
+    const out: Violation[] = [];
+    if (!fits) out.push({ kind: '501 without the documented error body', detail: `${m.label}: ${snippet(o.body, 70)} fits none of ${errorStatuses.join(', ')}` });
+    if (!/not implemented/i.test(o.body)) out.push({ kind: '501 without the documented error body', detail: `${m.label}: does not say "not implemented"` });
+    return out;
+  }
+
+  /** The answer against the operation's declared responses. */
+  function checkOperation(m: OperationModel, r: FuzzRequest, o: Observed): Violation[] {
+    const out: Violation[] = [];
+    const isHead = r.method === 'HEAD';
+    if (o.status === 501) {
+      // A HEAD answer has no body to hold to the error shape; its GET twin is checked instead.
+      if (isHead) return o.body === '' ? [] : [{ kind: 'HEAD answer has a body', detail: m.label }];
+      return check501(m, o);
+    }
+    const key = responseKey(m.operation, o.status);
+    if (!key) {
+      out.push({ kind: 'status not declared for the operation', detail: `${o.status} on ${m.label}` });
+      if (o.status >= 400 && !isHead) out.push(...frameworkErrorBody(o, `undeclared ${o.status}`));
+    } else {
+      const response = deref(document, m.operation.op.responses[key]) ?? {};
+      const content: Record<string, any> = response.content ?? {};
+      const type = (header(o, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+      if (isHead) {
+        if (o.body !== '') out.push({ kind: 'HEAD answer has a body', detail: m.label });
+      } else if (Object.keys(content).length === 0) {
+        if (o.body !== '') out.push({ kind: 'body on a response declared without content', detail: `${o.status} on ${m.label}` });
+      } else if (o.body !== '' || !(o.status === 204 || o.status === 304)) {
+        const declared = Object.keys(content).find((t) => t.toLowerCase() === type);
+        if (!declared) {
+          out.push({ kind: 'response media type not declared', detail: `${o.status} ${type || '(none)'} on ${m.label} (declared ${Object.keys(content).join(', ')})` });
+        } else if (declared.includes('json') && !o.truncated) {
+          let body: unknown;
+          try {
+            body = JSON.parse(o.body);
+            const errors = checker.responseErrors(m.operation.path, m.operation.method, key, body, declared);
+            if (errors.length) out.push({ kind: 'response body does not match the contract', detail: `${m.label} ${o.status}: ${errors.slice(0, 2).join('; ')}` });
+          } catch (error) {
+            out.push({ kind: 'response body does not match the contract', detail: `${m.label} ${o.status}: ${(error as Error).message.slice(0, 80)}` });
+          }
+        }
+        // Event streams are cut after their first moments by the sender: their frames are the stream tests' business.
+      }
+    }
+    // What the generator expected holds only for the operation it aimed at (an odd path may address another).
+    if (r.aim === m.label) {
+      const success = (o.status >= 200 && o.status < 300) || o.status === 501;
+      if (r.expect === 'reject' && success) {
+        out.push({ kind: 'bad input accepted', detail: `${r.case}: ${m.label} answered ${o.status}` });
+      }
+      if (r.expect === 'accept' && o.status === 401) {
+        out.push({ kind: 'valid credential refused', detail: `${m.label}: ${snippet(o.body, 60)}` });
+      }
+      // A request the contract allows (checked with ajv) refused in the validator's words: the stub
+      // reads the contract differently (a format, a oneOf, a coercion).
+      if (r.expect === 'accept' && o.status === 400 && /\bmust (?:be|have|match|NOT|equal|pass)\b/.test(o.body)) {
+        out.push({ kind: 'valid request refused by validation', detail: `${m.label}: ${snippet(o.body, 100)}` });
+      }
+    }
+    return out;
+  }
+
+  return function oracle(r: FuzzRequest, o: Observed): Violation[] {
+    if (o.error) return [{ kind: 'no answer', detail: `${r.case}: ${o.error}` }];
+    const requestText = `${r.path} ${r.query.flat().join(' ')} ${bodyText(r.body, 64 * 1024) ?? ''}`;
+    const out: Violation[] = leakViolations(o, requestText);
+    const type = header(o, 'content-type');
+    if (o.status >= 400 && o.body !== '' && !isJsonType(type)) {
+      out.push({ kind: 'error answer is not JSON', detail: `${o.status} ${type ?? '(no content-type)'} for ${r.case}` });
+    }
+    if (o.status >= 500 && o.status !== 501) out.push({ kind: 'server error (5xx)', detail: `${o.status} ${snippet(o.body, 100)}` });
+    if (r.headers.origin && !header(o, 'access-control-allow-origin')) {
+      out.push({ kind: 'no CORS header on an answer to a browser (G-3)', detail: `${r.method} ${o.status}` });
+    }
+    if (r.unknownQuery?.length && o.status === 400) {
+      const refused = r.unknownQuery.filter((n) => o.body.includes(`'${n}'`) || o.body.includes(`"${n}"`) || o.body.includes(`query.${n}`));
+      if (refused.length) out.push({ kind: 'unknown query parameter refused (G-1)', detail: `${refused.join(', ')}: ${snippet(o.body, 80)}` });
+    }
+
+    // Node refuses a request line and headers over 16 KB before any service sees it (431): transport
+    // level, like a dropped connection, so it is held only to JSON, not to a service's error shape.
+    if (o.status === 431) {
+      const size = r.path.length + r.query.flat().join('&').length + Object.values(r.headers).join('').length;
+      if (size < 16 * 1024) out.push({ kind: '431 on a request under 16 KB', detail: `${r.method} ${r.path.slice(0, 60)}: ${size} bytes` });
+      return out;
+    }
+
+    const path = model.match(r.path);
+    if (!path) {
+      if (o.status !== 404) out.push({ kind: 'unknown path not answered 404', detail: `${r.method} ${o.status}` });
+      out.push(...frameworkErrorBody(o, `unknown path, ${o.status}`));
+      return out;
+    }
+    const method = r.method === 'HEAD' && !path.methods.includes('HEAD') ? 'GET' : r.method;
+    if (r.method === 'OPTIONS' && !path.methods.includes('OPTIONS')) {
+      if (o.status !== 204 && o.status !== 200) out.push({ kind: 'OPTIONS not answered 204/200 (G-3)', detail: `${o.status} on ${path.template}` });
+      const preflight = Boolean(r.headers['access-control-request-method']);
+      const allow = header(o, 'allow') ?? header(o, 'access-control-allow-methods');
+      if (!allow || (preflight && !header(o, 'access-control-allow-origin'))) {
+        out.push({ kind: 'OPTIONS without CORS/Allow headers (G-3)', detail: `${preflight ? 'preflight' : 'plain'} OPTIONS ${path.template}` });
+      }
+      if (o.status >= 400) out.push(...frameworkErrorBody(o, `OPTIONS, ${o.status}`));
+      return out;
+    }
+    const m = byRoute.get(`${method} ${path.template}`);
+    if (!m) {
+      if (o.status !== 405) out.push({ kind: 'unknown method not answered 405 (G-3)', detail: `${r.method} ${path.template} answered ${o.status}` });
+      else {
+        const allow = (header(o, 'allow') ?? '').toUpperCase();
+        const missing = path.methods.filter((x) => !allow.split(/\s*,\s*/).includes(x));
+        if (missing.length) out.push({ kind: '405 without an Allow header listing the path\'s methods', detail: `${path.template}: Allow ${JSON.stringify(header(o, 'allow') ?? null)} lacks ${missing.join(', ')}` });
+      }
+      out.push(...frameworkErrorBody(o, `unknown method, ${o.status}`));
+      return out;
+    }
+    out.push(...checkOperation(m, r, o));
+    return out;
+  };
+}

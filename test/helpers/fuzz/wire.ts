@@ -1,0 +1,166 @@
+/**
+ * The fuzzer's view of HTTP: a request as plain data (so fast-check can generate, shrink and print
+ * it), sent byte for byte with node:http, and the answer as it arrived.
+ *
+ * node:http rather than fetch: fetch normalises paths (`/a/../b`), refuses some methods and headers,
+ * and always decodes bodies; a fuzzer needs to put exactly its bytes on the wire (`__proto__` keys,
+ * invalid UTF-8, multi-MB bodies that are never materialised in the generated value).
+ */
+import http from 'node:http';
+
+/** A piece of a body: text, `times` copies of `repeat` (multi-MB bodies stay small in memory and in reports), or raw bytes. */
+export type BodyPart = string | { repeat: string; times: number } | { bytes: number[] };
+
+export interface FuzzRequest {
+  /** what the case exercises: `valid`, `query: non-finite number`, `auth: wrong`, ... (the report groups by it) */
+  case: string;
+  method: string;
+  /** path below the service's base path, percent-encoded exactly as sent */
+  path: string;
+  /** query pairs, percent-encoded on the wire by `percentEncode` */
+  query: Array<[string, string]>;
+  /** appended to the query string as is (malformed percent-encoding, `a[b]=1`, `&&&`) */
+  rawQuery?: string | undefined;
+  headers: Record<string, string>;
+  body?: BodyPart[] | undefined;
+  /**
+   * What a correct server does with it: `accept` (a valid request with a valid credential),
+   * `reject` (the contract makes it invalid: a 4xx is due), `any` (either may be right).
+   */
+  expect: 'accept' | 'reject' | 'any';
+  /** query parameter names the operation does not declare: DECISIONS G-1 says they are ignored */
+  unknownQuery?: string[] | undefined;
+  /** the operation the generator aimed at, for reports (the oracle matches the path itself) */
+  aim?: string | undefined;
+}
+
+export interface Observed {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  /** set when no answer arrived (connection reset, timeout) */
+  error?: string;
+  /** the body was longer than the sender keeps (8 MB) or was a stream cut short: not a whole document */
+  truncated?: boolean;
+  ms: number;
+}
+
+/** RFC 3986 percent-encoding of UTF-8 bytes; unlike encodeURIComponent it never throws (lone surrogates become U+FFFD). */
+export function percentEncode(text: string): string {
+  let out = '';
+  for (const byte of Buffer.from(text, 'utf8')) {
+    const c = String.fromCharCode(byte);
+    out += /[A-Za-z0-9\-._~]/.test(c) ? c : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+export function bodyBytes(parts: BodyPart[]): Buffer {
+  return Buffer.concat(
+    parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : 'bytes' in p ? Buffer.from(p.bytes) : Buffer.from(p.repeat.repeat(p.times), 'utf8'))),
+  );
+}
+
+export function bodyLength(parts: BodyPart[] | undefined): number {
+  return (parts ?? []).reduce(
+    (n, p) => n + (typeof p === 'string' ? Buffer.byteLength(p) : 'bytes' in p ? p.bytes.length : Buffer.byteLength(p.repeat) * p.times),
+    0,
+  );
+}
+
+/** The body as text when it is small enough to parse again (the oracle and the validity checks use it). */
+export function bodyText(parts: BodyPart[] | undefined, limit = 256 * 1024): string | undefined {
+  if (!parts) return undefined;
+  if (bodyLength(parts) > limit) return undefined;
+  return bodyBytes(parts).toString('utf8');
+}
+
+export function requestTarget(basePath: string, request: Pick<FuzzRequest, 'path' | 'query' | 'rawQuery'>): string {
+  const qs = [...request.query.map(([k, v]) => `${percentEncode(k)}=${percentEncode(v)}`), ...(request.rawQuery ? [request.rawQuery] : [])].join('&');
+  return `${basePath}${request.path}${qs ? `?${qs}` : ''}`;
+}
+
+const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…(${s.length} chars)` : s);
+
+/** One line per request, short enough for a failure report: repeated parts are shown as `<"x" × 6000000>`. */
+export function describeRequest(basePath: string, r: FuzzRequest): string {
+  const target = clip(requestTarget(basePath, r), 220);
+  const headers = Object.entries(r.headers)
+    .map(([k, v]) => `${k}: ${clip(v, 80)}`)
+    .join(' | ');
+  let body = '';
+  if (r.body) {
+    const shown = r.body
+      .map((p) => (typeof p === 'string' ? p : 'bytes' in p ? `<bytes ${p.bytes.map((b) => b.toString(16).padStart(2, '0')).join(' ')}>` : `<${JSON.stringify(p.repeat)} × ${p.times}>`))
+      .join('');
+    body = `\n        body (${bodyLength(r.body)} bytes): ${clip(JSON.stringify(shown), 300)}`;
+  }
+  return `${r.method} ${target}${headers ? `\n        ${headers}` : ''}${body}`;
+}
+
+export function describeObserved(o: Observed): string {
+  if (o.error) return `no answer: ${o.error}`;
+  const type = o.headers['content-type'] ?? '(no content-type)';
+  return `${o.status} ${type} ${JSON.stringify(o.body.slice(0, 200))}${o.body.length > 200 ? '…' : ''}`;
+}
+
+/** A bounded pool of keep-alive connections to one loopback server. */
+export function createSender(port: number, options: { concurrency: number; timeoutMs?: number }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
+  const timeoutMs = options.timeoutMs ?? 15_000;
+
+  async function send(basePath: string, r: FuzzRequest): Promise<Observed> {
+    const started = Date.now();
+    const payload = r.body ? bodyBytes(r.body) : undefined;
+    const headers: Record<string, string | number> = { ...r.headers };
+    if (payload) headers['content-length'] = payload.length;
+    return new Promise<Observed>((resolve) => {
+      let settled = false;
+      const done = (o: Omit<Observed, 'ms'>) => {
+        if (settled) return;
+        settled = true;
+        resolve({ ...o, ms: Date.now() - started });
+      };
+      let req: http.ClientRequest;
+      try {
+        req = http.request({ host: '127.0.0.1', port, method: r.method, path: requestTarget(basePath, r), headers, agent, timeout: timeoutMs }, (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          let truncated = false;
+          const eventStream = String(res.headers['content-type'] ?? '').startsWith('text/event-stream');
+          // An event stream stays open: read its first moments, then hang up.
+          const cut = eventStream
+            ? setTimeout(() => {
+                truncated = true;
+                res.destroy();
+              }, 300)
+            : undefined;
+          const finish = () => {
+            clearTimeout(cut);
+            done({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), truncated });
+          };
+          res.on('data', (c: Buffer) => {
+            size += c.length;
+            if (size <= 8 * 1024 * 1024) chunks.push(c);
+            else truncated = true;
+          });
+          res.on('end', finish);
+          res.on('close', finish);
+          res.on('error', finish);
+        });
+      } catch (error) {
+        // node refuses some requests before sending (an invalid header value): that is the generator's bug.
+        done({ status: 0, headers: {}, body: '', error: `request not sendable: ${(error as Error).message}` });
+        return;
+      }
+      req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+      req.on('error', (error: NodeJS.ErrnoException) => done({ status: 0, headers: {}, body: '', error: error.code ?? error.message }));
+      if (payload) req.end(payload);
+      else req.end();
+    });
+  }
+
+  return { send, close: () => agent.destroy() };
+}
+
+export type Sender = ReturnType<typeof createSender>;

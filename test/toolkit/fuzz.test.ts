@@ -1,0 +1,71 @@
+/**
+ * Schema-driven, property-based fuzzing of every stub on `npm start`'s server: about 1,000
+ * requests per HTTP service (half valid, built from the contract; half bad input of every kind)
+ * and 1,000 JSON-RPC calls to the chain node, each answer judged against the contract and
+ * DECISIONS G-1 to G-3 (test/helpers/fuzz/oracle.ts, chain-rpc.ts). All violations are collected,
+ * then each kind is shrunk by fast-check to a minimal request and reported with the seed.
+ *
+ * Knobs (environment variables): FUZZ_SEED (default fixed), FUZZ_RUNS (per service, default 1000),
+ * FUZZ_CONCURRENCY (default 8), FUZZ_SHRINK_MS (shrinking budget per service, default 8000).
+ */
+import { afterAll, beforeAll, describe, test, vi } from 'vitest';
+import { defaultRoot, findApiServices } from '../../scripts/lib/project.js';
+import { loadContract } from '../../server-stubs/lib/contract.js';
+import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
+import { chainRpcTarget } from '../helpers/fuzz/chain-rpc.js';
+import { fuzzConfig, replayCommand } from '../helpers/fuzz/config.js';
+import { httpServiceTarget } from '../helpers/fuzz/http-target.js';
+import { formatCases, formatReport } from '../helpers/fuzz/report.js';
+import { runFuzz, type FuzzTarget } from '../helpers/fuzz/runner.js';
+import { createSender, type FuzzRequest, type Sender } from '../helpers/fuzz/wire.js';
+
+const config = fuzzConfig();
+// The development controls (a contract served at /_stub) move the one clock every stub reads, and
+// never back: fuzzing them first could age the other services' data. They go last.
+const isControls = (slug: string) => loadContract(slug).basePath.startsWith('/_stub');
+const slugs = findApiServices(defaultRoot).map((s) => s.slug);
+const services = slugs.filter((slug) => !isControls(slug));
+const controls = slugs.filter(isControls);
+
+let stubs: PlatformServer;
+let sender: Sender;
+
+beforeAll(async () => {
+  stubs = await startPlatformServer(0, '127.0.0.1');
+  sender = createSender(stubs.port, { concurrency: config.concurrency });
+}, 120_000);
+
+afterAll(async () => {
+  sender?.close();
+  await stubs?.close();
+});
+
+async function fuzz<T extends FuzzRequest>(name: string, target: FuzzTarget<T>): Promise<void> {
+  // The stubs log every internal error; thousands of bad requests would bury the report.
+  const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+  let result;
+  try {
+    result = await runFuzz(target, config);
+  } finally {
+    logged.mockRestore();
+  }
+  console.info(`${name}: ${result.runs} requests in ${(result.ms / 1000).toFixed(1)} s (seed ${result.seed}); cases: ${formatCases(result)}`);
+  if (result.kinds.length > 0) throw new Error(formatReport(name, result, replayCommand(config)));
+}
+
+// Generous: the default run takes seconds, but FUZZ_RUNS may ask for far more.
+const timeout = 60_000 + config.numRuns * 100;
+
+describe('fuzz', () => {
+  test.each(services)('%s: every answer keeps the contract under fuzzing', async (slug) => {
+    await fuzz(slug, httpServiceTarget(slug, stubs.services, sender));
+  }, timeout);
+
+  test('chain-rpc: every answer is JSON-RPC 2.0 under fuzzing', async () => {
+    await fuzz('chain-rpc', chainRpcTarget(sender));
+  }, timeout);
+
+  test.each(controls)('%s: every answer keeps the contract under fuzzing', async (slug) => {
+    await fuzz(slug, httpServiceTarget(slug, stubs.services, sender));
+  }, timeout);
+});
