@@ -1,17 +1,27 @@
 /**
  * Stubs and mocks conform: every operation of every service, called with the contract's own
  * examples on `npm start`'s server and on `npm run mock`'s front, answers a documented status with a
- * body valid against the contract (event streams frame by frame).
+ * body valid against the contract (event streams frame by frame). On the stubs, a service's
+ * scenario (test/<slug>/scenario.ts) then calls each operation on a path that succeeds, and every
+ * implemented operation must have a verified success body: an error answer is never a pass. The
+ * matrix of operations and declared statuses exercised is printed per service.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { listOperations } from '../../scripts/lib/operations.js';
+import { deref, listOperations } from '../../scripts/lib/operations.js';
 import { defaultRoot, findApiServices } from '../../scripts/lib/project.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
 import { startMockServer, type MockServer } from '../../mock/server.js';
 import { contractChecker } from '../helpers/contract.js';
 import { seededCredentials } from '../helpers/credentials.js';
+import { conformanceMatrix } from '../helpers/conformance-matrix.js';
 import { documentedStatuses, exampleRequest } from '../helpers/example-request.js';
+import { seoScenario } from '../seo/scenario.js';
+
+/** Per service, calls that reach each operation's success on the running stubs (created data first). */
+const scenarios: Record<string, (baseUrl: string, origin: string) => Promise<Array<{ id: string; status: number; body?: unknown; stream?: string }>>> = {
+  seo: seoScenario,
+};
 
 const slugs = findApiServices(defaultRoot).map((s) => s.slug);
 
@@ -38,9 +48,16 @@ describe.each(slugs)('%s', (slug) => {
   const { document, basePath } = loadContract(slug);
   const contract = contractChecker(slug);
   const operations = listOperations(document).map((o) => [o.label, o] as const);
+  const matrix = conformanceMatrix(operations.map(([, o]) => o));
 
-  async function callAndCheck(origin: string, operation: (typeof operations)[number][1], credentials: Parameters<typeof exampleRequest>[2]) {
+  async function callAndCheck(
+    origin: string,
+    operation: (typeof operations)[number][1],
+    credentials: Parameters<typeof exampleRequest>[2],
+    replaceBody?: { contentType: string; body: string },
+  ) {
     const request = exampleRequest(document, operation, credentials);
+    if (replaceBody) request.init = { ...request.init, body: replaceBody.body, headers: { ...(request.init.headers as Record<string, string>), 'content-type': replaceBody.contentType } };
     const response = await fetch(`${origin}${basePath}${request.url}`, { ...request.init, redirect: 'manual' });
     const status = String(response.status);
     if (status === '501') return { status: 501, body: await response.text() };
@@ -59,6 +76,7 @@ describe.each(slugs)('%s', (slug) => {
   test.for(operations)('stub: %s conforms', async ([, operation], context) => {
     const service = stubs.services.find((s) => s.slug === slug);
     const { status, body } = await callAndCheck(`http://127.0.0.1:${stubs.port}`, operation, seededCredentials(service, document));
+    matrix.record(operation.id, status);
     if (status === 501) {
       // A contract operation whose reference behaviour has not landed: it must say so in one of
       // the error bodies the operation documents, and counts as skipped.
@@ -68,6 +86,33 @@ describe.each(slugs)('%s', (slug) => {
       expect(body).toMatch(/not implemented/);
       context.skip(`${operation.label}: not implemented by the stub yet`);
     }
+  });
+
+  test('stub: every implemented operation has a verified success body', async () => {
+    const origin = `http://127.0.0.1:${stubs.port}`;
+    // Without credentials, every secured operation must answer its declared 401 in the contract's body.
+    for (const [, operation] of operations) {
+      if (!documentedStatuses(operation).includes('401')) continue;
+      const { status } = await callAndCheck(origin, operation, () => ({}));
+      matrix.record(operation.id, status);
+    }
+    // A body that is not JSON, with credentials: the declared 400 (or the operation's 501).
+    const service = stubs.services.find((s) => s.slug === slug);
+    for (const [, operation] of operations) {
+      const media = Object.keys(deref(document, operation.op.requestBody)?.content ?? {});
+      if (!media.some((type) => type.includes('json'))) continue;
+      const { status } = await callAndCheck(origin, operation, seededCredentials(service, document), { contentType: 'application/json', body: '{"truncated":' });
+      matrix.record(operation.id, status);
+    }
+    for (const outcome of (await scenarios[slug]?.(`${origin}${basePath}`, origin)) ?? []) {
+      const operation = operations.find(([, o]) => o.id === outcome.id)![1];
+      expect(documentedStatuses(operation), `${outcome.id} answered ${outcome.status}`).toContain(String(outcome.status));
+      if (outcome.stream !== undefined) expect(contract.streamErrors(operation.path, operation.method, outcome.stream, outcome.status).errors).toEqual([]);
+      else if (outcome.body !== undefined) expect(contract.responseErrors(operation.path, operation.method, outcome.status, outcome.body)).toEqual([]);
+      matrix.record(outcome.id, outcome.status);
+    }
+    console.info(matrix.render(slug));
+    expect(matrix.unverified(), 'implemented operations without a verified success: add them to the service scenario').toEqual([]);
   });
 
   test.each(operations)('mock: %s answers its example', async (_label, operation) => {

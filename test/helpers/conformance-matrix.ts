@@ -1,0 +1,48 @@
+import type { Operation } from '../../scripts/lib/operations.js';
+import { documentedStatuses } from './example-request.js';
+
+/** What the conformance test saw of one operation: the statuses answered, and whether a success body was verified. */
+interface Seen {
+  statuses: Set<string>;
+  verifiedSuccess: boolean;
+  notImplemented: boolean;
+}
+
+/**
+ * Operation x declared status, exercised or not, for one service. Only answers checked against the
+ * contract are recorded; an error answer never counts as a verified success.
+ */
+export function conformanceMatrix(operations: Operation[]) {
+  const seen = new Map<string, Seen>(operations.map((o) => [o.id, { statuses: new Set(), verifiedSuccess: false, notImplemented: false }]));
+  const entry = (id: string) => seen.get(id)!;
+  return {
+    /** a checked answer: its status is declared and its body valid (the caller asserted both) */
+    record(id: string, status: number) {
+      const e = entry(id);
+      if (status === 501) e.notImplemented = true;
+      else e.statuses.add(String(status));
+      if (status >= 200 && status < 400) e.verifiedSuccess = true;
+    },
+    /** implemented operations without a verified success body */
+    unverified(): string[] {
+      return operations.filter((o) => !entry(o.id).notImplemented && !entry(o.id).verifiedSuccess).map((o) => o.id);
+    },
+    /** the matrix as text, and its figures */
+    render(slug: string): string {
+      const rows = operations.map((o) => {
+        const e = entry(o.id);
+        const cells = documentedStatuses(o).map((s) => `${s}${e.statuses.has(s) ? '✓' : '·'}`);
+        const mark = e.notImplemented ? '501 not implemented' : e.verifiedSuccess ? 'success verified' : 'NO VERIFIED SUCCESS';
+        return `  ${o.id.padEnd(34)} ${mark.padEnd(20)} ${cells.join(' ')}`;
+      });
+      const implemented = operations.filter((o) => !entry(o.id).notImplemented);
+      const verified = implemented.filter((o) => entry(o.id).verifiedSuccess).length;
+      const declared = implemented.flatMap((o) => documentedStatuses(o).map((s) => entry(o.id).statuses.has(s)));
+      return [
+        `${slug}: ${verified}/${implemented.length} implemented operations with a verified success (${operations.length - implemented.length} not implemented); ` +
+          `${declared.filter(Boolean).length}/${declared.length} declared statuses of implemented operations exercised (✓ exercised, · not)`,
+        ...rows,
+      ].join('\n');
+    },
+  };
+}
