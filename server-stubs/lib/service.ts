@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Router } from 'express';
 import type { CorsOrigins } from './browser.js';
 import type { Clock } from './clock.js';
+import type { ErrorMapper } from './errors.js';
 
 /** A running stub: an Express router to mount at the service's base path. */
 export interface StubInstance {
@@ -52,5 +53,7 @@ export interface StubService<Options = unknown> {
   basePath: string;
   title: string;
   credentials: ReadonlyArray<StubCredential>;
+  /** the service's published error body (for tools that answer in it, such as the validating proxy) */
+  errors?: ErrorMapper;
   create(options?: Options & StubEnvironment): StubInstance | Promise<StubInstance>;
 }

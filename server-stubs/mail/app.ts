@@ -51,6 +51,7 @@ const service: StubService<MailAppOptions> = {
   basePath: '/mail',
   title: 'Mail (contract only: operations answer 501 until implemented)',
   credentials: [...mailCredentials, ...providerCredentials(providerSecretsFromEnv())],
+  errors: mailErrors,
   create: (options) => createMailApp(options),
 };
 

@@ -67,6 +67,7 @@ const service: StubService<SeoAppOptions> = {
   basePath: '/seo',
   title: 'Search optimization',
   credentials: seoCredentials,
+  errors: seoErrors,
   create: (options) => createSeoApp(options),
 };
 

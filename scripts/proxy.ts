@@ -1,0 +1,42 @@
+/**
+ * `npm run proxy -- --upstream URL --service slug [--port N] [--strict]`: a validating proxy in front
+ * of a real backend. Every request is forwarded; request and answer are checked against the
+ * service's contract; violations are listed in `X-Contract-Violations` and logged; `--strict`
+ * answers them instead (400 for the request, 502 for the answer) in the service's error body.
+ */
+import express from 'express';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import path from 'node:path';
+import { loadContract } from '../server-stubs/lib/contract.js';
+import { describeIssues, type ErrorMapper } from '../server-stubs/lib/errors.js';
+import { createValidatingProxy } from '../server-stubs/lib/proxy.js';
+import type { StubService } from '../server-stubs/lib/service.js';
+import { defaultRoot, findApiServices } from './lib/project.js';
+
+const { values } = parseArgs({
+  options: {
+    upstream: { type: 'string' },
+    service: { type: 'string' },
+    port: { type: 'string', default: '4020' },
+    strict: { type: 'boolean', default: false },
+  },
+});
+const slugs = findApiServices(defaultRoot).map((s) => s.slug);
+if (!values.upstream || !values.service || !slugs.includes(values.service)) {
+  console.error(`usage: npm run proxy -- --upstream http://localhost:8080/seo --service <${slugs.join('|')}> [--port 4020] [--strict]`);
+  process.exit(2);
+}
+const slug = values.service;
+const stub = path.join(defaultRoot, 'server-stubs', slug, 'app.ts');
+// The service's own error body where its stub publishes one; a plain `{error}` otherwise.
+const errors: ErrorMapper =
+  ((await import(pathToFileURL(stub).href).catch(() => ({}))) as { default?: StubService }).default?.errors ??
+  ((failure) => ({ status: failure.status, body: { error: describeIssues(failure) } }));
+const { basePath } = loadContract(slug);
+const app = express();
+app.disable('x-powered-by');
+app.use(basePath, createValidatingProxy({ slug, upstream: values.upstream, errors, strict: values.strict }));
+app.listen(Number(values.port), () => {
+  console.log(`Validating proxy for ${slug}: http://localhost:${values.port}${basePath} -> ${values.upstream}${values.strict ? ' (strict)' : ''}`);
+});

@@ -1,0 +1,181 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { deref } from '../../scripts/lib/operations.js';
+import { declares, loadContract, type Contract, type OperationInfo } from './contract.js';
+import type { ErrorMapper } from './errors.js';
+import { parseEventStream } from './sse.js';
+
+export interface ProxyOptions {
+  slug: string;
+  /** the real backend, with the service's base path: `http://localhost:8080/seo` */
+  upstream: string;
+  /** the service's error body, for the answers the proxy gives itself */
+  errors: ErrorMapper;
+  /** a violation becomes the answer: 400 for the request, 502 for the response, in the service's body */
+  strict?: boolean;
+  log?: (line: string) => void;
+  /** the bundle to check against; generated/<slug>/openapi.json unless given */
+  contract?: Contract;
+}
+
+/** The header that lists what a proxied exchange broke, as Prism's `sl-violations` does. */
+export const VIOLATIONS_HEADER = 'X-Contract-Violations';
+
+const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate', 'host', 'content-length', 'content-encoding']);
+
+/**
+ * A validating proxy in front of a real implementation of a contract (`npm run proxy`): every
+ * request is forwarded as it came; the request and the answer are checked against the contract;
+ * what they break is listed in `X-Contract-Violations` and logged. An event stream is passed frame
+ * by frame and each frame checked as it passes (its violations can only be logged: the headers
+ * have gone). With `strict`, a violation is the answer instead.
+ */
+export function createValidatingProxy(options: ProxyOptions): Router {
+  const contract = options.contract ?? loadContract(options.slug);
+  const log = options.log ?? ((line: string) => console.warn(line));
+  const upstream = options.upstream.replace(/\/$/, '');
+  const router = express.Router();
+  router.use(express.raw({ type: () => true, limit: '5mb' }));
+  router.use(async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const match = contract.match(req.method, req.path);
+      const operation = match.kind === 'operation' ? match.operation : undefined;
+      const requestViolations = operation ? requestProblems(contract, operation, req, match.kind === 'operation' ? match.pathParams : {}) : [`${req.method} ${req.path} is not an operation of the contract`];
+      const label = `${req.method} ${req.baseUrl}${req.path}`;
+      if (requestViolations.length > 0) {
+        log(`[proxy ${options.slug}] ${label} request: ${requestViolations.join('; ')}`);
+        if (options.strict) return reply(res, options.errors, operation, 400, 'validation', `The request breaks the contract: ${requestViolations.join('; ')}`);
+      }
+      const body = Buffer.isBuffer(req.body) && req.body.length > 0 ? req.body : undefined;
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (!hopByHop.has(name) && value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+      }
+      const answer = await fetch(`${upstream}${req.url}`, { method: req.method, headers, body: body && new Uint8Array(body), redirect: 'manual' });
+      const type = answer.headers.get('content-type') ?? '';
+      const responseHeaders = (extra: string[]) => {
+        answer.headers.forEach((value, name) => {
+          if (!hopByHop.has(name)) res.setHeader(name, value);
+        });
+        const all = [...requestViolations.map((v) => `request: ${v}`), ...extra.map((v) => `response: ${v}`)];
+        if (all.length > 0) res.setHeader(VIOLATIONS_HEADER, all.join(' | ').slice(0, 4000));
+      };
+      if (type.startsWith('text/event-stream') && answer.body) {
+        const statusProblems = operation && !declares(operation, answer.status) ? [`status ${answer.status} is not declared`] : [];
+        res.status(answer.status);
+        responseHeaders(statusProblems);
+        res.flushHeaders();
+        await passFrames(answer.body, res, (frame) => {
+          const problems = operation ? schemaProblems(contract, [...responsePlace(operation, answer.status), 'text/event-stream', 'schema'], frame) : [];
+          if (problems.length > 0) log(`[proxy ${options.slug}] ${label} frame: ${problems.join('; ')}`);
+          return !(options.strict && problems.length > 0);
+        });
+        return;
+      }
+      const bytes = Buffer.from(await answer.arrayBuffer());
+      const responseViolations = operation ? responseProblems(contract, operation, answer.status, type, bytes) : [];
+      if (responseViolations.length > 0) {
+        log(`[proxy ${options.slug}] ${label} response ${answer.status}: ${responseViolations.join('; ')}`);
+        if (options.strict) return reply(res, options.errors, operation, 502, 'internal', `The upstream answer breaks the contract: ${responseViolations.join('; ')}`);
+      }
+      res.status(answer.status);
+      responseHeaders(responseViolations);
+      res.end(bytes);
+    } catch (error) {
+      next(error);
+    }
+  });
+  router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    log(`[proxy ${options.slug}] ${req.method} ${req.originalUrl}: upstream unreachable (${(error as Error).message})`);
+    if (res.headersSent) return void res.end();
+    const match = contract.match(req.method, req.path);
+    reply(res, options.errors, match.kind === 'operation' ? match.operation : undefined, 502, 'internal', `The upstream ${upstream} did not answer`);
+  });
+  return router;
+}
+
+function reply(res: Response, errors: ErrorMapper, operation: OperationInfo | undefined, status: number, kind: 'validation' | 'internal', message: string) {
+  const mapped = errors({ kind, status, message, operation: operation && { id: operation.id, tags: operation.op.tags ?? [] } });
+  res.status(mapped.status).set(mapped.headers ?? {}).type('application/json').send(JSON.stringify(mapped.body));
+}
+
+function schemaProblems(contract: Contract, place: string[], value: unknown): string[] {
+  let validate;
+  try {
+    validate = contract.validator(place);
+  } catch {
+    return [];
+  }
+  return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`);
+}
+
+function responsePlace(operation: OperationInfo, status: number): string[] {
+  const declared = Object.keys(operation.op.responses ?? {});
+  const key = declared.includes(String(status)) ? String(status) : declared.includes(`${String(status)[0]}XX`) ? `${String(status)[0]}XX` : 'default';
+  return ['paths', operation.path, operation.method, 'responses', key, 'content'];
+}
+
+/** What a request breaks: required parameters missing, a JSON body off its schema. */
+function requestProblems(contract: Contract, operation: OperationInfo, req: Request, pathParams: Record<string, string>): string[] {
+  const problems: string[] = [];
+  for (const parameter of operation.op.parameters) {
+    const value = parameter.in === 'query' ? req.query[parameter.name] : parameter.in === 'header' ? req.headers[String(parameter.name).toLowerCase()] : parameter.in === 'path' ? pathParams[parameter.name] : undefined;
+    if (parameter.required && value === undefined) problems.push(`${parameter.in} parameter ${parameter.name} is required`);
+  }
+  const requestBody = deref(contract.document, operation.op.requestBody);
+  const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  if (requestBody?.required && bytes.length === 0) problems.push('the request body is required');
+  const jsonType = Object.keys(requestBody?.content ?? {}).find((type) => type.includes('json'));
+  if (jsonType && bytes.length > 0 && req.is('json')) {
+    try {
+      problems.push(...schemaProblems(contract, ['paths', operation.path, operation.method, 'requestBody', 'content', jsonType, 'schema'], JSON.parse(bytes.toString('utf8'))).map((p) => `body${p}`));
+    } catch {
+      problems.push('the body is not valid JSON');
+    }
+  }
+  return problems;
+}
+
+/** What an answer breaks: an undeclared status, an undeclared media type, a JSON body off its schema. */
+function responseProblems(contract: Contract, operation: OperationInfo, status: number, type: string, bytes: Buffer): string[] {
+  if (!declares(operation, status)) return [`status ${status} is not declared (${Object.keys(operation.op.responses ?? {}).join(', ')})`];
+  const place = responsePlace(operation, status);
+  const content = deref(contract.document, operation.op.responses[place[4]!])?.content as Record<string, unknown> | undefined;
+  if (!content) return bytes.length > 0 ? [`status ${status} is declared without a body, and one came`] : [];
+  const mediaType = Object.keys(content).find((declared) => type.split(';')[0]!.trim() === declared);
+  if (!mediaType) return [`content type ${type || '(none)'} is not declared for ${status} (${Object.keys(content).join(', ')})`];
+  if (!mediaType.includes('json')) return [];
+  try {
+    return schemaProblems(contract, [...place, mediaType, 'schema'], JSON.parse(bytes.toString('utf8'))).map((p) => `body${p}`);
+  } catch {
+    return ['the body is not valid JSON'];
+  }
+}
+
+/** Writes an event stream through as it arrives, checking each complete frame; `check` false ends it. */
+async function passFrames(body: ReadableStream<Uint8Array>, res: Response, check: (frame: unknown) => boolean) {
+  const decoder = new TextDecoder();
+  let pending = '';
+  const reader = body.getReader();
+  res.on('close', () => void reader.cancel().catch(() => {}));
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    pending += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n');
+    let end = pending.indexOf('\n\n');
+    while (end !== -1) {
+      const block = pending.slice(0, end + 2);
+      pending = pending.slice(end + 2);
+      for (const frame of parseEventStream(block).frames) {
+        if (!check(frame)) {
+          void reader.cancel().catch(() => {});
+          res.end();
+          return;
+        }
+      }
+      res.write(block);
+      end = pending.indexOf('\n\n');
+    }
+  }
+  if (pending) res.write(pending);
+  res.end();
+}
