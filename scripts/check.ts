@@ -1,12 +1,15 @@
 /**
- * `npm run check` (part of `npm test`): lint is clean (no errors, no warnings) and the committed
- * generated files are exactly what a fresh build makes from the sources. Changes nothing.
+ * `npm run check` (part of `npm test`): lint is clean (no errors, no warnings), the committed
+ * generated files are exactly what a fresh build makes from the sources, and nothing breaks
+ * existing clients against the base (the merge base with `main` unless `--base REF`) that
+ * breaking-allowlist.yaml does not list with a reason. Changes nothing.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { breakingGate } from './lib/breaking-gate.js';
 import { build } from './lib/pipeline.js';
-import { defaultRoot, listFiles } from './lib/project.js';
+import { defaultRoot, findApiServices, findSchemaSets, listFiles } from './lib/project.js';
 import { formatLintProblem } from './steps/lint.js';
 
 export interface DriftReport {
@@ -31,7 +34,22 @@ export function compareTrees(freshDir: string, committedDir: string): DriftRepor
   return report;
 }
 
-export async function check(root: string): Promise<{ ok: boolean; messages: string[] }> {
+export interface CheckOptions {
+  /** the commit to compare with for breaking changes (`--base REF`); default: the merge base with main */
+  base?: string;
+}
+
+export interface CheckResult {
+  ok: boolean;
+  /** what fails the check */
+  messages: string[];
+  /** worth a look, does not fail: allowlist entries no longer needed */
+  warnings: string[];
+  /** what the breaking-change gate compared with, or why it was skipped */
+  notes: string[];
+}
+
+export async function check(root: string, options: CheckOptions = {}): Promise<CheckResult> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'contracts-check-'));
   const messages: string[] = [];
   try {
@@ -42,20 +60,49 @@ export async function check(root: string): Promise<{ ok: boolean; messages: stri
     for (const f of drift.missing) messages.push(`drift: generated/${f} is not committed (run npm run build)`);
     for (const f of drift.stale) messages.push(`drift: generated/${f} differs from a fresh build (run npm run build)`);
     for (const f of drift.extra) messages.push(`drift: generated/${f} is no longer generated (run npm run build)`);
-    return { ok: messages.length === 0, messages };
+    const present = findApiServices(root).map((s) => s.slug);
+    const bundles = new Map<string, Record<string, any>>();
+    for (const slug of present) {
+      const file = path.join(tmp, slug, 'openapi.json');
+      if (existsSync(file)) bundles.set(slug, JSON.parse(readFileSync(file, 'utf8')));
+    }
+    const gate = await breakingGate(root, { bundles, present, sets: findSchemaSets(root) }, options.base);
+    messages.push(...gate.failures);
+    return { ok: messages.length === 0, messages, warnings: gate.warnings, notes: gate.note ? [gate.note] : [] };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
 }
 
+/** `--base REF` or `--base=REF`; anything else is refused. */
+export function parseCheckArgs(argv: string[]): CheckOptions {
+  const options: CheckOptions = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--base' && argv[i + 1] && !argv[i + 1]!.startsWith('--')) options.base = argv[++i];
+    else if (arg.startsWith('--base=') && arg.length > '--base='.length) options.base = arg.slice('--base='.length);
+    else throw new Error(`unknown argument ${arg} (usage: npm run check -- [--base REF])`);
+  }
+  return options;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const started = performance.now();
-  const { ok, messages } = await check(defaultRoot);
+  let options: CheckOptions;
+  try {
+    options = parseCheckArgs(process.argv.slice(2));
+  } catch (error) {
+    console.error(`check: ${(error as Error).message}`);
+    process.exit(2);
+  }
+  const { ok, messages, warnings, notes } = await check(defaultRoot, options);
+  for (const n of notes) console.log(n);
+  for (const w of warnings) console.warn(`warning: ${w}`);
   for (const m of messages) console.error(m);
   const ms = Math.round(performance.now() - started);
   if (!ok) {
     console.error(`check failed in ${ms} ms: ${messages.length} problems`);
     process.exit(1);
   }
-  console.log(`check: lint clean, generated code fresh (${ms} ms)`);
+  console.log(`check: lint clean, generated code fresh, no unlisted breaking changes (${ms} ms)`);
 }

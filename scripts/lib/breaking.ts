@@ -1,15 +1,36 @@
-import { deref, listOperations, requestBodyOf, responsesOf, type Operation } from './operations.js';
+import { deref, listOperations, listWebhooks, requestBodyOf, responsesOf, type Operation } from './operations.js';
 
 /**
  * Changes between two bundles of one service that break existing clients: what a client sends may
  * now be refused, or what it reads may now be missing or of another shape.
+ *
+ * oasdiff (scripts/lib/breaking-gate.ts) is the gate for `paths`; this comparison covers what it
+ * does not: the 3.1 top-level `webhooks` (payloads and headers the subscribers read), the frames of
+ * `text/event-stream` responses (`oneOf` frame unions) and the standalone JSON Schema files. The
+ * whole-document comparison of `paths` stays as the designers' quick view and for the tests.
  */
 export interface BreakingChange {
-  where: string; // `POST /projects`
+  where: string; // `POST /projects`, `webhook formA:contact.created`, `schema Block.json`
   change: string;
 }
 
 type Doc = Record<string, any>;
+
+/**
+ * Which side of the wire the schema is on. `write`: the client sends it, so the new schema must
+ * accept everything the old one did. `read`: the client reads it, so everything the client could
+ * rely on must still be there, with no value the old schema excluded. A standalone schema is used
+ * both ways. `frames`: a union of stream frames, where a frame kind that is no longer sent breaks a
+ * reader waiting for it.
+ */
+interface Sides {
+  write: boolean;
+  read: boolean;
+  frames?: boolean;
+}
+const WRITE: Sides = { write: true, read: false };
+const READ: Sides = { write: false, read: true };
+const BOTH: Sides = { write: true, read: true };
 
 /**
  * A schema with its `$ref` followed and its `allOf` members merged into one object (properties,
@@ -33,83 +54,158 @@ function flatten(doc: Doc, schema: any, depth = 0): any {
 const typesOf = (schema: any): string[] =>
   schema?.type === undefined ? [] : (Array.isArray(schema.type) ? schema.type : [schema.type]).slice().sort();
 
-/** Request side: the new schema must accept everything the old one did. */
-function requestSchema(before: Doc, after: Doc, a: any, b: any, at: string, out: string[], depth = 0): void {
-  a = flatten(before, a);
-  b = flatten(after, b);
-  if (!a || !b || depth > 12) return;
-  const ta = typesOf(a);
-  const tb = typesOf(b);
-  if (ta.length && tb.length && ta.some((t) => !tb.includes(t) && !(t === 'integer' && tb.includes('number')))) {
-    out.push(`${at || 'body'} type ${ta.join('|')} became ${tb.join('|')}`);
-  }
-  if (Array.isArray(a.enum) && Array.isArray(b.enum)) {
-    for (const v of a.enum) if (!b.enum.includes(v)) out.push(`${at || 'body'} no longer accepts ${JSON.stringify(v)}`);
-  }
-  for (const [kw, tighter] of [['maximum', (x: number, y: number) => y < x], ['maxLength', (x: number, y: number) => y < x], ['maxItems', (x: number, y: number) => y < x], ['minimum', (x: number, y: number) => y > x], ['minLength', (x: number, y: number) => y > x], ['minItems', (x: number, y: number) => y > x]] as const) {
-    if (typeof b[kw] === 'number' && (typeof a[kw] !== 'number' || tighter(a[kw], b[kw]))) out.push(`${at || 'body'} ${kw} tightened to ${b[kw]}`);
-  }
-  const required = new Set<string>(a.required ?? []);
-  for (const name of b.required ?? []) if (!required.has(name)) out.push(`${at ? `${at}.` : ''}${name} is now required`);
-  for (const [name, prop] of Object.entries<any>(a.properties ?? {})) {
-    const next = b.properties?.[name];
-    const path = at ? `${at}.${name}` : name;
-    if (!next) {
-      if (b.additionalProperties === false || b.unevaluatedProperties === false) out.push(`${path} was removed (now refused)`);
-      continue;
-    }
-    requestSchema(before, after, prop, next, path, out, depth + 1);
-  }
-  if (a.items && b.items) requestSchema(before, after, a.items, b.items, `${at}[]`, out, depth + 1);
+/** `enum`, or a `const` as a one-value enum. */
+const valuesOf = (schema: any): unknown[] | undefined =>
+  Array.isArray(schema?.enum) ? schema.enum : schema && 'const' in schema ? [schema.const] : undefined;
+
+const sameValue = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
+
+const UPPER = ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties'] as const;
+const LOWER = ['minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties'] as const;
+
+/** A name for each member of a `oneOf`/`anyOf`: its discriminator value, its `$ref` name or title, else its position. */
+function memberKeys(doc: Doc, union: any, members: any[]): string[] {
+  const flat = members.map((m) => flatten(doc, m));
+  const constOf = (member: any, name: string) => {
+    const values = valuesOf(deref(doc, member?.properties?.[name]));
+    return values?.length === 1 ? values[0] : undefined;
+  };
+  // Without a discriminator, a property that holds one fixed value in every member (an SSE frame's `event`).
+  const property: string | undefined =
+    union.discriminator?.propertyName ??
+    Object.keys(flat[0]?.properties ?? {}).find((name) => flat.every((m) => constOf(m, name) !== undefined));
+  const byRef = new Map<string, string>(Object.entries<string>(union.discriminator?.mapping ?? {}).map(([k, ref]) => [ref, k]));
+  return members.map((raw, i) => {
+    if (typeof raw?.$ref === 'string' && byRef.has(raw.$ref)) return byRef.get(raw.$ref)!;
+    const member = flatten(doc, raw);
+    const tag = property ? member?.properties?.[property] : undefined;
+    const value = valuesOf(deref(doc, tag));
+    if (value?.length === 1) return String(value[0]);
+    if (typeof raw?.$ref === 'string') return raw.$ref.split('/').pop()!.replace(/\.json$/, '');
+    return member?.title ?? `#${i + 1}`;
+  });
 }
 
-/** Response side: everything a client could rely on must still be there, with the same type. */
-function responseSchema(before: Doc, after: Doc, a: any, b: any, at: string, out: string[], depth = 0): void {
+function compareSchema(before: Doc, after: Doc, a: any, b: any, at: string, out: string[], sides: Sides, depth = 0): void {
+  const rawA = a;
+  const rawB = b;
   a = flatten(before, a);
   b = flatten(after, b);
-  if (!a || !b || depth > 12) return;
+  if (!a || !b || depth > 12 || typeof a !== 'object' || typeof b !== 'object') return;
+  const label = at || 'body';
+  const dot = (name: string) => (at ? `${at}.${name}` : name);
+
+  // A reference to another schema file (standalone sets): each file is compared on its own.
+  if (typeof rawA?.$ref === 'string' && typeof rawB?.$ref === 'string' && !rawA.$ref.startsWith('#') && rawA.$ref !== rawB.$ref) {
+    out.push(`${label} now refers to ${rawB.$ref} instead of ${rawA.$ref}`);
+    return;
+  }
+
   const ta = typesOf(a);
   const tb = typesOf(b);
-  if (ta.length && tb.length && tb.some((t) => !ta.includes(t) && !(t === 'integer' && ta.includes('number')))) {
-    out.push(`${at || 'body'} type ${ta.join('|')} became ${tb.join('|')}`);
+  if (ta.length && tb.length) {
+    const narrower = sides.write && ta.some((t) => !tb.includes(t) && !(t === 'integer' && tb.includes('number')));
+    const wider = sides.read && tb.some((t) => !ta.includes(t) && !(t === 'integer' && ta.includes('number')));
+    if (narrower || wider) out.push(`${label} type ${ta.join('|')} became ${tb.join('|')}`);
   }
-  if (Array.isArray(a.enum) && Array.isArray(b.enum)) {
-    for (const v of b.enum) if (!a.enum.includes(v)) out.push(`${at || 'body'} may now be ${JSON.stringify(v)}`);
+
+  const va = valuesOf(a);
+  const vb = valuesOf(b);
+  if (va && vb) {
+    if (sides.write) for (const v of va) if (!vb.some((w) => sameValue(v, w))) out.push(`${label} no longer accepts ${JSON.stringify(v)}`);
+    if (sides.read) for (const v of vb) if (!va.some((w) => sameValue(v, w))) out.push(`${label} may now be ${JSON.stringify(v)}`);
+  } else if (va && !vb && sides.read) out.push(`${label} is no longer limited to ${va.map((v) => JSON.stringify(v)).join(', ')}`);
+  else if (!va && vb && sides.write) out.push(`${label} is now limited to ${vb.map((v) => JSON.stringify(v)).join(', ')}`);
+
+  for (const [bounds, tighter] of [[UPPER, (x: number, y: number) => y < x], [LOWER, (x: number, y: number) => y > x]] as const) {
+    for (const kw of bounds) {
+      const x = a[kw];
+      const y = b[kw];
+      if (sides.write && typeof y === 'number' && (typeof x !== 'number' || tighter(x, y))) out.push(`${label} ${kw} tightened to ${y}`);
+      else if (sides.read && typeof x === 'number' && (typeof y !== 'number' || tighter(y, x))) out.push(`${label} ${kw} ${typeof y === 'number' ? `loosened to ${y}` : 'no longer limited'}`);
+    }
+  }
+  if (sides.write && typeof b.pattern === 'string' && b.pattern !== a.pattern) out.push(`${label} pattern changed to ${b.pattern}`);
+
+  if (sides.write) {
+    const required = new Set<string>(a.required ?? []);
+    for (const name of b.required ?? []) if (!required.has(name)) out.push(`${dot(name)} is now required`);
   }
   const requiredAfter = new Set<string>(b.required ?? []);
-  for (const name of a.required ?? []) {
-    const path = at ? `${at}.${name}` : name;
-    if (!b.properties?.[name]) out.push(`${path} was removed`);
-    else if (!requiredAfter.has(name)) out.push(`${path} is no longer always present`);
-  }
+  const requiredBefore = new Set<string>(a.required ?? []);
   for (const [name, prop] of Object.entries<any>(a.properties ?? {})) {
     const next = b.properties?.[name];
-    if (next) responseSchema(before, after, prop, next, at ? `${at}.${name}` : name, out, depth + 1);
+    if (!next) {
+      if (sides.read) out.push(`${dot(name)} was removed`);
+      else if (sides.write && (b.additionalProperties === false || b.unevaluatedProperties === false)) out.push(`${dot(name)} was removed (now refused)`);
+      continue;
+    }
+    if (sides.read && requiredBefore.has(name) && !requiredAfter.has(name)) out.push(`${dot(name)} is no longer always present`);
+    compareSchema(before, after, prop, next, dot(name), out, { ...sides, frames: false }, depth + 1);
   }
-  if (a.items && b.items) responseSchema(before, after, a.items, b.items, `${at}[]`, out, depth + 1);
+  if (sides.read) {
+    // A name required without a property schema (a required list that names inherited fields).
+    for (const name of requiredBefore) if (!a.properties?.[name] && !requiredAfter.has(name)) out.push(`${dot(name)} is no longer always present`);
+  }
+  if (sides.write && a.additionalProperties !== false && b.additionalProperties === false && a.unevaluatedProperties !== false) {
+    out.push(`${label} no longer accepts other properties`);
+  }
+  if (a.items && b.items) compareSchema(before, after, a.items, b.items, `${at}[]`, out, { ...sides, frames: false }, depth + 1);
+
+  for (const kw of ['oneOf', 'anyOf'] as const) {
+    const ma: any[] | undefined = Array.isArray(a[kw]) ? a[kw] : undefined;
+    const mb: any[] | undefined = Array.isArray(b[kw]) ? b[kw] : undefined;
+    if (!ma || !mb) continue;
+    const ka = memberKeys(before, a, ma);
+    const kb = memberKeys(after, b, mb);
+    const what = sides.frames ? 'frame' : 'variant';
+    ka.forEach((key, i) => {
+      const j = kb.indexOf(key);
+      if (j < 0) {
+        if (sides.write) out.push(`${label} no longer accepts ${what} ${key}`);
+        else if (sides.frames) out.push(`${what} ${key} is no longer sent`);
+        return;
+      }
+      compareSchema(before, after, ma[i], mb[j], sides.frames ? `${what} ${key}` : `${label}(${key})`, out, { ...sides, frames: false }, depth + 1);
+    });
+    if (sides.read) for (const key of kb) if (!ka.includes(key)) out.push(sides.frames ? `${what} ${key} may now be sent` : `${label} may now be ${what} ${key}`);
+  }
 }
 
-export function breakingChanges(before: Doc, after: Doc): BreakingChange[] {
+export interface CompareOptions {
+  /**
+   * `all` (the default): every operation, webhook and stream. `uncovered`: only what oasdiff does
+   * not compare, the webhooks and the `text/event-stream` frames.
+   */
+  scope?: 'all' | 'uncovered';
+}
+
+export const EVENT_STREAM = 'text/event-stream';
+
+export function breakingChanges(before: Doc, after: Doc, options: CompareOptions = {}): BreakingChange[] {
+  const all = (options.scope ?? 'all') === 'all';
   const changes: BreakingChange[] = [];
   const afterOps = new Map(listOperations(after).map((o) => [o.label, o]));
   for (const old of listOperations(before)) {
     const add = (change: string) => changes.push({ where: old.label, change });
     const next = afterOps.get(old.label);
     if (!next) {
-      add('operation removed');
+      if (all) add('operation removed');
       continue;
     }
-    compareParameters(old, next, add);
-    const bodyBefore = requestBodyOf(before, old);
-    const bodyAfter = requestBodyOf(after, next);
-    if (!bodyBefore?.required && bodyAfter?.required) add('request body is now required');
-    for (const [type, media] of Object.entries<any>(bodyBefore?.content ?? {})) {
-      const mediaAfter = bodyAfter?.content?.[type];
-      if (!mediaAfter) add(`request body ${type} no longer accepted`);
-      else {
-        const out: string[] = [];
-        requestSchema(before, after, media.schema, mediaAfter.schema, '', out);
-        out.forEach((c) => add(`request ${c}`));
+    if (all) {
+      compareParameters(old, next, add);
+      const bodyBefore = requestBodyOf(before, old);
+      const bodyAfter = requestBodyOf(after, next);
+      if (!bodyBefore?.required && bodyAfter?.required) add('request body is now required');
+      for (const [type, media] of Object.entries<any>(bodyBefore?.content ?? {})) {
+        const mediaAfter = bodyAfter?.content?.[type];
+        if (!mediaAfter) add(`request body ${type} no longer accepted`);
+        else {
+          const out: string[] = [];
+          compareSchema(before, after, media.schema, mediaAfter.schema, '', out, WRITE);
+          out.forEach((c) => add(`request ${c}`));
+        }
       }
     }
     const responsesBefore = responsesOf(before, old);
@@ -118,34 +214,94 @@ export function breakingChanges(before: Doc, after: Doc): BreakingChange[] {
       if (!/^2/.test(status)) continue;
       const responseAfter = responsesAfter[status];
       if (!responseAfter) {
-        add(`response ${status} removed`);
+        if (all) add(`response ${status} removed`);
         continue;
       }
       for (const [type, media] of Object.entries<any>(response.content ?? {})) {
+        const stream = type === EVENT_STREAM;
+        if (!all && !stream) continue;
         const mediaAfter = responseAfter.content?.[type];
         if (!mediaAfter) add(`response ${status} ${type} removed`);
         else {
           const out: string[] = [];
-          responseSchema(before, after, media.schema, mediaAfter.schema, '', out);
-          out.forEach((c) => add(`response ${status}: ${c}`));
+          compareSchema(before, after, media.schema, mediaAfter.schema, '', out, stream ? { ...READ, frames: true } : READ);
+          out.forEach((c) => add(`response ${status}${stream ? ' stream' : ''}: ${c}`));
         }
       }
     }
-    const securityBefore = JSON.stringify(old.op.security ?? before.security ?? []);
-    const securityAfter = JSON.stringify(next.op.security ?? after.security ?? []);
-    if (securityBefore !== securityAfter) add(`security changed from ${securityBefore} to ${securityAfter}`);
+    if (all) {
+      const securityBefore = JSON.stringify(old.op.security ?? before.security ?? []);
+      const securityAfter = JSON.stringify(next.op.security ?? after.security ?? []);
+      if (securityBefore !== securityAfter) add(`security changed from ${securityBefore} to ${securityAfter}`);
+    }
   }
-  for (const [name] of Object.entries<any>(before.webhooks ?? {})) {
-    if (!after.webhooks?.[name]) changes.push({ where: `webhook ${name}`, change: 'event removed' });
+  changes.push(...webhookChanges(before, after));
+  return changes;
+}
+
+/**
+ * The webhooks the service posts: what a subscriber reads (the payload, the headers) is compared on
+ * the read side; an event that is no longer posted is removed for its subscribers.
+ */
+function webhookChanges(before: Doc, after: Doc): BreakingChange[] {
+  const changes: BreakingChange[] = [];
+  const afterHooks = new Map(listWebhooks(after).map((o) => [o.label, o]));
+  for (const old of listWebhooks(before)) {
+    const where = `webhook ${old.path}`;
+    const add = (change: string) => changes.push({ where, change });
+    const next = afterHooks.get(old.label);
+    if (!next) {
+      add(old.method === 'post' ? 'event removed' : `${old.method.toUpperCase()} event removed`);
+      continue;
+    }
+    const headersAfter = new Map<string, any>((next.op.parameters ?? []).filter((p: any) => p.in === 'header').map((p: any) => [p.name.toLowerCase(), p]));
+    for (const p of (old.op.parameters ?? []).filter((p: any) => p.in === 'header')) {
+      const now = headersAfter.get(p.name.toLowerCase());
+      if (!now) add(`header ${p.name} is no longer sent`);
+      else {
+        if (p.required && !now.required) add(`header ${p.name} is no longer always sent`);
+        const out: string[] = [];
+        compareSchema(before, after, p.schema, now.schema, `header ${p.name}`, out, READ);
+        out.forEach(add);
+      }
+    }
+    const bodyBefore = requestBodyOf(before, old);
+    const bodyAfter = requestBodyOf(after, next);
+    if (bodyBefore?.required && bodyAfter && !bodyAfter.required) add('payload is no longer always sent');
+    for (const [type, media] of Object.entries<any>(bodyBefore?.content ?? {})) {
+      const mediaAfter = bodyAfter?.content?.[type];
+      if (!mediaAfter) add(`payload ${type} no longer sent`);
+      else {
+        const out: string[] = [];
+        compareSchema(before, after, media.schema, mediaAfter.schema, '', out, READ);
+        out.forEach((c) => add(`payload ${c}`));
+      }
+    }
   }
   return changes;
+}
+
+/**
+ * One standalone JSON Schema file, before and after. Such a schema may describe what a client
+ * sends as well as what it reads, so both sides count: a newly required field or a narrower enum
+ * breaks a writer, a removed field or a new enum value a reader, a changed type both.
+ */
+export function schemaBreakingChanges(name: string, before: Doc | undefined, after: Doc | undefined): BreakingChange[] {
+  const where = `schema ${name}`;
+  if (!before) return [];
+  if (!after) return [{ where, change: 'schema removed' }];
+  const out: string[] = [];
+  compareSchema(before, after, before, after, '', out, BOTH);
+  return out.map((change) => ({ where, change: change.replace(/^body /, '') }));
 }
 
 function compareParameters(old: Operation, next: Operation, add: (change: string) => void): void {
   const key = (p: any) => `${p.in}:${p.name}`;
   const before = new Map<string, any>((old.op.parameters ?? []).map((p: any) => [key(p), p]));
+  const after = new Set((next.op.parameters ?? []).map(key));
   for (const p of next.op.parameters ?? []) {
     const was = before.get(key(p));
     if (p.required && !was?.required) add(`${p.in} parameter ${p.name} is now required`);
   }
+  for (const [k, p] of before) if (!after.has(k) && p.in !== 'header') add(`${p.in} parameter ${p.name} was removed`);
 }

@@ -104,6 +104,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       continue;
     }
     const state = await buildSchemaSet(root, set, { write, log, result });
+    if (state && register) await logBreaking(root, set.slug, { set }, log);
     if (state) {
       next[key] = { ...state, hash };
       result.rebuilt.push(key);
@@ -161,11 +162,7 @@ async function buildApi(
     ctx.write(`${service.slug}/openapi.json`, stringifyBundle(bundled.document), outputs);
     ctx.log(stepLine('bundle', service.slug, bundleMs, `generated/${service.slug}/openapi.json`));
 
-    if (ctx.compareWithCommitted) {
-      const [changes, breakingMs] = await timed(() => breakingSinceCommit(root, service.slug, bundled.document));
-      ctx.log(stepLine('breaking', service.slug, breakingMs, changes === undefined ? 'no committed bundle to compare' : `${changes.length} breaking changes against the committed bundle`));
-      for (const c of changes ?? []) ctx.log(`  ${c.where}: ${c.change}`);
-    }
+    if (ctx.compareWithCommitted) await logBreaking(root, service.slug, { document: bundled.document }, ctx.log);
 
     const { generateApiTypes } = await import('../steps/types.js');
     const [types, typesMs] = await timed(() => generateApiTypes(service.slug, bundled.document));
@@ -219,17 +216,21 @@ async function buildSchemaSet(root: string, set: SchemaSet, ctx: UnitContext): P
   }
 }
 
-/** The bundle as committed at HEAD, compared with the new one; undefined outside git or for a new service. */
-async function breakingSinceCommit(root: string, slug: string, document: Record<string, any>) {
-  const { execFileSync } = await import('node:child_process');
-  let committed: string;
+/**
+ * The designers' list: the same comparison as the gate of `npm run check` (scripts/lib/breaking-gate.ts),
+ * against the same base, each change marked when breaking-allowlist.yaml accepts it. Informational:
+ * a failure to compare is printed, never fails the build.
+ */
+async function logBreaking(root: string, slug: string, unit: { document?: Record<string, any>; set?: SchemaSet }, log: (line: string) => void): Promise<void> {
+  const { breakingForBuild } = await import('./breaking-gate.js');
+  const label = unit.set ? `${slug} schemas` : slug;
   try {
-    committed = execFileSync('git', ['show', `HEAD:generated/${slug}/openapi.json`], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 * 2 ** 20 }).toString();
-  } catch {
-    return undefined;
+    const [{ summary, lines }, ms] = await timed(() => breakingForBuild(root, { slug, ...unit }));
+    log(stepLine('breaking', label, ms, summary));
+    for (const line of lines) log(`  ${line}`);
+  } catch (error) {
+    log(stepLine('breaking', label, 0, `not compared: ${(error as Error).message}`));
   }
-  const { breakingChanges } = await import('./breaking.js');
-  return breakingChanges(JSON.parse(committed), document);
 }
 
 /** A service or schema folder that was removed leaves no generated code behind. */

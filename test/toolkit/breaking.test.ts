@@ -1,6 +1,6 @@
 /** The breaking-change list the build prints: each kind of break is found, and nothing else is. */
 import { describe, expect, test } from 'vitest';
-import { breakingChanges } from '../../scripts/lib/breaking.js';
+import { breakingChanges, schemaBreakingChanges } from '../../scripts/lib/breaking.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 
 const base = loadContract('seo').document;
@@ -72,5 +72,177 @@ describe('breaking changes', () => {
     }, 'POST /crawl/start', 'response 202 removed'],
   ] as const)('finds %s', (_name, mutate, where, change) => {
     expect(edit(mutate)).toContainEqual({ where, change });
+  });
+});
+
+/**
+ * What oasdiff does not compare, compared by ours: webhook payloads and SSE frames are read by
+ * the client (a subscriber, a stream reader), so a removed field, a field no longer always present,
+ * a new enum value, a looser bound or another type breaks them, and a newly required field or a
+ * narrower enum does not. A standalone schema may be sent as well as read: both count.
+ */
+const frame = (event: string, data: Record<string, any>) => ({
+  type: 'object',
+  additionalProperties: false,
+  required: ['event', 'data'],
+  properties: { event: { type: 'string', const: event }, data },
+});
+const streamsAndHooks = (): Record<string, any> => ({
+  openapi: '3.1.0',
+  info: { title: 't', version: '1' },
+  paths: {
+    '/jobs/{id}/events': {
+      get: {
+        operationId: 'jobEvents',
+        responses: {
+          '200': { description: 'frames', content: { 'text/event-stream': { schema: { $ref: '#/components/schemas/JobFrame' } } } },
+        },
+      },
+    },
+  },
+  webhooks: {
+    'job.finished': {
+      post: {
+        operationId: 'jobFinished',
+        parameters: [{ name: 'X-Event', in: 'header', required: true, schema: { type: 'string' } }],
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/JobFinished' } } } },
+        responses: { '2XX': { description: 'ok' } },
+      },
+    },
+  },
+  components: {
+    schemas: {
+      JobFrame: {
+        oneOf: [{ $ref: '#/components/schemas/ProgressFrame' }, { $ref: '#/components/schemas/DoneFrame' }],
+        discriminator: { propertyName: 'event', mapping: { progress: '#/components/schemas/ProgressFrame', done: '#/components/schemas/DoneFrame' } },
+      },
+      ProgressFrame: frame('progress', {
+        type: 'object',
+        required: ['percent', 'state'],
+        properties: { percent: { type: 'integer', minimum: 0, maximum: 100 }, state: { type: 'string', enum: ['queued', 'running'] }, note: { type: 'string' } },
+      }),
+      DoneFrame: frame('done', { type: 'object', required: ['pages'], properties: { pages: { type: 'integer' } } }),
+      JobFinished: {
+        type: 'object',
+        required: ['id', 'outcome'],
+        properties: {
+          id: { type: 'string', maxLength: 36 },
+          outcome: { type: 'string', enum: ['ok', 'failed'] },
+          pages: { type: 'integer' },
+          comment: { type: 'string' },
+        },
+      },
+    },
+  },
+});
+
+const changed = (mutate: (doc: Record<string, any>) => void, scope: 'all' | 'uncovered' = 'uncovered') => {
+  const before = streamsAndHooks();
+  const after = streamsAndHooks();
+  mutate(after);
+  return breakingChanges(before, after, { scope });
+};
+
+describe('breaking changes in webhook payloads (read by subscribers)', () => {
+  const payload = (doc: Record<string, any>) => doc.components.schemas.JobFinished;
+  test('an unchanged contract has none', () => expect(changed(() => {})).toEqual([]));
+  test.each([
+    ['a removed field', (d: any): void => void delete payload(d).properties.outcome, 'payload outcome was removed'],
+    ['a removed optional field', (d: any): void => void delete payload(d).properties.comment, 'payload comment was removed'],
+    ['a field no longer required', (d: any): void => void (payload(d).required = ['id']), 'payload outcome is no longer always present'],
+    ['a new enum value', (d: any): void => void payload(d).properties.outcome.enum.push('cancelled'), 'payload outcome may now be "cancelled"'],
+    ['a looser bound', (d: any): void => void (payload(d).properties.id.maxLength = 64), 'payload id maxLength loosened to 64'],
+    ['a changed type', (d: any): void => void (payload(d).properties.pages.type = 'string'), 'payload pages type integer became string'],
+    ['a header no longer sent', (d: any): void => void (d.webhooks['job.finished'].post.parameters = []), 'header X-Event is no longer sent'],
+    ['a removed event', (d: any): void => void delete d.webhooks['job.finished'], 'event removed'],
+  ] as const)('finds %s', (_name, mutate, change) => {
+    expect(changed(mutate)).toContainEqual({ where: 'webhook job.finished', change });
+  });
+  test.each([
+    ['a newly required field', (d: any): void => void payload(d).required.push('pages')],
+    ['a narrower enum', (d: any): void => void (payload(d).properties.outcome.enum = ['ok'])],
+    ['a tighter bound', (d: any): void => void (payload(d).properties.id.maxLength = 20)],
+    ['a new optional field', (d: any): void => void (payload(d).properties.extra = { type: 'string' })],
+  ] as const)('does not flag %s (subscribers only read the payload)', (_name, mutate) => {
+    expect(changed(mutate)).toEqual([]);
+  });
+});
+
+describe('breaking changes in SSE frames (a oneOf frame union, read by the client)', () => {
+  const progress = (doc: Record<string, any>) => doc.components.schemas.ProgressFrame.properties.data;
+  const where = 'GET /jobs/{id}/events';
+  test.each([
+    ['a removed frame field', (d: any): void => void delete progress(d).properties.note, 'response 200 stream: frame progress.data.note was removed'],
+    ['a frame field no longer required', (d: any): void => void (progress(d).required = ['percent']), 'response 200 stream: frame progress.data.state is no longer always present'],
+    ['a new enum value in a frame', (d: any): void => void progress(d).properties.state.enum.push('paused'), 'response 200 stream: frame progress.data.state may now be "paused"'],
+    ['a looser bound in a frame', (d: any): void => void (progress(d).properties.percent.maximum = 1000), 'response 200 stream: frame progress.data.percent maximum loosened to 1000'],
+    ['a changed type in a frame', (d: any): void => void (progress(d).properties.percent.type = 'string'), 'response 200 stream: frame progress.data.percent type integer became string'],
+    ['a frame no longer sent', (d: any) => {
+      d.components.schemas.JobFrame.oneOf.pop();
+      delete d.components.schemas.JobFrame.discriminator.mapping.done;
+    }, 'response 200 stream: frame done is no longer sent'],
+    ['a new frame', (d: any) => {
+      d.components.schemas.FailedFrame = frame('failed', { type: 'object' });
+      d.components.schemas.JobFrame.oneOf.push({ $ref: '#/components/schemas/FailedFrame' });
+    }, 'response 200 stream: frame failed may now be sent'],
+  ] as const)('finds %s', (_name, mutate, change) => {
+    expect(changed(mutate)).toContainEqual({ where, change });
+  });
+  test.each([
+    ['a newly required frame field', (d: any): void => void progress(d).required.push('note')],
+    ['a narrower enum in a frame', (d: any): void => void (progress(d).properties.state.enum = ['running'])],
+    ['a tighter bound in a frame', (d: any): void => void (progress(d).properties.percent.maximum = 99)],
+  ] as const)('does not flag %s (the client only reads frames)', (_name, mutate) => {
+    expect(changed(mutate)).toEqual([]);
+  });
+  test('the "uncovered" scope leaves paths to oasdiff but keeps streams and webhooks', () => {
+    const mutate = (d: any) => {
+      d.paths['/jobs/{id}/events'].get.parameters = [{ name: 'since', in: 'query', required: true, schema: { type: 'string' } }];
+      delete progress(d).properties.note;
+    };
+    expect(changed(mutate, 'all')).toContainEqual({ where, change: 'query parameter since is now required' });
+    expect(changed(mutate, 'uncovered')).toEqual([{ where, change: 'response 200 stream: frame progress.data.note was removed' }]);
+  });
+});
+
+describe('breaking changes in a standalone schema (sent and read: both sides count)', () => {
+  const thing = (): Record<string, any> => ({
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    additionalProperties: false,
+    required: ['id', 'kind'],
+    properties: {
+      id: { $ref: 'Hash.json' },
+      kind: { type: 'string', enum: ['a', 'b'] },
+      size: { type: 'integer', minimum: 0, maximum: 10 },
+      label: { type: 'string' },
+      parts: { type: 'array', items: { $ref: '#/$defs/Part' } },
+    },
+    $defs: { Part: { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } } },
+  });
+  const compare = (mutate: (s: Record<string, any>) => void) => {
+    const after = thing();
+    mutate(after);
+    return schemaBreakingChanges('Thing.json', thing(), after);
+  };
+  test('an unchanged schema has none, a new optional field neither', () => {
+    expect(compare(() => {})).toEqual([]);
+    expect(compare((s) => void (s.properties.extra = { type: 'string' }))).toEqual([]);
+  });
+  test.each([
+    ['a removed field', (s: any): void => void delete s.properties.label, 'label was removed'],
+    ['a newly required field', (s: any): void => void s.required.push('size'), 'size is now required'],
+    ['a narrower enum', (s: any): void => void (s.properties.kind.enum = ['a']), 'kind no longer accepts "b"'],
+    ['a wider enum', (s: any): void => void s.properties.kind.enum.push('c'), 'kind may now be "c"'],
+    ['a tighter bound', (s: any): void => void (s.properties.size.maximum = 5), 'size maximum tightened to 5'],
+    ['a changed type', (s: any): void => void (s.properties.size.type = 'string'), 'size type integer became string'],
+    ['a changed type inside $defs', (s: any): void => void (s.$defs.Part.properties.n.type = 'string'), 'parts[].n type integer became string'],
+    ['a reference to another file', (s: any): void => void (s.properties.id = { $ref: 'Address.json' }), 'id now refers to Address.json instead of Hash.json'],
+  ] as const)('finds %s', (_name, mutate, change) => {
+    expect(compare(mutate)).toContainEqual({ where: 'schema Thing.json', change });
+  });
+  test('a removed file is a removed schema; a new one has nothing to compare', () => {
+    expect(schemaBreakingChanges('Thing.json', thing(), undefined)).toEqual([{ where: 'schema Thing.json', change: 'schema removed' }]);
+    expect(schemaBreakingChanges('Thing.json', undefined, thing())).toEqual([]);
   });
 });
