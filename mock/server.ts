@@ -3,15 +3,23 @@
  * base paths as the stubs, so a client switches between mock and stubs by the port alone.
  * Prism serves a document at its root and ignores the `servers` path, so this front strips the base
  * path and forwards to one Prism process per service.
+ *
+ * Prism serves an example as the body, and cannot write an object as `text/*`: an event stream's
+ * examples are frames (objects, like its schema), so Prism gets a copy of the bundle whose stream
+ * examples are the raw wire text (the media type's `x-wire-example`, else its frames formatted), and
+ * whose stream schemas say so (Prism would otherwise flag its own answer in `sl-violations`).
+ * The mock does not stream: it answers that text as one body.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { basePathOf } from '../scripts/lib/operations.js';
+import { basePathOf, deref } from '../scripts/lib/operations.js';
+import { formatFrame, type SseFrame } from '../server-stubs/lib/sse.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const prismCli = createRequire(import.meta.url).resolve('@stoplight/prism-cli/dist/index.js');
@@ -33,6 +41,32 @@ export function bundledServices(): Array<{ slug: string; bundle: string; basePat
       const bundle = path.join(dir, slug, 'openapi.json');
       return { slug, bundle, basePath: basePathOf(JSON.parse(readFileSync(bundle, 'utf8'))) };
     });
+}
+
+/**
+ * The bundle as Prism should serve it: every `text/event-stream` media type's examples replaced by
+ * one example, the wire text. `undefined` when the bundle has no stream to rewrite.
+ */
+export function prismDocument(document: Record<string, any>): Record<string, any> | undefined {
+  const copy = structuredClone(document);
+  let changed = false;
+  const walk = (node: any) => {
+    if (!node || typeof node !== 'object') return;
+    const stream = !Array.isArray(node) ? node.content?.['text/event-stream'] : undefined;
+    if (stream && (stream['x-wire-example'] !== undefined || stream.examples)) {
+      const frames = Object.values<any>(stream.examples ?? {}).map((e) => deref(copy, e)?.value as SseFrame);
+      const wire = typeof stream['x-wire-example'] === 'string' ? stream['x-wire-example'] : frames.map(formatFrame).join('');
+      stream.examples = { wire: { summary: 'The raw wire text', value: wire } };
+      // Prism checks what it answers against the schema: here a text, not one frame.
+      stream.schema = { type: 'string' };
+      changed = true;
+    }
+    for (const value of Object.values(node)) walk(value);
+  };
+  walk(copy.paths);
+  walk(copy.webhooks);
+  walk(copy.components?.responses);
+  return changed ? copy : undefined;
 }
 
 async function freePort(): Promise<number> {
@@ -82,12 +116,22 @@ export interface MockServer {
 }
 
 export async function startMockServer(port = 4010, host = '0.0.0.0'): Promise<MockServer> {
+  const prepared = mkdtempSync(path.join(os.tmpdir(), 'contracts-mock-'));
   const services: MockedService[] = await Promise.all(
     bundledServices().map(async (s) => {
       const internal = await freePort();
-      return { slug: s.slug, basePath: s.basePath, port: internal, process: await startPrism(s.bundle, internal, s.slug) };
+      const rewritten = prismDocument(JSON.parse(readFileSync(s.bundle, 'utf8')));
+      let bundle = s.bundle;
+      if (rewritten) {
+        bundle = path.join(prepared, `${s.slug}.openapi.json`);
+        writeFileSync(bundle, JSON.stringify(rewritten, null, 2));
+      }
+      return { slug: s.slug, basePath: s.basePath, port: internal, process: await startPrism(bundle, internal, s.slug) };
     }),
-  );
+  ).catch((error: unknown) => {
+    rmSync(prepared, { recursive: true, force: true });
+    throw error;
+  });
   const front = http.createServer((req, res) => {
     const url = req.url ?? '/';
     const target = services.find((s) => url === s.basePath || url.startsWith(`${s.basePath}/`) || url.startsWith(`${s.basePath}?`));
@@ -121,6 +165,7 @@ export async function startMockServer(port = 4010, host = '0.0.0.0'): Promise<Mo
       for (const s of services) s.process.kill();
       front.closeAllConnections();
       await new Promise<void>((resolve) => front.close(() => resolve()));
+      rmSync(prepared, { recursive: true, force: true });
     },
   };
 }

@@ -11,6 +11,7 @@ import { breakingGate } from './lib/breaking-gate.js';
 import { build } from './lib/pipeline.js';
 import { defaultRoot, findApiServices, findSchemaSets, listFiles } from './lib/project.js';
 import { formatLintProblem } from './steps/lint.js';
+import { formatSpectralProblem, lintWithSpectral } from './steps/spectral.js';
 
 export interface DriftReport {
   missing: string[]; // would be generated, not committed
@@ -56,6 +57,15 @@ export async function check(root: string, options: CheckOptions = {}): Promise<C
     const result = await build({ root, outDir: tmp, force: true, docs: false, register: false });
     for (const p of result.lint) messages.push(`lint: ${formatLintProblem(p)}`);
     for (const f of result.failures) messages.push(`build: ${f}`);
+    // An independent linter agrees: Spectral's `oas` ruleset (.spectral.yaml), errors fail, warnings print.
+    for (const { slug } of findApiServices(root)) {
+      const bundle = path.join(tmp, slug, 'openapi.json');
+      if (!existsSync(bundle)) continue; // a bundle failure is already reported
+      for (const p of await lintWithSpectral(bundle, { root })) {
+        if (p.severity === 'error') messages.push(`spectral: ${formatSpectralProblem(`generated/${slug}/openapi.json`, p)}`);
+        else if (p.severity === 'warn') console.warn(`spectral: ${formatSpectralProblem(`generated/${slug}/openapi.json`, p)}`);
+      }
+    }
     const drift = compareTrees(tmp, path.join(root, 'generated'));
     for (const f of drift.missing) messages.push(`drift: generated/${f} is not committed (run npm run build)`);
     for (const f of drift.stale) messages.push(`drift: generated/${f} differs from a fresh build (run npm run build)`);

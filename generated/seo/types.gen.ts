@@ -1522,7 +1522,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The event stream; each frame is one `event:` / `data:` pair. */
+            /**
+             * @description The event stream. On the wire each frame is an `event:` line and a `data:` line (the JSON
+             *     payload), then a blank line; `: ping` comment lines are not frames. The schema and each
+             *     example are one frame: `event` holds the event name and `data` the parsed payload. A whole
+             *     stream as raw text (in full in the media type's `x-wire-example`, which the mock serves):
+             *
+             *     ```text
+             *     event: progress
+             *     data: {"status":{"jobId":"3c9a7e51-…","status":"queued",…}}
+             *
+             *     : ping
+             *
+             *     event: complete
+             *     data: {"status":{"jobId":"3c9a7e51-…","status":"done",…}}
+             *     ```
+             */
             200: {
                 headers: {
                     /** @description Always `no-cache, no-transform`. */

@@ -1,7 +1,8 @@
 /**
- * Every example in every contract is valid against its schema: media-type and parameter examples,
- * `examples` arrays of schemas, raw event-stream examples frame by frame, and the examples of the
- * standalone schema files through their generated validators.
+ * Every example in every contract is valid against its schema: media-type and parameter examples
+ * (an event stream's examples are single frames, like its schema), `examples` arrays of schemas, an
+ * event stream's raw wire text (`x-wire-example`) frame by frame, and the examples of the standalone
+ * schema files through their generated validators.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -17,7 +18,8 @@ interface Case {
   where: string;
   schemaPointer: string;
   value: unknown;
-  stream: boolean;
+  /** for an event stream's `x-wire-example`: the media type's frame examples, which its frames must be */
+  frames?: unknown[];
 }
 
 const escape = (s: string) => s.replaceAll('~', '~0').replaceAll('/', '~1');
@@ -32,17 +34,23 @@ function collect(document: Record<string, any>): Case[] {
       const schemaPointer = refPointer(node.schema) ?? [...pointer, 'schema'].map(escape).join('/');
       for (const [name, example] of Object.entries<any>(node.examples)) {
         const value = deref(document, example)?.value;
-        cases.push({ where: `${pointer.join(' › ')} › ${name}`, schemaPointer, value, stream: mediaType === 'text/event-stream' });
+        cases.push({ where: `${pointer.join(' › ')} › ${name}`, schemaPointer, value });
       }
+    }
+    // An event stream's whole stream as raw text, beside its frame examples.
+    if (mediaType === 'text/event-stream' && node.schema && node['x-wire-example'] !== undefined) {
+      const schemaPointer = refPointer(node.schema) ?? [...pointer, 'schema'].map(escape).join('/');
+      const frames = Object.values<any>(node.examples ?? {}).map((e) => deref(document, e)?.value);
+      cases.push({ where: `${pointer.join(' › ')} › x-wire-example`, schemaPointer, value: node['x-wire-example'], frames });
     }
     // Schemas: `examples` is an array of instances.
     if (Array.isArray(node.examples) && pointer.at(-1) !== 'enum') {
       node.examples.forEach((value: unknown, i: number) =>
-        cases.push({ where: `${pointer.join(' › ')} › examples[${i}]`, schemaPointer: pointer.map(escape).join('/'), value, stream: false }),
+        cases.push({ where: `${pointer.join(' › ')} › examples[${i}]`, schemaPointer: pointer.map(escape).join('/'), value }),
       );
     }
     for (const [key, value] of Object.entries(node)) {
-      if (key === 'examples' || key === 'example') continue;
+      if (key === 'examples' || key === 'example' || key === 'x-wire-example') continue;
       walk(value, [...pointer, key], pointer.at(-1) === 'content' ? key : undefined);
     }
   };
@@ -67,11 +75,14 @@ describe.each(findApiServices(defaultRoot).map((s) => s.slug))('%s examples', (s
 
   test.each(cases.map((c) => [c.where, c] as const))('%s', (_where, c) => {
     const validate = ajv.compile({ $ref: `${id}#/${c.schemaPointer}` });
-    if (c.stream) {
-      expect(typeof c.value, 'an event-stream example is the raw wire text').toBe('string');
+    if (c.frames) {
+      expect(typeof c.value, 'x-wire-example is the raw wire text').toBe('string');
       const { frames } = parseEventStream(c.value as string);
       expect(frames.length).toBeGreaterThan(0);
-      for (const frame of frames) expect(validate(frame) ? [] : validate.errors).toEqual([]);
+      for (const frame of frames) {
+        expect(validate(frame) ? [] : validate.errors).toEqual([]);
+        expect(c.frames, 'each frame of the wire text is one of the frame examples').toContainEqual(frame);
+      }
       return;
     }
     expect(validate(c.value) ? [] : validate.errors).toEqual([]);

@@ -1,0 +1,43 @@
+/**
+ * An independent linter agrees: `npm run check` fails on any error of Spectral's `oas` ruleset
+ * (`.spectral.yaml`) in a bundle. This proves the lint can fail: a stream example that is text
+ * while its schema is a frame object, as seo's once was.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect, test } from 'vitest';
+import { parse } from 'yaml';
+import { defaultRoot } from '../../scripts/lib/project.js';
+import { lintWithSpectral } from '../../scripts/steps/spectral.js';
+
+test('.spectral.yaml extends spectral:oas', () => {
+  const ruleset = parse(readFileSync(path.join(defaultRoot, '.spectral.yaml'), 'utf8'));
+  expect([ruleset.extends].flat()).toContain('spectral:oas');
+});
+
+test('an example off its schema is a Spectral error', { timeout: 60_000 }, async () => {
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'Broken', version: '1.0.0', description: 'A fixture.', contact: { name: 'x' } },
+    servers: [{ url: 'http://localhost/x' }],
+    tags: [{ name: 'T', description: 'T' }],
+    paths: {
+      '/stream': {
+        get: {
+          operationId: 'stream',
+          tags: ['T'],
+          summary: 's',
+          description: 'd',
+          responses: {
+            200: {
+              description: 'frames',
+              content: { 'text/event-stream': { schema: { type: 'object', required: ['data'] }, examples: { wire: { value: 'data: {}\n\n' } } } },
+            },
+          },
+        },
+      },
+    },
+  };
+  const problems = await lintWithSpectral(document, { root: defaultRoot });
+  expect(problems.filter((p) => p.severity === 'error').map((p) => p.code)).toContain('oas3-valid-media-example');
+});
