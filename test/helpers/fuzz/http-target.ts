@@ -5,7 +5,7 @@ import { createLiveIds } from './live-ids.js';
 import { createHttpOracle } from './oracle.js';
 import { httpRequestArbitrary } from './requests.js';
 import type { FuzzTarget } from './runner.js';
-import { describeObserved, describeRequest, type FuzzRequest, type Sender } from './wire.js';
+import { curlLine, describeObserved, describeRequest, type FuzzRequest, type Sender } from './wire.js';
 
 export function httpServiceTarget(slug: string, services: ReadonlyArray<StubService>, sender: Sender): FuzzTarget<FuzzRequest> {
   const liveIds = createLiveIds();
@@ -18,7 +18,7 @@ export function httpServiceTarget(slug: string, services: ReadonlyArray<StubServ
       const r = liveIds.substitute(generated);
       const observed = await sender.send(model.basePath, r);
       liveIds.harvest(model.match(r.path)?.template, observed);
-      return { violations: oracle(r, observed), request: describeRequest(model.basePath, r), response: describeObserved(observed) };
+      return { violations: oracle(r, observed), request: `${describeRequest(model.basePath, r)}\n        replay: ${curlLine(model.basePath, r)}`, response: describeObserved(observed) };
     },
   };
 }

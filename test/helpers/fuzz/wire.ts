@@ -98,6 +98,26 @@ export function describeRequest(basePath: string, r: FuzzRequest): string {
   return `${r.method} ${target}${headers ? `\n        ${headers}` : ''}${body}`;
 }
 
+const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * The request as a `curl` line against `npm start` (port 4000), to replay by hand. A body with
+ * repeated or raw-byte parts is rebuilt by a small `node -e` so the line stays short.
+ */
+export function curlLine(basePath: string, r: FuzzRequest, origin = 'http://localhost:4000'): string {
+  const parts = [`curl -i -X ${r.method}`, shellQuote(`${origin}${requestTarget(basePath, r)}`)];
+  for (const [name, value] of Object.entries(r.headers)) parts.push('-H', shellQuote(`${name}: ${value}`));
+  if (r.body) {
+    const plain = r.body.every((p) => typeof p === 'string') && bodyLength(r.body) <= 2048;
+    if (plain) parts.push('--data-binary', shellQuote(r.body.join('')));
+    else {
+      const js = `process.stdout.write(Buffer.concat(${JSON.stringify(r.body)}.map(p=>typeof p==='string'?Buffer.from(p):'bytes' in p?Buffer.from(p.bytes):Buffer.from(p.repeat.repeat(p.times)))))`;
+      parts.push('--data-binary', `@<(node -e ${shellQuote(js)})`);
+    }
+  }
+  return parts.join(' ');
+}
+
 export function describeObserved(o: Observed): string {
   if (o.error) return `no answer: ${o.error}`;
   const type = o.headers['content-type'] ?? '(no content-type)';
