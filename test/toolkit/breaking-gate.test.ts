@@ -134,6 +134,7 @@ beforeAll(async () => {
   // The lint rules without the real services.
   const config = readFileSync(path.join(defaultRoot, 'redocly.yaml'), 'utf8').replace(/\napis:[\s\S]*$/, '\n');
   writeFileSync(path.join(root, 'redocly.yaml'), config);
+  cpSync(path.join(defaultRoot, '.spectral.yaml'), path.join(root, '.spectral.yaml'));
   symlinkSync(path.join(defaultRoot, 'node_modules'), path.join(root, 'node_modules'), 'dir');
   mkdirSync(path.join(root, 'openapi/gadgets'), { recursive: true });
   writeFileSync(path.join(root, 'openapi/gadgets/openapi.yaml'), CONTRACT);
