@@ -2,6 +2,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { deref } from '../../scripts/lib/operations.js';
 import { declares, loadContract, type Contract, type OperationInfo } from './contract.js';
 import type { ErrorMapper } from './errors.js';
+import { hopByHop } from './results.js';
 import { parseEventStream } from './sse.js';
 
 export interface ProxyOptions {
@@ -20,7 +21,6 @@ export interface ProxyOptions {
 /** The header that lists what a proxied exchange broke, as Prism's `sl-violations` does. */
 export const VIOLATIONS_HEADER = 'X-Contract-Violations';
 
-const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate', 'host', 'content-length', 'content-encoding']);
 
 /**
  * A validating proxy in front of a real implementation of a contract (`npm run proxy`): every

@@ -51,7 +51,7 @@ export function checkFiniteParameters(contract: Contract) {
       const raw =
         parameter.in === 'query' ? req.query[parameter.name] : parameter.in === 'path' ? matched.pathParams[parameter.name] : parameter.in === 'header' ? req.headers[String(parameter.name).toLowerCase()] : undefined;
       for (const text of [raw].flat()) {
-        if (typeof text === 'string' && text.trim() !== '' && Number.isNaN(Number(text)) === false && !Number.isFinite(Number(text))) {
+        if (typeof text === 'string' && Math.abs(Number(text)) === Infinity) {
           issues.push({ path: `${parameter.in}.${parameter.name}`, message: 'must be a finite number' });
         }
       }

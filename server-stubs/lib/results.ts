@@ -14,8 +14,8 @@ export interface RuntimeResult {
   passthrough?: globalThis.Response;
 }
 
-/** Headers that describe one hop, or a body `fetch` has already decoded: never forwarded. */
-const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization', 'content-encoding', 'content-length']);
+/** Headers that describe one hop (or a body `fetch` has already decoded, or the other end's host): never forwarded. */
+export const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization', 'content-encoding', 'content-length', 'host']);
 
 /** Writes a handler's answer: JSON or text (through the response validator), an event stream (each frame validated), or an upstream's answer. */
 export async function sendResult(
