@@ -15,7 +15,7 @@ let root: string;
 
 beforeAll(() => {
   root = mkdtempSync(path.join(os.tmpdir(), 'contracts-pipeline-'));
-  for (const entry of ['openapi', 'schemas', 'scripts', 'generated', 'redocly.yaml', 'package-lock.json']) {
+  for (const entry of ['openapi', 'schemas', 'scripts', 'generated', 'redocly.yaml', '.spectral.yaml', 'breaking-allowlist.yaml', 'package-lock.json']) {
     cpSync(path.join(defaultRoot, entry), path.join(root, entry), { recursive: true });
   }
   rmSync(path.join(root, 'generated', 'docs'), { recursive: true, force: true });
