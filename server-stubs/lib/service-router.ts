@@ -7,7 +7,7 @@ import type { Clock } from './clock.js';
 import { contractOf, loadContract, type Contract, type OperationInfo } from './contract.js';
 import { ApiError, type ErrorMapper } from './errors.js';
 import { failureFromThrown, failureOf } from './failures.js';
-import type { HandlerMap, RequestDefaults } from './handlers.js';
+import type { HandlerMap } from './handlers.js';
 import { RateLimiter, type RateLimitRule } from './rate-limit.js';
 import { sendResult, type RuntimeResult } from './results.js';
 
