@@ -8,7 +8,7 @@ function ucs2length(str) {
 }
 "use strict";
 export const AuditStatus = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/seo/AuditStatus.json","title":"AuditStatus","description":"The status record of a site audit (crawl): returned by the status endpoint and carried by the audit stream's `progress` and `complete` events.","x-provisional":"Whole record designed: the document does not show the fields of the audit status record (only the status values queued, crawling and done).","type":"object","additionalProperties":false,"required":["jobId","auditId","projectId","status","startUrl","maxPages","strategy","pagesCrawled","progress","createdAt","startedAt","finishedAt","error"],"properties":{"jobId":{"type":"string","format":"uuid","description":"Crawl job id, as returned by crawl start."},"auditId":{"type":"string","format":"uuid","description":"Audit id; currently identical to `jobId`."},"projectId":{"type":"string","format":"uuid","description":"The project the audit belongs to."},"status":{"type":"string","enum":["queued","crawling","done","failed"],"description":"`queued` after a valid start request, `crawling` while the crawl advances, `done` when it finished, `failed` when it ended with an error (see `error`).","x-provisional":"`failed` was designed (the document shows only queued, crawling and done and says other status values are not shown) so a crawl or lookup failure has a terminal status."},"startUrl":{"type":"string","format":"uri","description":"Absolute http or https URL the crawl starts from."},"maxPages":{"type":"integer","minimum":1,"maximum":5000,"description":"Page budget of the crawl (at most 5000)."},"strategy":{"type":"string","enum":["auto","all","manual","none"],"description":"URL-discovery strategy requested at start."},"pagesCrawled":{"type":"integer","minimum":0,"description":"Pages crawled so far."},"progress":{"type":"integer","minimum":0,"maximum":100,"description":"Progress in percent (0 to 100); 100 when done."},"createdAt":{"type":"string","format":"date-time","description":"When the audit was queued."},"startedAt":{"type":["string","null"],"format":"date-time","description":"When crawling began; null while queued."},"finishedAt":{"type":["string","null"],"format":"date-time","description":"When the audit reached `done` or `failed`; null before."},"error":{"description":"The failure that ended a `failed` audit; null otherwise.","oneOf":[{"type":"null"},{"type":"object","additionalProperties":false,"required":["code","error"],"properties":{"code":{"type":"string","enum":["CRAWL_FAILED","LOOKUP_FAILED","TIMEOUT"],"description":"Failure code, as in the stream's `error` event."},"error":{"type":"string","description":"Human-readable message."}}}]}},"examples":[{"jobId":"3c9a7e51-2d4b-4f6a-9b8c-1d2e3f4a5b01","auditId":"3c9a7e51-2d4b-4f6a-9b8c-1d2e3f4a5b01","projectId":"0b6f5c9e-3c1a-4e5b-9a7d-2f1e8c4d6a01","status":"crawling","startUrl":"https://example.com/","maxPages":500,"strategy":"auto","pagesCrawled":120,"progress":24,"createdAt":"2026-01-15T09:30:00Z","startedAt":"2026-01-15T09:30:02Z","finishedAt":null,"error":null}]};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/seo/AuditStatus.json","title":"AuditStatus","description":"The status record of a site audit (crawl): returned by the status endpoint and carried by the audit stream's `progress` and `complete` events.","x-provisional":"Whole record designed: the document does not show the fields of the audit status record (only the status values queued, crawling and done).","type":"object","additionalProperties":false,"required":["jobId","auditId","projectId","status","startUrl","maxPages","strategy","pagesCrawled","progress","createdAt","startedAt","finishedAt","error"],"properties":{"jobId":{"type":"string","format":"uuid","description":"Crawl job id, as returned by crawl start."},"auditId":{"type":"string","format":"uuid","description":"Audit id; currently identical to `jobId`."},"projectId":{"type":"string","format":"uuid","description":"The project the audit belongs to."},"status":{"type":"string","enum":["queued","crawling","done","failed"],"description":"`queued` after a valid start request, `crawling` while the crawl advances, `done` when it finished, `failed` when it ended with an error (see `error`).","x-provisional":"`failed` was designed (the document shows only queued, crawling and done and says other status values are not shown) so a crawl or lookup failure has a terminal status."},"startUrl":{"type":"string","format":"uri","description":"Absolute http or https URL the crawl starts from."},"maxPages":{"x-provisional":"DECISIONS G-4: the integer type (the crawl-start document says number) and minimum 1 were designed; only the upper bound 5000 is published.","type":"integer","minimum":1,"maximum":5000,"description":"Page budget of the crawl (at most 5000)."},"strategy":{"type":"string","enum":["auto","all","manual","none"],"description":"URL-discovery strategy requested at start."},"pagesCrawled":{"type":"integer","minimum":0,"description":"Pages crawled so far."},"progress":{"type":"integer","minimum":0,"maximum":100,"description":"Progress in percent (0 to 100); 100 when done."},"createdAt":{"type":"string","format":"date-time","description":"When the audit was queued."},"startedAt":{"type":["string","null"],"format":"date-time","description":"When crawling began; null while queued."},"finishedAt":{"type":["string","null"],"format":"date-time","description":"When the audit reached `done` or `failed`; null before."},"error":{"description":"The failure that ended a `failed` audit; null otherwise.","oneOf":[{"type":"null"},{"type":"object","additionalProperties":false,"required":["code","error"],"properties":{"code":{"type":"string","enum":["CRAWL_FAILED","LOOKUP_FAILED","TIMEOUT"],"description":"Failure code, as in the stream's `error` event."},"error":{"type":"string","description":"Human-readable message."}}}]}},"examples":[{"jobId":"3c9a7e51-2d4b-4f6a-9b8c-1d2e3f4a5b01","auditId":"3c9a7e51-2d4b-4f6a-9b8c-1d2e3f4a5b01","projectId":"0b6f5c9e-3c1a-4e5b-9a7d-2f1e8c4d6a01","status":"crawling","startUrl":"https://example.com/","maxPages":500,"strategy":"auto","pagesCrawled":120,"progress":24,"createdAt":"2026-01-15T09:30:00Z","startedAt":"2026-01-15T09:30:02Z","finishedAt":null,"error":null}]};
 const func1 = Object.prototype.hasOwnProperty;
 const formats0 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
 const formats6 = ajvFormats.fullFormats.uri;
@@ -486,10 +486,10 @@ errors++;
 }
 if(data.error !== undefined){
 let data12 = data.error;
-const _errs29 = errors;
+const _errs30 = errors;
 let valid1 = false;
 let passing0 = null;
-const _errs30 = errors;
+const _errs31 = errors;
 if(data12 !== null){
 const err40 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/oneOf/0/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
@@ -500,12 +500,12 @@ vErrors.push(err40);
 }
 errors++;
 }
-var _valid0 = _errs30 === errors;
+var _valid0 = _errs31 === errors;
 if(_valid0){
 valid1 = true;
 passing0 = 0;
 }
-const _errs32 = errors;
+const _errs33 = errors;
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 if(data12.code === undefined){
 const err41 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/oneOf/1/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
@@ -585,7 +585,7 @@ vErrors.push(err47);
 }
 errors++;
 }
-var _valid0 = _errs32 === errors;
+var _valid0 = _errs33 === errors;
 if(_valid0 && valid1){
 valid1 = false;
 passing0 = [passing0, 1];
@@ -607,10 +607,10 @@ vErrors.push(err48);
 errors++;
 }
 else {
-errors = _errs29;
+errors = _errs30;
 if(vErrors !== null){
-if(_errs29){
-vErrors.length = _errs29;
+if(_errs30){
+vErrors.length = _errs30;
 }
 else {
 vErrors = null;
@@ -783,7 +783,7 @@ return errors === 0;
 validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const RankTrackingConfig = validate22;
-const schema33 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/seo/RankTrackingConfig.json","title":"RankTrackingConfig","description":"A rank-tracking configuration of a project: which domain is tracked, in which location and language, on which devices, how deep into the results and how often. A configuration is unique per project by domain plus locationCode.","type":"object","additionalProperties":false,"required":["id","domain","serpDepth","locationCode","languageCode","devices","scheduleInterval","isActive"],"properties":{"id":{"type":"string","format":"uuid","description":"Configuration id (used as `configId`)."},"domain":{"type":"string","minLength":1,"description":"Tracked domain. Required on create."},"serpDepth":{"type":"integer","minimum":10,"maximum":100,"multipleOf":10,"description":"How many search results are examined: integer 10 to 100, multiple of 10. Required on create; no default."},"locationCode":{"type":"integer","exclusiveMinimum":0,"default":2840,"description":"Search location code. Positive integer; default 2840."},"languageCode":{"type":"string","maxLength":10,"default":"en","description":"Search language code. At most 10 characters; default `en`."},"devices":{"type":"string","enum":["desktop","mobile","both"],"default":"both","description":"Devices whose results are checked: `desktop`, `mobile` or `both`; default `both`."},"scheduleInterval":{"type":"string","enum":["daily","weekly","monthly"],"default":"weekly","description":"How often positions are re-checked.","x-provisional":"Allowed values (daily, weekly, monthly) and the default weekly were designed: the document does not show them."},"isActive":{"type":"boolean","description":"Pause (false) or resume (true) tracking without deleting the configuration; history is kept while paused."}},"examples":[{"id":"6a1d2c3e-4b5f-4a6b-8c7d-9e0f1a2b3c01","domain":"example.com","serpDepth":100,"locationCode":2840,"languageCode":"en","devices":"both","scheduleInterval":"weekly","isActive":true}]};
+const schema33 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/seo/RankTrackingConfig.json","title":"RankTrackingConfig","description":"A rank-tracking configuration of a project: which domain is tracked, in which location and language, on which devices, how deep into the results and how often. A configuration is unique per project by domain plus locationCode.","type":"object","additionalProperties":false,"required":["id","domain","serpDepth","locationCode","languageCode","devices","scheduleInterval","isActive"],"properties":{"id":{"type":"string","format":"uuid","description":"Configuration id (used as `configId`)."},"domain":{"x-provisional":"DECISIONS G-4: minLength 1 was designed; the document says only string, required on create.","type":"string","minLength":1,"description":"Tracked domain. Required on create."},"serpDepth":{"type":"integer","minimum":10,"maximum":100,"multipleOf":10,"description":"How many search results are examined: integer 10 to 100, multiple of 10. Required on create; no default."},"locationCode":{"type":"integer","exclusiveMinimum":0,"default":2840,"description":"Search location code. Positive integer; default 2840."},"languageCode":{"type":"string","maxLength":10,"default":"en","description":"Search language code. At most 10 characters; default `en`."},"devices":{"type":"string","enum":["desktop","mobile","both"],"default":"both","description":"Devices whose results are checked: `desktop`, `mobile` or `both`; default `both`."},"scheduleInterval":{"type":"string","enum":["daily","weekly","monthly"],"default":"weekly","description":"How often positions are re-checked.","x-provisional":"Allowed values (daily, weekly, monthly) and the default weekly were designed: the document does not show them."},"isActive":{"type":"boolean","description":"Pause (false) or resume (true) tracking without deleting the configuration; history is kept while paused."}},"examples":[{"id":"6a1d2c3e-4b5f-4a6b-8c7d-9e0f1a2b3c01","domain":"example.com","serpDepth":100,"locationCode":2840,"languageCode":"en","devices":"both","scheduleInterval":"weekly","isActive":true}]};
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/seo/RankTrackingConfig.json" */;
