@@ -141,6 +141,15 @@ export async function startMockServer(port = 4010, host = '0.0.0.0'): Promise<Mo
       return;
     }
     const forwarded = url.slice(target.basePath.length) || '/';
+    // Prism dies on a path that is not valid percent-encoding (`/projects/%E0%A4%A`, found by
+    // `npm run contract -- --stateless`): no template matches such a path, so it is a 404 here.
+    try {
+      decodeURIComponent(forwarded.split('?')[0]!);
+    } catch {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: `No operation at ${url}: the path is not valid percent-encoding` }));
+      return;
+    }
     const upstream = http.request(
       { host: '127.0.0.1', port: target.port, method: req.method, path: forwarded.startsWith('/') ? forwarded : `/${forwarded}`, headers: req.headers },
       (answer) => {

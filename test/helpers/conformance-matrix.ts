@@ -1,5 +1,5 @@
 import type { Operation } from '../../scripts/lib/operations.js';
-import { documentedStatuses } from './example-request.js';
+import { documentedStatuses } from '../../scripts/lib/example-request.js';
 
 /** What the conformance test saw of one operation: the statuses answered, and whether a success body was verified. */
 interface Seen {

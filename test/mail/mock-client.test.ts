@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createMailClient, type MailClient } from '../../generated/mail/client.gen.js';
 import { startMockServer, type MockServer } from '../../mock/server.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
-import { contractChecker } from '../helpers/contract.js';
+import { contractChecker } from '../../scripts/lib/contract-checker.js';
 
 const contract = contractChecker('mail');
 const { document } = loadContract('mail');

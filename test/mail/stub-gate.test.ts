@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createMailApp } from '../../server-stubs/mail/app.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
-import { contractChecker } from '../helpers/contract.js';
+import { contractChecker } from '../../scripts/lib/contract-checker.js';
 
 const contract = contractChecker('mail');
 let stub: RunningStub;

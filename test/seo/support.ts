@@ -5,7 +5,7 @@
 import { expect } from 'vitest';
 import { createSeoClient, type SeoClient } from '../../generated/seo/client.gen.js';
 import { createSeoApp, type SeoAppOptions } from '../../server-stubs/seo/app.js';
-import { contractChecker } from '../helpers/contract.js';
+import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
 
 export const KEY = 'seo_test_key';

@@ -12,10 +12,10 @@ import { defaultRoot, findApiServices } from '../../scripts/lib/project.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
 import { startMockServer, type MockServer } from '../../mock/server.js';
-import { contractChecker } from '../helpers/contract.js';
-import { seededCredentials } from '../helpers/credentials.js';
+import { contractChecker } from '../../scripts/lib/contract-checker.js';
+import { seededCredentials } from '../../scripts/lib/credentials.js';
 import { conformanceMatrix } from '../helpers/conformance-matrix.js';
-import { documentedStatuses, exampleRequest } from '../helpers/example-request.js';
+import { documentedStatuses, exampleRequest } from '../../scripts/lib/example-request.js';
 import { seoScenario } from '../seo/scenario.js';
 
 /** Per service, calls that reach each operation's success on the running stubs (created data first). */

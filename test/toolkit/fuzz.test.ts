@@ -2,7 +2,7 @@
  * Schema-driven, property-based fuzzing of every stub on `npm start`'s server: about 1,000
  * requests per HTTP service (half valid, built from the contract; half bad input of every kind)
  * and 1,000 JSON-RPC calls to the chain node, each answer judged against the contract and
- * DECISIONS G-1 to G-3 (test/helpers/fuzz/oracle.ts, chain-rpc.ts). All violations are collected,
+ * DECISIONS G-1 to G-3 (scripts/lib/fuzz/oracle.ts, chain-rpc.ts). All violations are collected,
  * then each kind is shrunk by fast-check to a minimal request and reported with the seed.
  *
  * Knobs (environment variables): FUZZ_SEED (default fixed), FUZZ_RUNS (per service, default 1000),
@@ -12,12 +12,12 @@ import { afterAll, beforeAll, describe, test, vi } from 'vitest';
 import { defaultRoot, findApiServices } from '../../scripts/lib/project.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
-import { chainRpcTarget } from '../helpers/fuzz/chain-rpc.js';
-import { fuzzConfig, replayCommand } from '../helpers/fuzz/config.js';
-import { httpServiceTarget } from '../helpers/fuzz/http-target.js';
-import { formatCases, formatReport } from '../helpers/fuzz/report.js';
-import { runFuzz, type FuzzTarget } from '../helpers/fuzz/runner.js';
-import { createSender, type FuzzRequest, type Sender } from '../helpers/fuzz/wire.js';
+import { chainRpcTarget } from '../../scripts/lib/fuzz/chain-rpc.js';
+import { fuzzConfig, replayCommand } from '../../scripts/lib/fuzz/config.js';
+import { httpServiceTarget } from '../../scripts/lib/fuzz/http-target.js';
+import { formatCases, formatReport } from '../../scripts/lib/fuzz/report.js';
+import { runFuzz, type FuzzTarget } from '../../scripts/lib/fuzz/runner.js';
+import { createSender, type FuzzRequest, type Sender } from '../../scripts/lib/fuzz/wire.js';
 
 const config = fuzzConfig();
 // The development controls (a contract served at /_stub) move the one clock every stub reads, and

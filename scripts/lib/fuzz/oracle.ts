@@ -3,7 +3,7 @@
  * G-3). It returns violations instead of throwing, so one run collects all of them and the report
  * can group them by kind.
  */
-import { deref, type Operation } from '../../../scripts/lib/operations.js';
+import { deref, type Operation } from '../operations.js';
 import type { OperationModel, ServiceModel } from './contract-model.js';
 import { bodyText, type FuzzRequest, type Observed } from './wire.js';
 
@@ -172,10 +172,20 @@ export function createHttpOracle(model: ServiceModel) {
     return out;
   }
 
+  function declaresHtml(r: FuzzRequest, o: Observed): boolean {
+    const path = model.match(r.path);
+    const m = path && byRoute.get(`${r.method === 'HEAD' ? 'GET' : r.method} ${path.template}`);
+    const key = m && responseKey(m.operation, o.status);
+    if (!m || !key) return false;
+    const content: Record<string, unknown> = deref(document, m.operation.op.responses[key])?.content ?? {};
+    return Object.keys(content).some((type) => type.toLowerCase() === 'text/html');
+  }
+
   return function oracle(r: FuzzRequest, o: Observed): Violation[] {
     if (o.error) return [{ kind: 'no answer', detail: `${r.case}: ${o.error}` }];
     const requestText = `${r.path} ${r.query.flat().join(' ')} ${bodyText(r.body, 64 * 1024) ?? ''}`;
-    const out: Violation[] = leakViolations(o, requestText);
+    // HTML is a leak unless the operation declares it for this status (an OAuth consent page).
+    const out: Violation[] = leakViolations(o, requestText).filter((v) => v.kind !== 'HTML body' || !declaresHtml(r, o));
     const type = header(o, 'content-type');
     if (o.status >= 400 && o.body !== '' && !isJsonType(type)) {
       out.push({ kind: 'error answer is not JSON', detail: `${o.status} ${type ?? '(no content-type)'} for ${r.case}` });

@@ -7,6 +7,7 @@
  * invalid UTF-8, multi-MB bodies that are never materialised in the generated value).
  */
 import http from 'node:http';
+import https from 'node:https';
 
 /** A piece of a body: text, `times` copies of `repeat` (multi-MB bodies stay small in memory and in reports), or raw bytes. */
 export type BodyPart = string | { repeat: string; times: number } | { bytes: number[] };
@@ -124,10 +125,25 @@ export function describeObserved(o: Observed): string {
   return `${o.status} ${type} ${JSON.stringify(o.body.slice(0, 200))}${o.body.length > 200 ? '…' : ''}`;
 }
 
-/** A bounded pool of keep-alive connections to one loopback server. */
-export function createSender(port: number, options: { concurrency: number; timeoutMs?: number }) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
+/**
+ * A bounded pool of keep-alive connections to one server. `target` is a loopback port (the tests:
+ * `http://127.0.0.1:<port>`) or a base URL (`http://localhost:4000`, `https://api.example/seo`,
+ * http or https, any host): its path, if any, is put before every request's path.
+ */
+export function createSender(target: number | string | URL, options: { concurrency: number; timeoutMs?: number; streamMs?: number }) {
+  const base = typeof target === 'number' ? new URL(`http://127.0.0.1:${target}`) : new URL(String(target));
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error(`the sender speaks http and https, not ${base.protocol}`);
+  const secure = base.protocol === 'https:';
+  const client = secure ? https : http;
+  const agent = new client.Agent({ keepAlive: true, maxSockets: options.concurrency });
   const timeoutMs = options.timeoutMs ?? 15_000;
+  const streamMs = options.streamMs ?? 300;
+  // `[::1]` in a URL, `::1` to node.
+  const hostname = base.hostname.replace(/^\[(.*)\]$/, '$1');
+  const port = base.port ? Number(base.port) : secure ? 443 : 80;
+  const prefix = base.pathname.replace(/\/+$/, '');
+  /** the base URL without a trailing slash, for replay lines */
+  const baseUrl = `${base.origin}${prefix}`;
 
   async function send(basePath: string, r: FuzzRequest): Promise<Observed> {
     const started = Date.now();
@@ -143,7 +159,7 @@ export function createSender(port: number, options: { concurrency: number; timeo
       };
       let req: http.ClientRequest;
       try {
-        req = http.request({ host: '127.0.0.1', port, method: r.method, path: requestTarget(basePath, r), headers, agent, timeout: timeoutMs }, (res) => {
+        req = client.request({ hostname, port, method: r.method, path: `${prefix}${requestTarget(basePath, r)}`, headers, agent, timeout: timeoutMs }, (res) => {
           const chunks: Buffer[] = [];
           let size = 0;
           let truncated = false;
@@ -153,7 +169,7 @@ export function createSender(port: number, options: { concurrency: number; timeo
             ? setTimeout(() => {
                 truncated = true;
                 res.destroy();
-              }, 300)
+              }, streamMs)
             : undefined;
           const finish = () => {
             clearTimeout(cut);
@@ -180,7 +196,7 @@ export function createSender(port: number, options: { concurrency: number; timeo
     });
   }
 
-  return { send, close: () => agent.destroy() };
+  return { send, baseUrl, close: () => agent.destroy() };
 }
 
 export type Sender = ReturnType<typeof createSender>;

@@ -28,7 +28,7 @@ export function contractChecker(slug: string) {
       return check(['components', 'schemas', name], value);
     },
     /** parses an event stream and validates every frame against the response's frame schema */
-    streamErrors(path: string, method: string, text: string, status = 200): { frames: unknown[]; comments: string[]; errors: string[] } {
+    streamErrors(path: string, method: string, text: string, status: number | string = 200): { frames: unknown[]; comments: string[]; errors: string[] } {
       const { frames, comments } = parseEventStream(text);
       const errors = frames.flatMap((frame, i) =>
         check(['paths', path, method.toLowerCase(), 'responses', String(status), 'content', 'text/event-stream', 'schema'], frame).map(

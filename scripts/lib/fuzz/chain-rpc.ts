@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv';
 import fc from 'fast-check';
-import { createAjv } from '../../../scripts/lib/ajv.js';
+import { createAjv } from '../ajv.js';
 import { createSchemaArbitraries, encodeJson, nastyString, RawJson, Repeat, withOwnKey, type JsonSchema } from './arbitraries.js';
 import { leakViolations, type Violation } from './oracle.js';
 import type { FuzzTarget } from './runner.js';

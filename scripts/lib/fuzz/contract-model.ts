@@ -3,13 +3,12 @@
  * their parameters, bodies and credentials; the path templates (to tell a known path from an
  * unknown one); the documented error bodies; and validity checks for parameters and bodies.
  */
-import { createAjv } from '../../../scripts/lib/ajv.js';
-import { deref, firstExample, listOperations, requestBodyOf, type Operation } from '../../../scripts/lib/operations.js';
+import { createAjv } from '../ajv.js';
+import { deref, firstExample, listOperations, requestBodyOf, type Operation } from '../operations.js';
 import { loadContract } from '../../../server-stubs/lib/contract.js';
-import type { StubService } from '../../../server-stubs/lib/service.js';
-import { contractChecker, type ContractChecker } from '../contract.js';
+import { contractChecker, type ContractChecker } from '../contract-checker.js';
 import { createSchemaArbitraries, type JsonSchema, type PropertyHook, type SchemaArbitraries } from './arbitraries.js';
-import { credentialsFor, type OperationCredentials } from './credentials.js';
+import { credentialsFor, type OperationCredentials, type PublishedCredential } from './credentials.js';
 
 export interface ParamModel {
   name: string;
@@ -56,9 +55,15 @@ export interface ServiceModel {
   bodyErrors(model: OperationModel, mediaType: string, value: unknown): string[];
 }
 
+/** Whose credentials the model knows: a stub service (`StubService` fits), or credentials given by hand. */
+export interface CredentialSource {
+  slug: string;
+  credentials: ReadonlyArray<PublishedCredential>;
+}
+
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
-export function buildServiceModel(slug: string, services: ReadonlyArray<StubService>, propertyHook?: PropertyHook): ServiceModel {
+export function buildServiceModel(slug: string, services: ReadonlyArray<CredentialSource>, propertyHook?: PropertyHook): ServiceModel {
   const { document, basePath } = loadContract(slug);
   const checker = contractChecker(slug);
   // A contract served by the platform server itself (the development controls) has no StubService

@@ -5,7 +5,7 @@
  * `{label, value: 'Authorization: Bearer seo_test_key'}`, is still understood, so this file is the
  * only one to touch when the structure moves again.
  */
-import { deref } from '../../../scripts/lib/operations.js';
+import { deref } from '../operations.js';
 
 /** An operation's `security`: alternatives, each naming schemes (all of which must pass). `{}` is anonymous. */
 export type SecurityRequirement = Array<Record<string, string[]>>;

@@ -1,4 +1,4 @@
-import { deref, firstExample, requestBodyOf, type Operation } from '../../scripts/lib/operations.js';
+import { deref, firstExample, requestBodyOf, type Operation } from './operations.js';
 
 export interface BuiltRequest {
   url: string; // path and query, relative to the base URL

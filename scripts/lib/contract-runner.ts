@@ -1,0 +1,458 @@
+/**
+ * `npm run contract`: checks ANY running implementation of a contract (the stubs, the Prism mock,
+ * a backend team's own server) from the outside, in three kinds of check:
+ *
+ * - `examples`: every operation called with the contract's own examples (as the conformance test
+ *   does); the answer must have a declared status, not be a server error, and carry a body valid
+ *   against the contract (JSON; event streams frame by frame, read for a short while, then cut).
+ *   501 is "not implemented": reported, not a failure.
+ * - `negative`: each secured operation without credentials answers a declared 401; each operation
+ *   taking JSON answers a malformed JSON body with a declared 4xx; an unknown path answers 404.
+ *   Against a stateless mock the malformed-JSON answer is held to its status only (Prism answers
+ *   its own error body there, not the service's).
+ * - `fuzz`: the fuzzer (scripts/lib/fuzz/), a fixed seed, `runs` requests. Against a stateless
+ *   mock only the checks that hold for one are kept (`holdsForStatelessMock`).
+ */
+import { discoverServices } from '../../server-stubs/server.js';
+import { declares, isSecured, loadContract, type OperationInfo } from '../../server-stubs/lib/contract.js';
+import { contractChecker } from './contract-checker.js';
+import { seededCredentials } from './credentials.js';
+import { exampleRequest } from './example-request.js';
+import { deref, listOperations } from './operations.js';
+import { defaultRoot, findApiServices } from './project.js';
+import { fuzzConfig } from './fuzz/config.js';
+import type { CredentialSource } from './fuzz/contract-model.js';
+import { httpServiceTarget } from './fuzz/http-target.js';
+import type { Violation } from './fuzz/oracle.js';
+import { formatCases, formatReport } from './fuzz/report.js';
+import { runFuzz, type FuzzTarget, type Judged } from './fuzz/runner.js';
+import { createSender, curlLine, describeObserved, type FuzzRequest, type Observed, type Sender } from './fuzz/wire.js';
+
+export const DEFAULT_CONTRACT_RUNS = 300;
+
+/**
+ * What the fuzzer's oracle may still demand of a stateless mock. Prism answers a declared example
+ * to any request that passes its own request validation, and answers the rest itself (its
+ * problem+json, 405 for HEAD, 406, a 500 for an odd content type, its own JSON parse error body):
+ * those answers are the mock's, not the contract's. So:
+ * - every answer: it arrives, with no HTML, stack trace or file path (`STATELESS_ALWAYS`);
+ * - answers to the valid requests the generator built (cases `valid…`, about half): a declared
+ *   status, no 5xx, a declared media type and a body valid against the contract (`STATELESS_VALID`);
+ * The unknown-path 404 is left to the negative check (Prism resolves dot segments, `/./x`, as a
+ * route, which a server may rightly do). Dropped: every check of what a server decides (bad input refused, credentials checked, unknown
+ * query parameters ignored), the shape of error bodies, CORS, OPTIONS/405/HEAD handling, 501 bodies.
+ */
+export const STATELESS_ALWAYS: ReadonlySet<string> = new Set(['no answer', 'HTML body', 'stack trace or file path in body']);
+export const STATELESS_VALID: ReadonlySet<string> = new Set([
+  'server error (5xx)',
+  'status not declared for the operation',
+  'response media type not declared',
+  'response body does not match the contract',
+  'body on a response declared without content',
+]);
+
+/** Does a fuzz violation count against a stateless mock? */
+export function holdsForStatelessMock(request: Pick<FuzzRequest, 'case'>, violation: Violation): boolean {
+  return STATELESS_ALWAYS.has(violation.kind) || (request.case.startsWith('valid') && STATELESS_VALID.has(violation.kind));
+}
+
+export class UsageError extends Error {}
+
+export interface ContractOptions {
+  /** where the service is served, its base path included: http://localhost:4000/seo */
+  baseUrl: string;
+  /** the service's slug; found from the base URL's path when absent */
+  service?: string | undefined;
+  /** `Name: value` lines sent as credentials (and with every example); seeded stub credentials when none */
+  headers?: string[] | undefined;
+  /** the target is a stateless mock: only the fuzz checks that hold for one */
+  stateless?: boolean | undefined;
+  seed?: number | undefined;
+  /** fuzz requests (default 300; 0 skips the fuzzer) */
+  runs?: number | undefined;
+  /** time allowed to shrink fuzz failures (default FUZZ_SHRINK_MS or 8 s) */
+  shrinkMs?: number | undefined;
+  /** how long an event stream is read before it is cut (default 1500 ms) */
+  streamMs?: number | undefined;
+}
+
+export type CheckKind = 'examples' | 'negative' | 'fuzz';
+
+export interface CheckResult {
+  kind: CheckKind;
+  /** the operation (`GET /projects`), the negative case, or the fuzz case kind */
+  name: string;
+  outcome: 'passed' | 'failed' | 'skipped';
+  /** what was wrong (failed) or why skipped */
+  message?: string;
+  /** the request as a curl line and the answer */
+  details?: string;
+  ms: number;
+}
+
+export interface ContractRun {
+  exitCode: number;
+  /** the text report */
+  report: string;
+  /** JUnit XML of the results (written to `--junit FILE` by the CLI) */
+  junit: string;
+  service?: string;
+  results: CheckResult[];
+}
+
+// ---------------------------------------------------------------------------------------- arguments
+
+export const USAGE = `usage: npm run contract -- --base-url URL [--service slug] [--junit FILE] [--stateless] [--header 'Name: value']... [--seed N] [--runs N]
+  --base-url   where the service is served, base path included (http://localhost:4000/seo)
+  --service    the service's slug, when the base URL's path does not name it
+  --junit      also write JUnit XML to FILE
+  --stateless  the target is a stateless mock (npm run mock): only the fuzz checks that hold for one
+  --header     a header sent as the credential, repeatable (or CONTRACT_HEADERS, one per line);
+               default: the stub's seeded credentials
+  --seed       the fuzzer's seed (default fixed)
+  --runs       fuzz requests (default ${DEFAULT_CONTRACT_RUNS}; 0 skips the fuzzer)`;
+
+/** `Name: value` into a pair; a usage error otherwise. */
+export function parseHeaderLine(line: string): [string, string] {
+  const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*$/.exec(line);
+  if (!m) throw new UsageError(`not a header line "Name: value": ${JSON.stringify(line)}`);
+  return [m[1]!, m[2]!];
+}
+
+/** The service a base URL addresses: the contract whose base path the URL's path ends with (longest first). */
+export function serviceOfBaseUrl(baseUrl: string): string | undefined {
+  const path = new URL(baseUrl).pathname.replace(/\/+$/, '') || '/';
+  const candidates = findApiServices(defaultRoot)
+    .map((s) => ({ slug: s.slug, basePath: loadContract(s.slug).basePath }))
+    .filter((s) => s.basePath !== '/' && (path === s.basePath || path.endsWith(s.basePath)))
+    .sort((a, b) => b.basePath.length - a.basePath.length);
+  return candidates[0]?.slug;
+}
+
+// ---------------------------------------------------------------------------------------- checking
+
+const isJson = (type: string) => /^application\/(?:[\w.+-]+\+)?json$/i.test(type);
+const headerOf = (o: Observed, name: string) => {
+  const v = o.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+};
+
+/** The documented response a status falls under: exact, `4XX`, then `default`. */
+function responseKey(operation: OperationInfo, status: number): string | undefined {
+  const responses = operation.op.responses ?? {};
+  if (String(status) in responses) return String(status);
+  if (`${String(status)[0]}XX` in responses) return `${String(status)[0]}XX`;
+  if ('default' in responses) return 'default';
+  return undefined;
+}
+
+/** An event stream cut short: only the frames that arrived whole. */
+function wholeFrames(text: string): string {
+  const normalized = text.replace(/\r\n?/g, '\n');
+  const end = normalized.lastIndexOf('\n\n');
+  return end === -1 ? '' : normalized.slice(0, end + 2);
+}
+
+/**
+ * What is wrong with an answer to an operation: [] when it keeps the contract. `expect` narrows the
+ * statuses allowed (401 for a call without credentials, a 4xx for a malformed body).
+ */
+function answerProblems(
+  checker: ReturnType<typeof contractChecker>,
+  document: Record<string, any>,
+  operation: OperationInfo,
+  o: Observed,
+  expect?: { statuses: (status: number) => boolean; what: string; statusOnly?: boolean },
+): string[] {
+  if (o.error) return [`no answer: ${o.error}`];
+  const problems: string[] = [];
+  const declared = Object.keys(operation.op.responses ?? {});
+  const key = responseKey(operation, o.status);
+  if (!key) problems.push(`status ${o.status} is not declared (declared: ${declared.join(', ')})`);
+  if (expect && !expect.statuses(o.status)) problems.push(`expected ${expect.what}, got ${o.status}`);
+  if (o.status >= 500 && o.status !== 501) problems.push(`server error ${o.status}`);
+  if (!key || expect?.statusOnly) return problems;
+  const content: Record<string, any> = deref(document, operation.op.responses[key])?.content ?? {};
+  const type = (headerOf(o, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (Object.keys(content).length === 0) {
+    if (o.body !== '') problems.push(`a body on ${o.status}, which is declared without content`);
+    return problems;
+  }
+  if (o.body === '' && (o.status === 204 || o.status === 304)) return problems;
+  const mediaType = Object.keys(content).find((t) => t.toLowerCase() === type);
+  if (!mediaType) {
+    problems.push(`media type ${type || '(none)'} is not declared for ${o.status} (declared: ${Object.keys(content).join(', ')})`);
+    return problems;
+  }
+  if (mediaType === 'text/event-stream') {
+    const { frames, errors } = checker.streamErrors(operation.path, operation.method, o.truncated ? wholeFrames(o.body) : o.body, key);
+    problems.push(...errors.slice(0, 5).map((e) => `event stream ${e}`));
+    if (frames.length === 0 && o.body.trim() !== '' && !o.truncated) problems.push('event stream without a single frame');
+  } else if (isJson(mediaType)) {
+    if (o.truncated) return [...problems, 'body longer than 8 MB: not checked'];
+    let body: unknown;
+    try {
+      body = JSON.parse(o.body);
+    } catch (error) {
+      return [...problems, `body is not JSON: ${(error as Error).message.slice(0, 80)}`];
+    }
+    const errors = checker.responseErrors(operation.path, operation.method, key, body, mediaType);
+    problems.push(...errors.slice(0, 5).map((e) => `body ${e}`));
+  }
+  return problems;
+}
+
+/** An example request as the sender's plain data, so it is sent and replayed like a fuzz case. */
+function asWireRequest(built: ReturnType<typeof exampleRequest>, kind: string): FuzzRequest {
+  const headers = Object.fromEntries(Object.entries((built.init.headers ?? {}) as Record<string, string>));
+  const body = typeof built.init.body === 'string' ? [built.init.body] : undefined;
+  return { case: kind, method: String(built.init.method ?? 'GET'), path: built.url, query: [], headers, body, expect: 'any' };
+}
+
+// ---------------------------------------------------------------------------------------- reports
+
+/** XML 1.0 text: the five special characters escaped, characters XML cannot hold replaced by U+FFFD. */
+export function xmlEscape(text: string): string {
+  return text
+    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '\uFFFD')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
+}
+
+const KINDS: CheckKind[] = ['examples', 'negative', 'fuzz'];
+
+export function junitXml(slug: string, results: CheckResult[]): string {
+  const seconds = (ms: number) => (ms / 1000).toFixed(3);
+  const attrs = (a: Record<string, string | number>) => Object.entries(a).map(([k, v]) => ` ${k}="${xmlEscape(String(v))}"`).join('');
+  const count = (rs: CheckResult[], outcome: CheckResult['outcome']) => rs.filter((r) => r.outcome === outcome).length;
+  const total = (rs: CheckResult[]) => rs.reduce((n, r) => n + r.ms, 0);
+  const lines = ['<?xml version="1.0" encoding="UTF-8"?>'];
+  lines.push(`<testsuites${attrs({ name: `contract ${slug}`, tests: results.length, failures: count(results, 'failed'), errors: 0, skipped: count(results, 'skipped'), time: seconds(total(results)) })}>`);
+  for (const kind of KINDS) {
+    const rs = results.filter((r) => r.kind === kind);
+    lines.push(`  <testsuite${attrs({ name: kind, tests: rs.length, failures: count(rs, 'failed'), errors: 0, skipped: count(rs, 'skipped'), time: seconds(total(rs)) })}>`);
+    for (const r of rs) {
+      const open = `    <testcase${attrs({ classname: `${slug}.${kind}`, name: r.name, time: seconds(r.ms) })}`;
+      if (r.outcome === 'passed') lines.push(`${open}/>`);
+      else if (r.outcome === 'skipped') lines.push(`${open}>`, `      <skipped${attrs({ message: r.message ?? '' })}/>`, '    </testcase>');
+      else lines.push(`${open}>`, `      <failure${attrs({ message: r.message ?? '', type: 'contract violation' })}>${xmlEscape(r.details ?? '')}</failure>`, '    </testcase>');
+    }
+    lines.push('  </testsuite>');
+  }
+  lines.push('</testsuites>');
+  return `${lines.join('\n')}\n`;
+}
+
+// ---------------------------------------------------------------------------------------- the run
+
+export async function runContract(options: ContractOptions): Promise<ContractRun> {
+  const usage = (message: string): ContractRun => ({ exitCode: 2, report: `${message}\n${USAGE}`, junit: '', results: [] });
+  let base: URL;
+  try {
+    base = new URL(options.baseUrl);
+  } catch {
+    return usage(`--base-url is not a URL: ${JSON.stringify(options.baseUrl)}`);
+  }
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') return usage(`--base-url must be http or https, not ${base.protocol}`);
+  if (base.search || base.hash) return usage('--base-url takes no query or fragment');
+  const slugs = findApiServices(defaultRoot).map((s) => s.slug);
+  const slug = options.service ?? serviceOfBaseUrl(base.href);
+  if (!slug) return usage(`no contract's base path matches ${base.pathname}; give --service <${slugs.join('|')}>`);
+  if (!slugs.includes(slug)) return usage(`unknown service ${JSON.stringify(slug)}; one of ${slugs.join(', ')}`);
+  let given: Array<[string, string]>;
+  try {
+    given = (options.headers ?? []).map(parseHeaderLine);
+  } catch (error) {
+    return usage((error as Error).message);
+  }
+  const runs = options.runs ?? DEFAULT_CONTRACT_RUNS;
+  if (!Number.isSafeInteger(runs) || runs < 0) return usage(`--runs must be a whole number, got ${runs}`);
+  const env = fuzzConfig();
+  const seed = options.seed ?? env.seed;
+  if (!Number.isSafeInteger(seed)) return usage(`--seed must be an integer, got ${seed}`);
+
+  const { document } = loadContract(slug);
+  const checker = contractChecker(slug);
+  const operations = listOperations(document);
+  const baseUrl = `${base.origin}${base.pathname.replace(/\/+$/, '')}`;
+
+  // Credentials: the given headers, else the stub's seeds (so `npm start` needs no flags).
+  const { services } = given.length ? { services: [] } : await discoverServices().catch(() => ({ services: [] }));
+  const stub = services.find((s) => s.slug === slug);
+  let credentialNote: string;
+  let exampleCredentials: Parameters<typeof exampleRequest>[2];
+  let fuzzSources: CredentialSource[];
+  let extraHeaders: Record<string, string> = {};
+  if (given.length) {
+    credentialNote = `${given.length} given header(s): ${given.map(([n]) => n).join(', ')}`;
+    extraHeaders = Object.fromEntries(given);
+    exampleCredentials = () => ({});
+    fuzzSources = [{ slug, credentials: given.map(([n, v], i) => ({ label: `header ${i + 1} (${n})`, value: `${n}: ${v}` })) }];
+  } else if (stub && stub.credentials.length) {
+    credentialNote = `the stub's seeded credentials (${stub.credentials.filter((c) => c.valid !== false).map((c) => c.label).join(', ')})`;
+    exampleCredentials = seededCredentials(stub, document);
+    fuzzSources = services;
+  } else {
+    credentialNote = 'none (give --header or CONTRACT_HEADERS)';
+    exampleCredentials = () => ({});
+    fuzzSources = [];
+  }
+
+  const results: CheckResult[] = [];
+  let fuzzSummary: string | undefined;
+  let fuzzReport: string | undefined;
+  const sender = createSender(baseUrl, { concurrency: 1, timeoutMs: 10_000, streamMs: options.streamMs ?? 1_500 });
+  const lines: string[] = [
+    `Contract check of ${slug} at ${baseUrl}${options.stateless ? ' (stateless mock)' : ''}`,
+    `Credentials: ${credentialNote}`,
+    '',
+  ];
+
+  try {
+    /** Sends one request and records its check. */
+    async function check(kind: CheckKind, name: string, r: FuzzRequest, judge: (o: Observed) => string[] | 'not implemented'): Promise<Observed> {
+      const observed = await sender.send('', r);
+      const verdict = judge(observed);
+      const replay = `${curlLine('', r, baseUrl)}\n← ${describeObserved(observed)}`;
+      if (verdict === 'not implemented') results.push({ kind, name, outcome: 'skipped', message: 'not implemented (501)', details: replay, ms: observed.ms });
+      else if (verdict.length === 0) results.push({ kind, name, outcome: 'passed', ms: observed.ms });
+      else results.push({ kind, name, outcome: 'failed', message: verdict.join('; '), details: `${verdict.map((v) => `- ${v}`).join('\n')}\n${replay}`, ms: observed.ms });
+      return observed;
+    }
+    const withExtra = (r: FuzzRequest): FuzzRequest => ({ ...r, headers: { ...extraHeaders, ...r.headers } });
+
+    // Reachable at all? One unknown-path request tells, before hundreds of "no answer"s.
+    let unknown = '/__contract_check__/no-such-path';
+    while (loadContract(slug).match('GET', unknown).kind !== 'not_found') unknown += '/more';
+    const probe = await sender.send('', withExtra({ case: 'probe', method: 'GET', path: unknown, query: [], headers: {}, expect: 'any' }));
+    if (probe.error) {
+      lines.push(`✗ ${baseUrl} cannot be reached: ${probe.error}`);
+      results.push({ kind: 'examples', name: 'server reachable', outcome: 'failed', message: `no answer: ${probe.error}`, details: `curl -i '${baseUrl}${unknown}'`, ms: probe.ms });
+      return finish();
+    }
+
+    // a. The contract's own examples.
+    for (const operation of operations) {
+      const r = withExtra(asWireRequest(exampleRequest(document, operation, exampleCredentials), 'example'));
+      const anonymous = asWireRequest(exampleRequest(document, operation, () => ({})), 'example');
+      const credentialed = isSecured(document, operation) && (given.length > 0 || Object.keys(r.headers).length > Object.keys(anonymous.headers).length);
+      await check('examples', operation.label, r, (o) => {
+        if (o.status === 501) return 'not implemented';
+        const problems = answerProblems(checker, document, operation, o);
+        // A declared 401 keeps the contract, but every example refused means nothing was checked.
+        if (credentialed && o.status === 401) problems.unshift('the credentials sent were refused (401): check --header / CONTRACT_HEADERS');
+        return problems;
+      });
+    }
+
+    // b. Negative cases.
+    for (const operation of operations) {
+      if (!isSecured(document, operation)) continue;
+      const r = asWireRequest(exampleRequest(document, operation, () => ({})), 'no credentials');
+      await check('negative', `${operation.label} without credentials`, r, (o) => {
+        if (o.status === 501) return 'not implemented';
+        const problems = answerProblems(checker, document, operation, o, { statuses: (s) => s === 401, what: '401' });
+        if (!declares(operation, 401)) problems.unshift('the contract does not declare 401 for this secured operation');
+        return problems;
+      });
+    }
+    for (const operation of operations) {
+      const media = Object.keys(deref(document, operation.op.requestBody)?.content ?? {});
+      if (!media.some((type) => type.includes('json'))) continue;
+      const r = withExtra(asWireRequest(exampleRequest(document, operation, exampleCredentials), 'malformed JSON'));
+      r.headers = { ...r.headers, 'content-type': 'application/json' };
+      r.body = ['{"truncated":'];
+      await check('negative', `${operation.label} with malformed JSON`, r, (o) =>
+        o.status === 501 ? 'not implemented' : answerProblems(checker, document, operation, o, { statuses: (s) => s >= 400 && s < 500, what: 'a declared 4xx', statusOnly: options.stateless }),
+      );
+    }
+    await check('negative', 'unknown path answers 404', withExtra({ case: 'unknown path', method: 'GET', path: unknown, query: [], headers: {}, expect: 'any' }), (o) =>
+      o.error ? [`no answer: ${o.error}`] : o.status === 404 ? [] : [`expected 404, got ${o.status}`],
+    );
+
+    // c. The fuzzer.
+    if (runs > 0) await fuzz();
+    return finish();
+
+    async function fuzz() {
+      const fuzzSender = createSender(baseUrl, { concurrency: env.concurrency, timeoutMs: 10_000 });
+      try {
+        const base = httpServiceTarget(slug!, fuzzSources, fuzzSender, { basePath: '', origin: baseUrl });
+        const byCase = new Map<string, { count: number; failed: number; kinds: Map<string, number>; first?: Judged }>();
+        let executed = 0;
+        const target: FuzzTarget<FuzzRequest> = {
+          ...base,
+          async execute(value) {
+            const explore = executed++ < runs;
+            const judged = await base.execute(value);
+            const violations = options.stateless ? judged.violations.filter((v) => holdsForStatelessMock(value, v)) : judged.violations;
+            if (explore) {
+              const entry = byCase.get(value.case) ?? { count: 0, failed: 0, kinds: new Map<string, number>() };
+              entry.count++;
+              if (violations.length) {
+                entry.failed++;
+                for (const v of violations) entry.kinds.set(v.kind, (entry.kinds.get(v.kind) ?? 0) + 1);
+                entry.first ??= { ...judged, violations };
+              }
+              byCase.set(value.case, entry);
+            }
+            return { ...judged, violations };
+          },
+        };
+        const result = await runFuzz(target, { ...env, seed, numRuns: runs, shrinkBudgetMs: options.shrinkMs ?? env.shrinkBudgetMs });
+        const perCase = result.ms / Math.max(1, result.runs);
+        for (const [name, entry] of [...byCase].sort((a, b) => a[0].localeCompare(b[0]))) {
+          if (!entry.failed) {
+            results.push({ kind: 'fuzz', name, outcome: 'passed', ms: perCase * entry.count });
+            continue;
+          }
+          const kinds = [...entry.kinds].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} (${n})`);
+          const first = entry.first!;
+          results.push({
+            kind: 'fuzz',
+            name,
+            outcome: 'failed',
+            message: `${entry.failed} of ${entry.count} requests: ${kinds.join(', ')}`,
+            details: `${first.violations.map((v) => `- ${v.kind}: ${v.detail}`).join('\n')}\n→ ${first.request}\n← ${first.response}`,
+            ms: perCase * entry.count,
+          });
+        }
+        fuzzSummary = `fuzz: ${result.runs} requests in ${(result.ms / 1000).toFixed(1)} s (seed ${result.seed}${options.stateless ? ', stateless checks only' : ''}); cases: ${formatCases(result)}`;
+        if (result.kinds.length) {
+          const replay = `npm run contract -- --base-url ${baseUrl} --service ${slug}${options.stateless ? ' --stateless' : ''} --seed ${seed} --runs ${runs}`;
+          fuzzReport = formatReport(`fuzz ${slug}`, result, replay);
+        }
+      } finally {
+        fuzzSender.close();
+      }
+    }
+  } finally {
+    sender.close();
+  }
+
+  function finish(): ContractRun {
+    for (const kind of KINDS) {
+      const rs = results.filter((r) => r.kind === kind);
+      const n = (o: CheckResult['outcome']) => rs.filter((r) => r.outcome === o).length;
+      const skippedWord = kind === 'fuzz' ? 'skipped' : 'not implemented (501)';
+      lines.push(`${kind}: ${n('passed')} passed, ${n('failed')} failed${n('skipped') ? `, ${n('skipped')} ${skippedWord}` : ''}`);
+      if (kind === 'fuzz') {
+        if (fuzzSummary) lines.push(`  ${fuzzSummary}`);
+        else if (runs === 0) lines.push('  (skipped: --runs 0)');
+      }
+      for (const r of rs) {
+        if (r.outcome === 'passed') continue;
+        lines.push(`  ${r.outcome === 'failed' ? '✗' : '–'} ${r.name}: ${r.message ?? ''}`);
+        if (r.outcome === 'failed' && r.details) lines.push(`      ${r.details.replace(/\n/g, '\n      ')}`);
+      }
+      if (kind === 'fuzz' && fuzzReport) lines.push('', `  ${fuzzReport.trimEnd().replace(/\n/g, '\n  ')}`);
+      lines.push('');
+    }
+    const failed = results.filter((r) => r.outcome === 'failed').length;
+    lines.push(failed ? `FAILED: ${failed} check(s) broke the contract of ${slug}.` : `PASSED: ${slug} at ${baseUrl} keeps its contract.`);
+    return { exitCode: failed ? 1 : 0, report: lines.join('\n'), junit: junitXml(slug!, results), service: slug!, results };
+  }
+}
