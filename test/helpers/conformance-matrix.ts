@@ -1,4 +1,5 @@
 import type { Operation } from '../../scripts/lib/operations.js';
+import { frameworkStatuses } from '../../server-stubs/lib/contract.js';
 import { documentedStatuses } from '../../scripts/lib/example-request.js';
 
 /** What the conformance test saw of one operation: the statuses answered, and whether a success body was verified. */
@@ -26,6 +27,20 @@ export function conformanceMatrix(operations: Operation[]) {
     /** implemented operations without a verified success body */
     unverified(): string[] {
       return operations.filter((o) => !entry(o.id).notImplemented && !entry(o.id).verifiedSuccess).map((o) => o.id);
+    },
+    /**
+     * Declared statuses of implemented operations that the framework can always be made to answer
+     * and that were never seen: 401 (no credentials), 429 (past the limit), and 400 where the
+     * operation takes a body or a required query parameter.
+     */
+    unexercised(document: Record<string, any>): string[] {
+      return operations.flatMap((o) => {
+        const e = entry(o.id);
+        if (e.notImplemented) return [];
+        const badInput = o.op.requestBody !== undefined || o.op.parameters.some((p: { in: string; required?: boolean }) => p.in === 'query' && p.required);
+        const reachable = frameworkStatuses(document, o).filter((s) => s !== 400 || badInput);
+        return reachable.filter((s) => documentedStatuses(o).includes(String(s)) && !e.statuses.has(String(s))).map((s) => `${o.id} ${s}`);
+      });
     },
     /** the matrix as text, and its figures */
     render(slug: string): string {

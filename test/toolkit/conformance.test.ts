@@ -54,10 +54,10 @@ describe.each(slugs)('%s', (slug) => {
     origin: string,
     operation: (typeof operations)[number][1],
     credentials: Parameters<typeof exampleRequest>[2],
-    replaceBody?: { contentType: string; body: string },
+    mutate?: (request: ReturnType<typeof exampleRequest>) => void,
   ) {
     const request = exampleRequest(document, operation, credentials);
-    if (replaceBody) request.init = { ...request.init, body: replaceBody.body, headers: { ...(request.init.headers as Record<string, string>), 'content-type': replaceBody.contentType } };
+    mutate?.(request);
     const response = await fetch(`${origin}${basePath}${request.url}`, { ...request.init, redirect: 'manual' });
     const status = String(response.status);
     if (status === '501') return { status: 501, body: await response.text() };
@@ -101,7 +101,21 @@ describe.each(slugs)('%s', (slug) => {
     for (const [, operation] of operations) {
       const media = Object.keys(deref(document, operation.op.requestBody)?.content ?? {});
       if (!media.some((type) => type.includes('json'))) continue;
-      const { status } = await callAndCheck(origin, operation, seededCredentials(service, document), { contentType: 'application/json', body: '{"truncated":' });
+      const { status } = await callAndCheck(origin, operation, seededCredentials(service, document), (request) => {
+        request.init = { ...request.init, body: '{"truncated":', headers: { ...(request.init.headers as Record<string, string>), 'content-type': 'application/json' } };
+      });
+      matrix.record(operation.id, status);
+    }
+    // A required query parameter left out: the declared 400.
+    for (const [, operation] of operations) {
+      const required = operation.op.parameters.find((p: { in: string; required?: boolean }) => p.in === 'query' && p.required);
+      if (!required) continue;
+      const { status } = await callAndCheck(origin, operation, seededCredentials(service, document), (request) => {
+        const [path, query = ''] = request.url.split('?');
+        const params = new URLSearchParams(query);
+        params.delete(required.name);
+        request.url = `${path}?${params}`;
+      });
       matrix.record(operation.id, status);
     }
     for (const outcome of (await scenarios[slug]?.(`${origin}${basePath}`, origin)) ?? []) {
@@ -111,8 +125,20 @@ describe.each(slugs)('%s', (slug) => {
       else if (outcome.body !== undefined) expect(contract.responseErrors(operation.path, operation.method, outcome.status, outcome.body)).toEqual([]);
       matrix.record(outcome.id, outcome.status);
     }
+    // Past each rate limit: the declared 429 (then the stub clock moves on, so the window clears).
+    for (const [, operation] of operations) {
+      const rule = operation.op['x-rate-limit'] as { requests: number; windowSeconds: number } | undefined;
+      if (!rule) continue;
+      let status = 0;
+      for (let i = 0; i <= rule.requests && status !== 429 && status !== 501; i += 1) {
+        status = (await callAndCheck(origin, operation, seededCredentials(service, document))).status;
+      }
+      matrix.record(operation.id, status);
+      stubs.clock.advance(rule.windowSeconds * 1000);
+    }
     console.info(matrix.render(slug));
     expect(matrix.unverified(), 'implemented operations without a verified success: add them to the service scenario').toEqual([]);
+    expect(matrix.unexercised(document), 'statuses the framework can answer (400 for bad input, 401, 429) never exercised').toEqual([]);
   });
 
   test.each(operations)('mock: %s answers its example', async (_label, operation) => {
