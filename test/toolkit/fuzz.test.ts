@@ -51,6 +51,9 @@ async function fuzz<T extends FuzzRequest>(name: string, target: FuzzTarget<T>):
   }
   console.info(`${name}: ${result.runs} requests in ${(result.ms / 1000).toFixed(1)} s (seed ${result.seed}); cases: ${formatCases(result)}`);
   if (result.kinds.length > 0) throw new Error(formatReport(name, result, replayCommand(config)));
+  // The server is still alive after all of it: a plain request still gets an answer.
+  const alive = await sender.send('', { case: 'alive', method: 'GET', path: '/', query: [], headers: {}, expect: 'any' });
+  if (alive.error || alive.status !== 200) throw new Error(`${name}: after the run, GET / on the server answered ${alive.error ?? alive.status}`);
 }
 
 // Generous: the default run takes seconds, but FUZZ_RUNS may ask for far more.

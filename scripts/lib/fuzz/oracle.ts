@@ -131,6 +131,11 @@ export function createHttpOracle(model: ServiceModel) {
       if (o.status >= 400 && !isHead) out.push(...frameworkErrorBody(o, `undeclared ${o.status}`));
     } else {
       const response = deref(document, m.operation.op.responses[key]) ?? {};
+      for (const [name, declaredHeader] of Object.entries<any>(response.headers ?? {})) {
+        if (deref(document, declaredHeader)?.required && header(o, name.toLowerCase()) === undefined) {
+          out.push({ kind: 'required response header missing', detail: `${name} on ${o.status} of ${m.label}` });
+        }
+      }
       const content: Record<string, any> = response.content ?? {};
       const type = (header(o, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
       if (isHead) {
