@@ -66,7 +66,3 @@ export function encodeBody(mediaType: string, value: unknown): string {
   return String(value);
 }
 
-/** Documented statuses of an operation, as strings; `default` covers any other. */
-export function documentedStatuses(operation: Operation): string[] {
-  return Object.keys(operation.op.responses ?? {});
-}

@@ -1,6 +1,6 @@
 import type { Operation } from '../../scripts/lib/operations.js';
-import { frameworkStatuses } from '../../server-stubs/lib/contract.js';
-import { documentedStatuses } from '../../scripts/lib/example-request.js';
+import { declaredStatuses, frameworkStatuses } from '../../server-stubs/lib/contract.js';
+
 
 /** What the conformance test saw of one operation: the statuses answered, and whether a success body was verified. */
 interface Seen {
@@ -39,20 +39,20 @@ export function conformanceMatrix(operations: Operation[]) {
         if (e.notImplemented) return [];
         const badInput = o.op.requestBody !== undefined || o.op.parameters.some((p: { in: string; required?: boolean }) => p.in === 'query' && p.required);
         const reachable = frameworkStatuses(document, o).filter((s) => s !== 400 || badInput);
-        return reachable.filter((s) => documentedStatuses(o).includes(String(s)) && !e.statuses.has(String(s))).map((s) => `${o.id} ${s}`);
+        return reachable.filter((s) => declaredStatuses(o).includes(String(s)) && !e.statuses.has(String(s))).map((s) => `${o.id} ${s}`);
       });
     },
     /** the matrix as text, and its figures */
     render(slug: string): string {
       const rows = operations.map((o) => {
         const e = entry(o.id);
-        const cells = documentedStatuses(o).map((s) => `${s}${e.statuses.has(s) ? '✓' : '·'}`);
+        const cells = declaredStatuses(o).map((s) => `${s}${e.statuses.has(s) ? '✓' : '·'}`);
         const mark = e.notImplemented ? '501 not implemented' : e.verifiedSuccess ? 'success verified' : 'NO VERIFIED SUCCESS';
         return `  ${o.id.padEnd(34)} ${mark.padEnd(20)} ${cells.join(' ')}`;
       });
       const implemented = operations.filter((o) => !entry(o.id).notImplemented);
       const verified = implemented.filter((o) => entry(o.id).verifiedSuccess).length;
-      const declared = implemented.flatMap((o) => documentedStatuses(o).map((s) => entry(o.id).statuses.has(s)));
+      const declared = implemented.flatMap((o) => declaredStatuses(o).map((s) => entry(o.id).statuses.has(s)));
       return [
         `${slug}: ${verified}/${implemented.length} implemented operations with a verified success (${operations.length - implemented.length} not implemented); ` +
           `${declared.filter(Boolean).length}/${declared.length} declared statuses of implemented operations exercised (✓ exercised, · not)`,

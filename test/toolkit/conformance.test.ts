@@ -9,13 +9,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { deref, listOperations } from '../../scripts/lib/operations.js';
 import { defaultRoot, findApiServices } from '../../scripts/lib/project.js';
-import { loadContract } from '../../server-stubs/lib/contract.js';
+import { declaredStatuses, loadContract } from '../../server-stubs/lib/contract.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
 import { startMockServer, type MockServer } from '../../mock/server.js';
 import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { seededCredentials } from '../../scripts/lib/credentials.js';
 import { conformanceMatrix } from '../helpers/conformance-matrix.js';
-import { documentedStatuses, exampleRequest } from '../../scripts/lib/example-request.js';
+import { exampleRequest } from '../../scripts/lib/example-request.js';
 import { seoScenario } from '../seo/scenario.js';
 
 /** Per service, calls that reach each operation's success on the running stubs (created data first). */
@@ -61,7 +61,7 @@ describe.each(slugs)('%s', (slug) => {
     const response = await fetch(`${origin}${basePath}${request.url}`, { ...request.init, redirect: 'manual' });
     const status = String(response.status);
     if (status === '501') return { status: 501, body: await response.text() };
-    const documented = documentedStatuses(operation);
+    const documented = declaredStatuses(operation);
     expect(documented.includes(status) || documented.includes('default'), `${status} is documented (${documented.join(', ')})`).toBe(true);
     const type = response.headers.get('content-type') ?? '';
     const text = await response.text();
@@ -80,7 +80,7 @@ describe.each(slugs)('%s', (slug) => {
     if (status === 501) {
       // A contract operation whose reference behaviour has not landed: it must say so in one of
       // the error bodies the operation documents, and counts as skipped.
-      const errorStatuses = documentedStatuses(operation).filter((s) => /^[45]/.test(s));
+      const errorStatuses = declaredStatuses(operation).filter((s) => /^[45]/.test(s));
       const fits = errorStatuses.filter((s) => contract.responseErrors(operation.path, operation.method, s, JSON.parse(body)).length === 0);
       expect(fits, `the 501 body ${body} has the shape of a documented error`).not.toEqual([]);
       expect(body).toMatch(/not implemented/);
@@ -92,7 +92,7 @@ describe.each(slugs)('%s', (slug) => {
     const origin = `http://127.0.0.1:${stubs.port}`;
     // Without credentials, every secured operation must answer its declared 401 in the contract's body.
     for (const [, operation] of operations) {
-      if (!documentedStatuses(operation).includes('401')) continue;
+      if (!declaredStatuses(operation).includes('401')) continue;
       const { status } = await callAndCheck(origin, operation, () => ({}));
       matrix.record(operation.id, status);
     }
@@ -120,7 +120,7 @@ describe.each(slugs)('%s', (slug) => {
     }
     for (const outcome of (await scenarios[slug]?.(`${origin}${basePath}`, origin)) ?? []) {
       const operation = operations.find(([, o]) => o.id === outcome.id)![1];
-      expect(documentedStatuses(operation), `${outcome.id} answered ${outcome.status}`).toContain(String(outcome.status));
+      expect(declaredStatuses(operation), `${outcome.id} answered ${outcome.status}`).toContain(String(outcome.status));
       if (outcome.stream !== undefined) expect(contract.streamErrors(operation.path, operation.method, outcome.stream, outcome.status).errors).toEqual([]);
       else if (outcome.body !== undefined) expect(contract.responseErrors(operation.path, operation.method, outcome.status, outcome.body)).toEqual([]);
       matrix.record(outcome.id, outcome.status);
