@@ -151,10 +151,15 @@ export function declaredStatuses(operation: OperationInfo): string[] {
   return Object.keys(operation.op.responses ?? {});
 }
 
+/** The response key that documents `status`: the status itself, its range (`4XX`) or `default`. */
+export function responseKeyFor(operation: OperationInfo, status: number): string | undefined {
+  const declared = declaredStatuses(operation);
+  return [String(status), `${String(status)[0]}XX`, 'default'].find((key) => declared.includes(key));
+}
+
 /** Whether the operation documents `status`, exactly or through a range (`4XX`) or `default`. */
 export function declares(operation: OperationInfo, status: number): boolean {
-  const declared = declaredStatuses(operation);
-  return declared.includes(String(status)) || declared.includes(`${String(status)[0]}XX`) || declared.includes('default');
+  return responseKeyFor(operation, status) !== undefined;
 }
 
 /** Whether the operation takes input the validator can refuse: parameters or a body. */

@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { deref } from '../../scripts/lib/operations.js';
-import { declares, loadContract, type Contract, type OperationInfo } from './contract.js';
+import { declares, loadContract, responseKeyFor, type Contract, type OperationInfo } from './contract.js';
 import type { ErrorMapper } from './errors.js';
 import { hopByHop } from './results.js';
 import { parseEventStream } from './sse.js';
@@ -109,9 +109,7 @@ function schemaProblems(contract: Contract, place: string[], value: unknown): st
 }
 
 function responsePlace(operation: OperationInfo, status: number): string[] {
-  const declared = Object.keys(operation.op.responses ?? {});
-  const key = declared.includes(String(status)) ? String(status) : declared.includes(`${String(status)[0]}XX`) ? `${String(status)[0]}XX` : 'default';
-  return ['paths', operation.path, operation.method, 'responses', key, 'content'];
+  return ['paths', operation.path, operation.method, 'responses', responseKeyFor(operation, status) ?? 'default', 'content'];
 }
 
 /** What a request breaks: required parameters missing, a JSON body off its schema. */
