@@ -35,6 +35,11 @@ export interface StubCredential {
   value: string;
   /** a seed that must be refused (a revoked key); valid unless false */
   valid?: boolean;
+  /**
+   * Whose data the credential sees (organization, account, owner). Credentials of different
+   * tenants must never reach each other's resources; the fuzzer checks it with ids one tenant created.
+   */
+  tenant?: string;
 }
 
 /** What `npm start` gives every service, so they share one clock and one set of development switches. */

@@ -24,11 +24,11 @@ export interface SeoAppOptions extends StubEnvironment {
 
 /** Seeded keys (CONVENTIONS §6): each is an organization of its own. */
 export const seoCredentials = [
-  { label: 'API key (organization 1)', scheme: 'bearerAuth', value: 'seo_test_key', orgId: 'org_seo_1' },
-  { label: 'API key (organization 2)', scheme: 'bearerAuth', value: 'seo_test_key_2', orgId: 'org_seo_2' },
-] as const satisfies ReadonlyArray<StubCredential & { orgId: string }>;
+  { label: 'API key (organization 1)', scheme: 'bearerAuth', value: 'seo_test_key', tenant: 'org_seo_1' },
+  { label: 'API key (organization 2)', scheme: 'bearerAuth', value: 'seo_test_key_2', tenant: 'org_seo_2' },
+] as const satisfies ReadonlyArray<StubCredential & { tenant: string }>;
 
-const principals = new Map<string, SeoPrincipal>(seoCredentials.map((c) => [c.value, { id: c.value, orgId: c.orgId }]));
+const principals = new Map<string, SeoPrincipal>(seoCredentials.map((c) => [c.value, { id: c.value, orgId: c.tenant }]));
 
 export function createSeoApp(options: SeoAppOptions = {}) {
   const clock = options.clock ?? systemClock;

@@ -8,7 +8,7 @@
  * Knobs (environment variables): FUZZ_SEED (default fixed), FUZZ_RUNS (per service, default 1000),
  * FUZZ_CONCURRENCY (default 8), FUZZ_SHRINK_MS (shrinking budget per service, default 8000).
  */
-import { afterAll, beforeAll, describe, test, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { defaultRoot, findApiServices } from '../../scripts/lib/project.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
@@ -70,5 +70,24 @@ describe('fuzz', () => {
 
   test.each(controls)('%s: every answer keeps the contract under fuzzing', async (slug) => {
     await fuzz(slug, httpServiceTarget(slug, stubs.services, sender));
+  }, timeout);
+});
+
+describe('fuzz: the oracle catches a tenant leak', () => {
+  test('ids one tenant created, reached with a credential the server takes for the same tenant, are reported', async () => {
+    // The fuzzer is told the second credential is another tenant's, but the server sees the same key:
+    // exactly what a server that forgets to scope by tenant looks like from outside.
+    const seo = stubs.services.find((s) => s.slug === 'seo')!;
+    const key = seo.credentials[0]!;
+    const lying = [{ slug: 'seo', credentials: [{ ...key, tenant: 'a' }, { ...key, label: 'same key, claimed as another tenant', tenant: 'b' }] }];
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const result = await runFuzz(httpServiceTarget('seo', lying, sender), { ...config, numRuns: 400, shrinkBudgetMs: 0 });
+      const leak = result.kinds.find((k) => k.kind === 'cross-tenant access');
+      expect(leak, formatReport('seo', result, replayCommand(config))).toBeDefined();
+      expect(leak!.first.request).toContain(key.value);
+    } finally {
+      logged.mockRestore();
+    }
   }, timeout);
 });

@@ -16,6 +16,7 @@ export interface PublishedCredential {
   value: string;
   scheme?: string;
   valid?: boolean;
+  tenant?: string;
 }
 
 export interface CredentialVariant {
@@ -32,6 +33,11 @@ export interface OperationCredentials {
   anonymous: boolean;
   /** missing, malformed, wrong, revoked, other product's and other organization's credentials */
   variants: CredentialVariant[];
+  /**
+   * The valid headers with each credential swapped for a live one of another tenant (same scheme),
+   * when the stub says whose data its seeds see: such a caller must never reach the first one's ids.
+   */
+  otherTenant?: Record<string, string> | undefined;
 }
 
 interface Seed {
@@ -44,6 +50,7 @@ interface Seed {
   /** the secret itself: token, cookie value or header value */
   secret: string;
   live: boolean;
+  tenant?: string | undefined;
 }
 
 /** A seed as the client sends it, for a scheme of the contract (as `credentialHeaders` of the stubs does). */
@@ -51,12 +58,13 @@ function seedsOf(credentials: ReadonlyArray<PublishedCredential>, document: Reco
   const schemes: Record<string, any> = document.components?.securitySchemes ?? {};
   return credentials.flatMap((c): Seed[] => {
     const live = c.valid !== false && !/revoked|expired|disabled/i.test(c.label);
+    const tenant = c.tenant;
     if (c.scheme) {
       const scheme = deref(document, schemes[c.scheme]);
       if (!scheme) return [];
-      if (scheme.type === 'apiKey' && scheme.in === 'cookie') return [{ label: c.label, scheme: c.scheme, header: 'cookie', headerValue: `${scheme.name}=${c.value}`, secret: c.value, live }];
-      if (scheme.type === 'apiKey') return [{ label: c.label, scheme: c.scheme, header: String(scheme.name).toLowerCase(), headerValue: c.value, secret: c.value, live }];
-      return [{ label: c.label, scheme: c.scheme, header: 'authorization', headerValue: `Bearer ${c.value}`, secret: c.value, live }];
+      if (scheme.type === 'apiKey' && scheme.in === 'cookie') return [{ label: c.label, scheme: c.scheme, header: 'cookie', headerValue: `${scheme.name}=${c.value}`, secret: c.value, live, tenant }];
+      if (scheme.type === 'apiKey') return [{ label: c.label, scheme: c.scheme, header: String(scheme.name).toLowerCase(), headerValue: c.value, secret: c.value, live, tenant }];
+      return [{ label: c.label, scheme: c.scheme, header: 'authorization', headerValue: `Bearer ${c.value}`, secret: c.value, live, tenant }];
     }
     // Older form: the header line itself.
     const m = /^([A-Za-z0-9-]+):\s*(.+)$/.exec(c.value);
@@ -167,5 +175,13 @@ export function credentialsFor(
   for (const other of seeds.filter((s) => s.live && !used.has(s.header)).slice(0, 3)) {
     variants.push(variant(`credential of another scheme: ${other.label}`, { [other.header]: other.headerValue }, accepted(other)));
   }
-  return { valid, anonymous, variants };
+  return { valid, anonymous, variants, otherTenant: otherTenantHeaders(chosen, (name) => fitting(seeds, name, deref(document, schemes[name]))) };
+}
+
+/** `valid` with every chosen seed replaced by a live seed of the same scheme and another tenant; undefined if one has none. */
+function otherTenantHeaders(chosen: Array<{ name: string; seed: Seed }>, fits: (name: string) => Seed[]): Record<string, string> | undefined {
+  if (chosen.length === 0 || chosen.some((c) => c.seed.tenant === undefined)) return undefined;
+  const swapped = chosen.map(({ name, seed }) => fits(name).find((s) => s.live && s.tenant !== undefined && s.tenant !== seed.tenant));
+  if (swapped.some((s) => !s)) return undefined;
+  return Object.fromEntries(swapped.map((s) => [s!.header, s!.headerValue]));
 }

@@ -22,14 +22,31 @@ export function httpServiceTarget(slug: string, services: ReadonlyArray<Credenti
   const model = buildServiceModel(slug, services, (name, schema) => liveIds.arbitraryFor(name, schema));
   const oracle = createHttpOracle(model);
   const basePath = options.basePath ?? model.basePath;
+
+  /** The request with the credential of another tenant in place of the valid one, when the stub names tenants. */
+  function asOtherTenant(r: FuzzRequest): FuzzRequest | undefined {
+    const { valid, otherTenant } = model.operations.find((o) => o.label === r.aim)?.credentials ?? {};
+    if (!valid || !otherTenant) return undefined;
+    const headers = Object.fromEntries(Object.entries(r.headers).filter(([k]) => !(k.toLowerCase() in valid)));
+    return { ...r, case: 'cross-tenant', headers: { ...headers, ...otherTenant } };
+  }
   return {
     arbitrary: httpRequestArbitrary(model, liveIds),
     caseOf: (r) => r.case,
     async execute(generated) {
-      const r = liveIds.substitute(generated);
+      const { request: r, owned } = liveIds.substitute(generated);
+      const describe = (q: FuzzRequest) => `${describeRequest(basePath, q)}\n        replay: ${curlLine(basePath, q, options.origin)}`;
+      // Before the owner's own call (which may delete the resource), another tenant tries the same ids.
+      const intruder = owned && r.expect === 'accept' ? asOtherTenant(r) : undefined;
+      if (intruder) {
+        const seen = await sender.send(basePath, intruder);
+        if (seen.status >= 200 && seen.status < 300) {
+          return { violations: [{ kind: 'cross-tenant access', detail: `${r.method} ${model.match(r.path)?.template ?? r.path} answered ${seen.status} to another tenant` }], request: describe(intruder), response: describeObserved(seen) };
+        }
+      }
       const observed = await sender.send(basePath, r);
-      liveIds.harvest(model.match(r.path)?.template, observed);
-      return { violations: oracle(r, observed), request: `${describeRequest(basePath, r)}\n        replay: ${curlLine(basePath, r, options.origin)}`, response: describeObserved(observed) };
+      liveIds.harvest(model.match(r.path)?.template, observed, r.method === 'POST' && r.expect === 'accept');
+      return { violations: oracle(r, observed), request: describe(r), response: describeObserved(observed) };
     },
   };
 }

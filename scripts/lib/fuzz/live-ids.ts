@@ -28,6 +28,8 @@ const looksLikeId = (name: string) => name === 'id' || /Id$/.test(name) || /_id$
 export function createLiveIds() {
   const names = new Map<string, string>(); // hash → name
   const pool = new Map<string, string[]>(); // name → ids seen, newest last
+  // Ids handed out by a POST: resources the fuzzing tenant created, so another tenant must not reach them.
+  const created = new Set<string>();
 
   function placeholder(name: string): string {
     const h = hash12(name);
@@ -44,26 +46,35 @@ export function createLiveIds() {
       return fc.constant(placeholder(name));
     },
 
-    /** The request with placeholders replaced by live ids (the newest of their kind), where there are some. */
-    substitute(r: FuzzRequest): FuzzRequest {
+    /**
+     * The request with placeholders replaced by live ids (the newest of their kind), where there are
+     * some; `owned` says whether one of them is a resource the fuzzing tenant created.
+     */
+    substitute(r: FuzzRequest): { request: FuzzRequest; owned: boolean } {
+      let owned = false;
       const swap = (text: string) =>
         text.includes(PREFIX)
           ? text.replace(TOKEN, (token, h: string) => {
               const name = names.get(h);
               const ids = name ? (pool.get(name) ?? (name === 'id' ? undefined : pool.get('id'))) : undefined;
-              return ids?.length ? ids[ids.length - 1]! : token;
+              const id = ids?.[ids.length - 1];
+              if (id === undefined) return token;
+              owned ||= created.has(id);
+              return id;
             })
           : text;
-      return {
+      const request = {
         ...r,
         path: swap(r.path),
         query: r.query.map(([k, v]) => [k, swap(v)] as [string, string]),
         body: r.body?.map((p) => (typeof p === 'string' ? swap(p) : p)),
       };
+      return { request, owned };
     },
 
     /** Remembers the ids of a successful answer: `*Id` fields by name, `id` also as `<resource>Id`. */
-    harvest(template: string | undefined, o: Observed): void {
+    /** `createdByOwner`: the answer went to the fuzzing tenant's own valid credential, so what a POST hands out is its. */
+    harvest(template: string | undefined, o: Observed, createdByOwner = false): void {
       if (o.status < 200 || o.status >= 300 || !o.body || o.body.length > 256 * 1024) return;
       let body: unknown;
       try {
@@ -77,6 +88,7 @@ export function createLiveIds() {
         if (typeof value !== 'string' || value.length === 0 || value.length > 200) return;
         const ids = pool.get(name) ?? [];
         if (ids[ids.length - 1] !== value) ids.push(value);
+        if (createdByOwner) created.add(value);
         if (ids.length > 50) ids.shift();
         pool.set(name, ids);
       };
