@@ -10,16 +10,22 @@
  *   taking JSON answers a malformed JSON body with a declared 4xx; an unknown path answers 404.
  *   Against a stateless mock the malformed-JSON answer is held to its status only (Prism answers
  *   its own error body there, not the service's).
+ * - `scenario`: on a stateful target (not `--stateless`), the service's behaviour scenario
+ *   (scripts/lib/scenarios/): what each operation needs is created through the API, then every
+ *   operation is called on a path that succeeds; its answer must be the declared success with a
+ *   valid body that says what it should (the list holds what was created, and so on). The clock is
+ *   moved with the development controls when the target has them, else the scenario waits.
  * - `fuzz`: the fuzzer (scripts/lib/fuzz/), a fixed seed, `runs` requests. Against a stateless
  *   mock only the checks that hold for one are kept (`holdsForStatelessMock`).
  */
 import { discoverServices } from '../../server-stubs/server.js';
 import { declares, isSecured, loadContract, type OperationInfo } from '../../server-stubs/lib/contract.js';
 import { contractChecker } from './contract-checker.js';
-import { seededCredentials } from './credentials.js';
+import { defaultCredentialHeaders, seededCredentials } from './credentials.js';
 import { exampleRequest } from './example-request.js';
 import { deref, listOperations } from './operations.js';
 import { defaultRoot, findApiServices } from './project.js';
+import { runScenario, ScenarioSetupError, scenarios, stubClockAdvance } from './scenarios/index.js';
 import { fuzzConfig } from './fuzz/config.js';
 import type { CredentialSource } from './fuzz/contract-model.js';
 import { httpServiceTarget } from './fuzz/http-target.js';
@@ -76,7 +82,7 @@ export interface ContractOptions {
   streamMs?: number | undefined;
 }
 
-export type CheckKind = 'examples' | 'negative' | 'fuzz';
+export type CheckKind = 'examples' | 'negative' | 'scenario' | 'fuzz';
 
 export interface CheckResult {
   kind: CheckKind;
@@ -222,7 +228,7 @@ export function xmlEscape(text: string): string {
     .replace(/'/g, '&apos;');
 }
 
-const KINDS: CheckKind[] = ['examples', 'negative', 'fuzz'];
+const KINDS: CheckKind[] = ['examples', 'negative', 'scenario', 'fuzz'];
 
 export function junitXml(slug: string, results: CheckResult[]): string {
   const seconds = (ms: number) => (ms / 1000).toFixed(3);
@@ -373,9 +379,50 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       o.error ? [`no answer: ${o.error}`] : o.status === 404 ? [] : [`expected 404, got ${o.status}`],
     );
 
-    // c. The fuzzer.
+    // c. The behaviour scenario, on a stateful target.
+    if (!options.stateless) await scenario();
+
+    // d. The fuzzer.
     if (runs > 0) await fuzz();
     return finish();
+
+    async function scenario() {
+      const definition = scenarios[slug!];
+      if (!definition) return;
+      const started = Date.now();
+      const headers = given.length ? Object.fromEntries(given) : defaultCredentialHeaders(stub, document);
+      let outcomes;
+      try {
+        outcomes = await runScenario(definition, { baseUrl, headers, advance: stubClockAdvance(base.origin) });
+      } catch (error) {
+        if (!(error instanceof ScenarioSetupError) && !(error instanceof TypeError)) throw error;
+        results.push({ kind: 'scenario', name: 'setup', outcome: 'failed', message: error.message, ms: Date.now() - started });
+        return;
+      }
+      const each = (Date.now() - started) / Math.max(1, outcomes.length);
+      for (const outcome of outcomes) {
+        const operation = operations.find((o) => o.id === outcome.id)!;
+        const observed: Observed = {
+          status: outcome.status,
+          headers: { 'content-type': outcome.stream !== undefined ? 'text/event-stream' : 'application/json' },
+          body: outcome.stream ?? (outcome.body === undefined ? '' : JSON.stringify(outcome.body)),
+          ms: each,
+        };
+        if (outcome.status === 501) {
+          results.push({ kind: 'scenario', name: operation.label, outcome: 'skipped', message: 'not implemented (501)', ms: each });
+          continue;
+        }
+        const problems = [
+          ...answerProblems(checker, document, operation, observed, outcome.refusal === undefined ? { statuses: (s) => s >= 200 && s < 300, what: 'its success' } : undefined),
+          ...outcome.problems,
+        ];
+        const answer = `← ${outcome.status} ${observed.body.slice(0, 300)}`;
+        const name = outcome.refusal === undefined ? operation.label : `${operation.label} refused with ${outcome.refusal}`;
+        results.push(problems.length
+          ? { kind: 'scenario', name, outcome: 'failed', message: problems.join('; '), details: `${problems.map((p) => `- ${p}`).join('\n')}\n${answer}`, ms: each }
+          : { kind: 'scenario', name, outcome: 'passed', ms: each });
+      }
+    }
 
     async function fuzz() {
       const fuzzSender = createSender(baseUrl, { concurrency: env.concurrency, timeoutMs: 10_000 });

@@ -11,3 +11,10 @@ export function seededCredentials(service: Pick<StubService, 'credentials'> | un
     return credential ? credentialHeaders(document, credential) : {};
   };
 }
+
+/** Headers for the document's first security requirement, from the seeded credentials (one tenant's). */
+export function defaultCredentialHeaders(service: Pick<StubService, 'credentials'> | undefined, document: Record<string, any>): Record<string, string> {
+  const requirement: Record<string, string[]> = (document.security ?? [])[0] ?? {};
+  const credentials = seededCredentials(service, document);
+  return Object.assign({}, ...Object.keys(requirement).map((name) => credentials(document.components?.securitySchemes?.[name] ?? {}, name)));
+}

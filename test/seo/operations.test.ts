@@ -4,8 +4,10 @@
  * of operations comes from the bundle, so an operation added without a call here fails the suite.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { calls, createFixture, expectations, type Fixture } from './scenario.js';
-import { contract, startSeo, type SeoStub } from './support.js';
+import { seoScenario, type SeoFixture } from '../../scripts/lib/scenarios/seo.js';
+import { contract, KEY, startSeo, type SeoStub } from './support.js';
+
+const { calls, expectations } = seoScenario;
 
 interface BundleOperation {
   operationId: string;
@@ -25,10 +27,11 @@ const bundleOperations: BundleOperation[] = Object.entries<Record<string, any>>(
 );
 
 let seo: SeoStub;
-let fixture: Fixture;
+let fixture: SeoFixture;
 beforeAll(async () => {
   seo = await startSeo({ crawl: { queuedMs: 20, pageMs: 2 }, stream: { pollMs: 10, pingMs: 5, ceilingMs: 5_000 } });
-  fixture = await createFixture(seo.client());
+  // The crawl timings are short and the clock is the system's: the scenario waits for the crawl itself.
+  fixture = await seoScenario.setup({ baseUrl: seo.baseUrl, headers: { Authorization: `Bearer ${KEY}` }, advance: async () => false });
 });
 afterAll(() => seo.close());
 
@@ -59,7 +62,7 @@ describe('the seo operations', () => {
 
   test.each(bundleOperations)('$operationId ($method $path): documented status, body valid against the contract', async (op) => {
     const call = calls[op.operationId];
-    expect(call, `no call for ${op.operationId}: add one to operations.test.ts`).toBeDefined();
+    expect(call, `no call for ${op.operationId}: add one to scripts/lib/scenarios/seo.ts`).toBeDefined();
     const result = await call!(fixture);
     expect(op.statuses).toContain(String(result.status));
     const success = op.statuses.find((s) => /^2\d\d$/.test(s));

@@ -57,19 +57,13 @@ let stubs: PlatformServer;
 let mock: MockServer;
 let broken: http.Server;
 let brokenPort: number;
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'contract-runner-'));
+let forgetful: http.Server;
+let forgetfulPort: number;
 
-beforeAll(async () => {
-  [stubs, mock] = await Promise.all([startPlatformServer(0, '127.0.0.1'), startMockServer(0, '127.0.0.1')]);
-
-  // The seo stub, broken on three routes; everything else is forwarded to the real stub.
+/** The stubs behind a server that answers some routes itself (`breaks`) and forwards the rest. */
+async function brokenSeo(breaks: (app: express.Express) => void): Promise<{ server: http.Server; port: number }> {
   const app = express();
-  app.get('/seo/projects', (_req, res) => void res.status(418).json({ projects: [] }));
-  app.get('/seo/projects/:projectId', (req, res, next) => {
-    if (!req.headers.authorization) return next();
-    res.status(200).json({ project: { id: req.params.projectId, name: 'Example storefront' } }); // `domain` is required
-  });
-  app.post('/seo/projects', (_req, res) => void res.status(500).json({ error: 'boom', code: 'INTERNAL' }));
+  breaks(app);
   app.use((req, res) => {
     const upstream = http.request({ host: '127.0.0.1', port: stubs.port, method: req.method, path: req.originalUrl, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -78,14 +72,33 @@ beforeAll(async () => {
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });
-  broken = http.createServer(app);
-  await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
-  brokenPort = (broken.address() as AddressInfo).port;
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port };
+}
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'contract-runner-'));
+
+beforeAll(async () => {
+  [stubs, mock] = await Promise.all([startPlatformServer(0, '127.0.0.1'), startMockServer(0, '127.0.0.1')]);
+
+  // The seo stub, broken on three routes; everything else is forwarded to the real stub.
+  ({ server: broken, port: brokenPort } = await brokenSeo((app) => {
+    app.get('/seo/projects', (_req, res) => void res.status(418).json({ projects: [] }));
+    app.get('/seo/projects/:projectId', (req, res, next) => {
+      if (!req.headers.authorization) return next();
+      res.status(200).json({ project: { id: req.params.projectId, name: 'Example storefront' } }); // `domain` is required
+    });
+    app.post('/seo/projects', (_req, res) => void res.status(500).json({ error: 'boom', code: 'INTERNAL' }));
+  }));
+  // Broken in a way no schema sees: the list of configurations forgets what was created.
+  ({ server: forgetful, port: forgetfulPort } = await brokenSeo((app) => {
+    app.get('/seo/rank-tracking/configs', (req, res, next) => (req.headers.authorization ? void res.status(200).json({ configs: [] }) : next()));
+  }));
 }, 120_000);
 
 afterAll(async () => {
-  broken?.closeAllConnections();
-  await Promise.all([stubs?.close(), mock?.close(), broken && new Promise<void>((resolve) => broken.close(() => resolve()))]);
+  const closed = (server: http.Server | undefined) => server && (server.closeAllConnections(), new Promise<void>((resolve) => server.close(() => resolve())));
+  await Promise.all([stubs?.close(), mock?.close(), closed(broken), closed(forgetful)]);
   rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -100,19 +113,20 @@ async function quietly<T>(run: () => Promise<T>): Promise<T> {
 }
 
 describe('npm run contract', () => {
-  test('the stubs keep the seo contract, with a JUnit report of the three check kinds', async () => {
+  test('the stubs keep the seo contract, with a JUnit report of the four check kinds', async () => {
     const run = await quietly(() => runContract({ baseUrl: `http://127.0.0.1:${stubs.port}/seo` }));
     expect(run.exitCode, run.report).toBe(0);
     expect(run.service).toBe('seo');
     expect(run.report).toMatch(/^examples: \d+ passed, 0 failed/m);
     expect(run.report).toMatch(/^negative: \d+ passed, 0 failed/m);
+    expect(run.report).toMatch(/^scenario: 16 passed, 0 failed/m);
     expect(run.report).toMatch(/fuzz: 300 requests/);
     const file = path.join(tmp, 'junit.xml');
     writeFileSync(file, run.junit);
     const elements = parseXml(readFileSync(file, 'utf8'));
     expect(elements[0]?.name).toBe('testsuites');
     const suites = elements.filter((e) => e.name === 'testsuite');
-    expect(suites.map((s) => s.attrs.name)).toEqual(['examples', 'negative', 'fuzz']);
+    expect(suites.map((s) => s.attrs.name)).toEqual(['examples', 'negative', 'scenario', 'fuzz']);
     for (const suite of suites) expect(Number(suite.attrs.tests)).toBeGreaterThan(0);
     expect(suites.every((s) => s.attrs.failures === '0')).toBe(true);
     expect(elements.filter((e) => e.name === 'testcase').map((e) => e.attrs.name)).toContain('GET /projects');
@@ -132,11 +146,20 @@ describe('npm run contract', () => {
     expect(run.report).toMatch(/✗ GET \/projects: status 418 is not declared/);
     expect(run.report).toMatch(/✗ GET \/projects\/\{projectId\}: body \/project must have required property 'domain'/);
     expect(run.report).toMatch(/✗ POST \/projects: server error 500/);
+    expect(run.report).toMatch(/✗ setup: create a project: expected 201, got 500/);
     expect(run.report).toContain(`curl -i -X POST 'http://127.0.0.1:${brokenPort}/seo/projects'`);
     expect(run.report).toMatch(/^FAILED: /m);
     const failed = parseXml(readFileSync(file, 'utf8')).filter((e, i, all) => e.name === 'failure' && all[i - 1]?.name === 'testcase');
     expect(failed.length).toBeGreaterThanOrEqual(3);
   }, 45_000);
+
+  test('a server whose answers keep the schema but not the behaviour fails the scenario', async () => {
+    const run = await quietly(() => runContract({ baseUrl: `http://127.0.0.1:${forgetfulPort}/seo`, runs: 0 }));
+    expect(run.exitCode, run.report).toBe(1);
+    expect(run.report).toMatch(/^examples: \d+ passed, 0 failed/m);
+    expect(run.report).toMatch(/✗ GET \/rank-tracking\/configs: listRankTrackingConfigs: the list holds the configuration created/);
+    expect(run.report).toMatch(/^scenario: 15 passed, 1 failed/m);
+  }, 30_000);
 
   test('bad usage exits 2', async () => {
     expect((await runContract({ baseUrl: 'http://127.0.0.1:1/no-such-service' })).exitCode).toBe(2);

@@ -1,0 +1,16 @@
+/** The behaviour scenario of each service that has one (see scenario.ts). A new service adds its own here. */
+import { seoScenario } from './seo.js';
+import type { ServiceScenario } from './scenario.js';
+
+export const scenarios: Readonly<Record<string, ServiceScenario<any>>> = { seo: seoScenario };
+
+/** `advance` for a server with the development controls at `origin`: true when it moved the clock. */
+export function stubClockAdvance(origin: string): (seconds: number) => Promise<boolean> {
+  return async (seconds) => {
+    const response = await fetch(`${origin}/_stub/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advanceSeconds: seconds }) }).catch(() => undefined);
+    await response?.body?.cancel();
+    return response?.status === 200;
+  };
+}
+
+export { runScenario, ScenarioSetupError, type ScenarioContext, type ScenarioOutcome, type ServiceScenario } from './scenario.js';

@@ -1,0 +1,104 @@
+/**
+ * A behaviour scenario: per service, calls that reach every operation's success on a stateful
+ * implementation (what each needs is created first, through the API), with what each success body
+ * must say beyond its schema. One definition serves the stubs' own tests, the conformance matrix and
+ * `npm run contract` against a backend team's server, so it depends on no test framework: a check
+ * that fails throws (node:assert), and the caller turns that into a test failure or a report line.
+ */
+import { AssertionError } from 'node:assert';
+
+export interface ScenarioContext {
+  /** where the service is served, base path included */
+  baseUrl: string;
+  /** credential headers of one tenant, sent with every call */
+  headers: Record<string, string>;
+  /**
+   * Moves the target's clock forward (the stubs' `POST /_stub/clock`) and answers true; false when the
+   * target has no such control, and the scenario waits in real time instead.
+   */
+  advance(seconds: number): Promise<boolean>;
+}
+
+export interface ScenarioOutcome {
+  /** the operationId called */
+  id: string;
+  status: number;
+  /** the parsed JSON body */
+  body?: unknown;
+  /** the event-stream text, for streaming operations */
+  stream?: string;
+  /** what the answer got wrong beyond its schema; [] when it said what it should */
+  problems: string[];
+  /** the status a refusal call must answer (absent: a call that must succeed) */
+  refusal?: number;
+}
+
+/** A step a scenario needs before its calls (a project to work on) went wrong: nothing after it can run. */
+export class ScenarioSetupError extends Error {}
+
+export interface ServiceScenario<F> {
+  /** the data the calls work on, made through the API */
+  setup(ctx: ScenarioContext): Promise<F>;
+  /** one call per operation, on a path that succeeds */
+  calls: Record<string, (fixture: F) => Promise<Omit<ScenarioOutcome, 'id' | 'problems'>>>;
+  /** checks on a success body beyond the schema: throw (node:assert) when it is wrong */
+  expectations: Record<string, (body: any, fixture: F) => void>;
+  /**
+   * Documented refusals a handler decides (a plan gate, a blocked target, a state conflict): each
+   * call must answer its `status`. Together with the calls, every declared status but 500 is reached.
+   */
+  refusals?: Array<{ id: string; status: number; why: string; call: (fixture: F) => Promise<Omit<ScenarioOutcome, 'id' | 'problems'>> }>;
+}
+
+/** An openapi-fetch result as an outcome: its status, and the body whichever of data/error holds it. */
+export function outcomeOf(result: { data?: unknown; error?: unknown; response: Response }): { status: number; body: unknown } {
+  return { status: result.response.status, body: result.response.ok ? result.data : result.error };
+}
+
+/** The result's data, or a setup error naming the step and what came back. */
+export function required<T>(step: string, result: { data?: T; error?: unknown; response: Response }, status: number): T {
+  if (result.response.status !== status || result.data === undefined) {
+    throw new ScenarioSetupError(`${step}: expected ${status}, got ${result.response.status} ${JSON.stringify(result.error ?? result.data ?? null).slice(0, 200)}`);
+  }
+  return result.data;
+}
+
+/**
+ * Sends a setup call again after a 429, as a well-behaved client does: it waits the `Retry-After`
+ * (on the target's clock when it can be moved, else in real time, at most a minute), up to 3 times.
+ * A target that was checked moments ago may still hold the rate windows of that run.
+ */
+export async function patiently<R extends { response: Response }>(ctx: ScenarioContext, send: () => Promise<R>): Promise<R> {
+  for (let attempt = 0; ; attempt++) {
+    const result = await send();
+    if (result.response.status !== 429 || attempt === 3) return result;
+    const seconds = Math.min(60, Math.max(1, Number(result.response.headers.get('retry-after')) || 1));
+    if (!(await ctx.advance(seconds))) await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  }
+}
+
+/** Runs a scenario's setup and every call in order; each success body is held to its expectation. */
+export async function runScenario<F>(scenario: ServiceScenario<F>, ctx: ScenarioContext): Promise<ScenarioOutcome[]> {
+  const fixture = await scenario.setup(ctx);
+  const outcomes: ScenarioOutcome[] = [];
+  for (const [id, call] of Object.entries(scenario.calls)) {
+    const outcome = await call(fixture);
+    const problems: string[] = [];
+    const expectation = scenario.expectations[id];
+    if (outcome.status >= 200 && outcome.status < 300 && expectation && outcome.stream === undefined) {
+      try {
+        expectation(outcome.body, fixture);
+      } catch (error) {
+        if (!(error instanceof AssertionError)) throw error;
+        problems.push(`${id}: ${error.message.replace(/\s*\n\s*/g, ' ').slice(0, 400)}`);
+      }
+    }
+    outcomes.push({ id, ...outcome, problems });
+  }
+  for (const refusal of scenario.refusals ?? []) {
+    const outcome = await refusal.call(fixture);
+    const problems = outcome.status === refusal.status ? [] : [`${refusal.id}: ${refusal.why}: expected ${refusal.status}, got ${outcome.status}`];
+    outcomes.push({ id: refusal.id, ...outcome, problems, refusal: refusal.status });
+  }
+  return outcomes;
+}
