@@ -115,7 +115,6 @@ export interface operations {
                     "application/json": components["schemas"]["ClockState"];
                 };
             };
-            400: components["responses"]["BadRequest"];
         };
     };
     moveStubClock: {
@@ -173,7 +172,6 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
         };
     };
 }

@@ -28,13 +28,15 @@ export function exampleRequest(
   document: Record<string, any>,
   operation: Operation,
   credentials: (scheme: Record<string, any>, name: string) => Record<string, string>,
+  /** raw values for named parameters, in place of their examples */
+  overrides: Record<string, string> = {},
 ): BuiltRequest {
   let path = operation.path;
   const query = new URLSearchParams();
   const headers: Record<string, string> = {};
   for (const p of operation.op.parameters ?? []) {
     const example = firstExample(document, p);
-    const value = example.found ? example.value : fromSchema(document, p.schema);
+    const value = p.name in overrides ? overrides[p.name] : example.found ? example.value : fromSchema(document, p.schema);
     if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(String(value)));
     else if (p.in === 'query' && p.required) query.set(p.name, String(value));
     else if (p.in === 'header' && p.required) headers[p.name] = String(value);

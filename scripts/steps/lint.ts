@@ -13,7 +13,8 @@ export interface LintProblem {
 export async function lintService(root: string, service: ApiService): Promise<LintProblem[]> {
   const { loadConfig, lint, getLineColLocation } = await import('@redocly/openapi-core');
   const config = await loadConfig({ configPath: path.join(root, 'redocly.yaml') });
-  const problems = await lint({ ref: service.root, config });
+  // The service's entry under `apis:` may tune rules for it alone.
+  const problems = await lint({ ref: service.root, config: config.forAlias(service.slug) });
   return problems
     .filter((p) => !p.ignored && (p.severity === 'error' || p.severity === 'warn'))
     .map((p) => {

@@ -2,7 +2,7 @@
  * Stubs and mocks conform: every operation of every service, called with the contract's own
  * examples on `npm start`'s server and on `npm run mock`'s front, answers a documented status with a
  * body valid against the contract (event streams frame by frame). On the stubs, a service's
- * scenario (test/<slug>/scenario.ts) then calls each operation on a path that succeeds, and every
+ * scenario (scripts/lib/scenarios/) then calls each operation on a path that succeeds, and every
  * implemented operation must have a verified success body: an error answer is never a pass. The
  * matrix of operations and declared statuses exercised is printed per service.
  */
@@ -13,15 +13,10 @@ import { declaredStatuses, loadContract } from '../../server-stubs/lib/contract.
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
 import { startMockServer, type MockServer } from '../../mock/server.js';
 import { contractChecker } from '../../scripts/lib/contract-checker.js';
-import { seededCredentials } from '../../scripts/lib/credentials.js';
+import { defaultCredentialHeaders, seededCredentials } from '../../scripts/lib/credentials.js';
 import { conformanceMatrix } from '../helpers/conformance-matrix.js';
 import { exampleRequest } from '../../scripts/lib/example-request.js';
-import { seoScenario } from '../seo/scenario.js';
-
-/** Per service, calls that reach each operation's success on the running stubs (created data first). */
-const scenarios: Record<string, (baseUrl: string, origin: string) => Promise<Array<{ id: string; status: number; body?: unknown; stream?: string }>>> = {
-  seo: seoScenario,
-};
+import { runScenario, scenarios, stubClockAdvance } from '../../scripts/lib/scenarios/index.js';
 
 const slugs = findApiServices(defaultRoot).map((s) => s.slug);
 
@@ -118,8 +113,25 @@ describe.each(slugs)('%s', (slug) => {
       });
       matrix.record(operation.id, status);
     }
-    for (const outcome of (await scenarios[slug]?.(`${origin}${basePath}`, origin)) ?? []) {
+    // A path id off its schema's format or pattern: the declared 400.
+    for (const [, operation] of operations) {
+      const param = operation.op.parameters.find((p: { in: string; schema?: Record<string, any> }) => {
+        const schema = deref(document, p.schema) ?? {};
+        return p.in === 'path' && (schema.format === 'uuid' || schema.pattern !== undefined || schema.type === 'integer');
+      });
+      if (!param) continue;
+      const { status } = await callAndCheck(origin, operation, seededCredentials(service, document), (request) => {
+        Object.assign(request, exampleRequest(document, operation, seededCredentials(service, document), { [param.name]: 'not-a-valid-id' }));
+      });
+      matrix.record(operation.id, status);
+    }
+    const scenario = scenarios[slug];
+    const headers = defaultCredentialHeaders(service, document);
+    const outcomes = scenario ? await runScenario(scenario, { baseUrl: `${origin}${basePath}`, headers, advance: stubClockAdvance(origin) }) : [];
+    for (const outcome of outcomes) {
       const operation = operations.find(([, o]) => o.id === outcome.id)![1];
+      expect(outcome.problems).toEqual([]);
+      if (outcome.refusal !== undefined) expect(outcome.status, `${outcome.id} refused`).toBe(outcome.refusal);
       expect(declaredStatuses(operation), `${outcome.id} answered ${outcome.status}`).toContain(String(outcome.status));
       if (outcome.stream !== undefined) expect(contract.streamErrors(operation.path, operation.method, outcome.stream, outcome.status).errors).toEqual([]);
       else if (outcome.body !== undefined) expect(contract.responseErrors(operation.path, operation.method, outcome.status, outcome.body)).toEqual([]);
@@ -138,7 +150,7 @@ describe.each(slugs)('%s', (slug) => {
     }
     console.info(matrix.render(slug));
     expect(matrix.unverified(), 'implemented operations without a verified success: add them to the service scenario').toEqual([]);
-    expect(matrix.unexercised(document), 'statuses the framework can answer (400 for bad input, 401, 429) never exercised').toEqual([]);
+    expect(matrix.unexercised(), 'declared statuses never exercised: reach them in the service scenario (calls or refusals)').toEqual([]);
   });
 
   test.each(operations)('mock: %s answers its example', async (_label, operation) => {
