@@ -174,14 +174,22 @@ export function isSecured(document: Record<string, any>, operation: OperationInf
 }
 
 /**
- * Every status the framework itself can answer for an operation, before any handler runs: 400 for
+ * The status of input that fails the contract: 400, or 422 on an operation that declares 422 and
+ * not 400 (APIs in the FastAPI style answer validation with 422).
+ */
+export function badInputStatus(operation: OperationInfo): 400 | 422 {
+  return !declares(operation, 400) && declares(operation, 422) ? 422 : 400;
+}
+
+/**
+ * Every status the framework itself can answer for an operation, before any handler runs: 400 (or 422, see badInputStatus) for
  * input that fails the contract (invalid JSON, too large, wrong media type and too many fields all
  * fold into it unless the operation declares 413 or 415), 401 where it is secured, 429 where it is
  * rate limited. The contract rules check that each is declared (DECISIONS G-2).
  */
 export function frameworkStatuses(document: Record<string, any>, operation: OperationInfo): number[] {
   const statuses: number[] = [];
-  if (takesInput(operation)) statuses.push(400);
+  if (takesInput(operation)) statuses.push(badInputStatus(operation));
   if (isSecured(document, operation)) statuses.push(401);
   if (operation.op['x-rate-limit']) statuses.push(429);
   return statuses;

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { declares, type OperationInfo } from './contract.js';
+import { badInputStatus, declares, type OperationInfo } from './contract.js';
 import { ApiError, INVALID_JSON, type Failure, type FailureKind } from './errors.js';
 
 const FAILURE = Symbol('failure');
@@ -91,7 +91,7 @@ function declaredFailure(failure: Failure, operation: OperationInfo): Failure {
     };
   }
   // 413 and 415 are bad requests too; an auth 403 where only 401 is declared is a refused credential.
-  const fallback = failure.kind === 'forbidden' ? 401 : 400;
+  const fallback = failure.kind === 'forbidden' ? 401 : badInputStatus(operation);
   return declares(operation, fallback) ? { ...failure, status: fallback } : failure;
 }
 

@@ -48,6 +48,12 @@ export interface ServiceScenario<F> {
    * call must answer its `status`. Together with the calls, every declared status but 500 is reached.
    */
   refusals?: Array<{ id: string; status: number; why: string; call: (fixture: F) => Promise<Omit<ScenarioOutcome, 'id' | 'problems'>> }>;
+  /**
+   * Declared statuses a server in its default configuration cannot answer: only under a test switch
+   * (DECISIONS coder-8: store off, router off, a slow upstream). The service's own tests reach them
+   * with that switch; the conformance matrix shows them as such instead of demanding them.
+   */
+  underSwitch?: Array<{ id: string; status: number; switch: string }>;
 }
 
 /** An openapi-fetch result as an outcome: its status, and the body whichever of data/error holds it. */
