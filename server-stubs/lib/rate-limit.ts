@@ -4,6 +4,11 @@ import type { Clock } from './clock.js';
 export interface RateLimitRule {
   requests: number;
   windowSeconds: number;
+  /**
+   * Operations naming the same bucket share one window per key (a service-wide "100 requests per
+   * minute per key"); without it each operation has its own.
+   */
+  bucket?: string;
 }
 
 export interface RateDecision {

@@ -135,7 +135,7 @@ function rateLimit(limiter: RateLimiter) {
     const rule = operation?.op['x-rate-limit'] as RateLimitRule | undefined;
     if (!operation || !rule) return next();
     const who = req.principal?.id ?? req.ip ?? 'anonymous';
-    const decision = limiter.take(`${operation.id}:${who}`, rule);
+    const decision = limiter.take(`${rule.bucket ?? operation.id}:${who}`, rule);
     if (decision.allowed) return next();
     next(
       failureOf('rate_limited', 429, `Rate limit of ${rule.requests} requests per ${rule.windowSeconds} s exceeded; retry after ${decision.retryAfterSeconds} s`, {
