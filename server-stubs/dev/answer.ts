@@ -1,5 +1,5 @@
 import type { RetrievedSource } from '../lib/retrieval.js';
-import { countTokens } from './tokens.js';
+import { countTokens } from '../lib/tokens.js';
 
 export interface ComposedAnswer {
   answer: string;

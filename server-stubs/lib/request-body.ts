@@ -38,7 +38,7 @@ export function parseBody(req: Request, res: Response, next: NextFunction) {
   step();
 }
 
-/** Numeric parameters whose text is a number beyond any bound (`Infinity`, `1e309`) are refused. */
+/** Numeric parameters whose text is a number beyond any bound (`Infinity`, `1e309`), or not decimal (`0x1F`), are refused. */
 export function checkFiniteParameters(contract: Contract) {
   return (req: Request, _res: Response, next: NextFunction) => {
     const matched = req.matched;
@@ -53,6 +53,9 @@ export function checkFiniteParameters(contract: Contract) {
       for (const text of [raw].flat()) {
         if (typeof text === 'string' && Math.abs(Number(text)) === Infinity) {
           issues.push({ path: `${parameter.in}.${parameter.name}`, message: 'must be a finite number' });
+        } else if (typeof text === 'string' && /^\s*[+-]?0[xob]/i.test(text)) {
+          // Number() reads `0x1F` as 31; a parameter's number is written in decimal.
+          issues.push({ path: `${parameter.in}.${parameter.name}`, message: 'must be a decimal number' });
         }
       }
     }

@@ -14,7 +14,7 @@ export interface CoderFixture {
 }
 
 /** One part of the coder scenario: its own setup, calls, expectations and refusals. */
-export interface CoderScenarioPart extends Pick<ServiceScenario<CoderFixture>, 'calls' | 'expectations' | 'refusals'> {
+export interface CoderScenarioPart extends Pick<ServiceScenario<CoderFixture>, 'calls' | 'expectations' | 'refusals' | 'underSwitch'> {
   setup?(fixture: CoderFixture): Promise<void>;
 }
 
@@ -29,4 +29,5 @@ export const coderScenario: ServiceScenario<CoderFixture> = {
   calls: Object.assign({}, ...parts.map((p) => p.calls)),
   expectations: Object.assign({}, ...parts.map((p) => p.expectations)),
   refusals: parts.flatMap((p) => p.refusals ?? []),
+  underSwitch: parts.flatMap((p) => p.underSwitch ?? []),
 };

@@ -1,0 +1,15 @@
+import type { CoderDeps, CoderHandlers } from '../context.js';
+
+export function healthHandlers({ switches, upstream }: CoderDeps) {
+  return {
+    getHealth: () => ({
+      status: 200,
+      body: {
+        status: switches.sessionStore && switches.router ? 'ok' : 'degraded',
+        session_store: switches.sessionStore ? 'ok' : 'disabled',
+        router: switches.router ? 'ok' : 'disabled',
+        upstream: upstream.configured ? 'configured' : 'not_configured',
+      },
+    }),
+  } satisfies Partial<CoderHandlers>;
+}

@@ -1,0 +1,16 @@
+import type { CoderDeps, CoderHandlers } from '../context.js';
+import type { PlatformState } from '../platform-state.js';
+import { agentHandlers } from './agents.js';
+import { mcpHandlers } from './mcp.js';
+import { modelHandlers } from './models.js';
+import { openaiHandlers } from './openai.js';
+
+/** The OpenAI-style surface, models, agents (A2A) and tool servers (MCP). */
+export function platformHandlers(deps: CoderDeps, state: PlatformState) {
+  return {
+    ...openaiHandlers(deps, state),
+    ...modelHandlers(deps),
+    ...agentHandlers(deps, state),
+    ...mcpHandlers(state),
+  } satisfies Partial<CoderHandlers>;
+}

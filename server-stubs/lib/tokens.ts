@@ -1,0 +1,57 @@
+import { Tiktoken } from 'js-tiktoken/lite';
+import o200k from 'js-tiktoken/ranks/o200k_base';
+
+/**
+ * Token counts for every service that reports usage (coder, dev): one BPE tokenizer (o200k_base)
+ * for every model, so counts are estimates of any vendor's, and the same input always counts the
+ * same. The tokenizer is built on first use (about a second of parsing its ranks), so a stub that
+ * never counts starts without it.
+ *
+ * BPE is quadratic in the length of one pre-token, so a long unbroken run (a megabyte of `x`)
+ * would hold the event loop for minutes: runs longer than 32 characters are encoded in 32-character
+ * slices, and text beyond 20,000 characters is estimated from its first 20,000.
+ */
+let encoder: Tiktoken | undefined;
+const encoding = () => (encoder ??= new Tiktoken(o200k));
+
+const SLICE = 4096;
+const RUN = 32;
+const EXACT_UP_TO = 20_000;
+
+/** The text in pieces that encode fast, in order; their tokens joined are the text's (up to run slicing). */
+function* safePieces(text: string): Generator<string> {
+  for (let at = 0; at < text.length; at += SLICE) {
+    for (const part of text.slice(at, at + SLICE).split(new RegExp(`(\\S{${RUN + 1},}|\\s{${RUN + 1},})`))) {
+      if (part.length <= RUN) {
+        if (part) yield part;
+      } else if (/^(\S+|\s+)$/.test(part)) {
+        for (let i = 0; i < part.length; i += RUN) yield part.slice(i, i + RUN);
+      } else yield part;
+    }
+  }
+}
+
+export function countTokens(text: string): number {
+  if (!text) return 0;
+  const head = text.length > EXACT_UP_TO ? text.slice(0, EXACT_UP_TO) : text;
+  let count = 0;
+  for (const piece of safePieces(head)) count += encoding().encode(piece).length;
+  return head === text ? count : Math.ceil((count * text.length) / head.length);
+}
+
+/** The text cut to at most `max` tokens, and whether it was cut. */
+export function truncateToTokens(text: string, max: number): { text: string; cut: boolean } {
+  const tokens: number[] = [];
+  for (const piece of safePieces(text)) {
+    tokens.push(...encoding().encode(piece));
+    if (tokens.length > max) return { text: encoding().decode(tokens.slice(0, Math.max(0, max))), cut: true };
+  }
+  return { text, cut: false };
+}
+
+/** What every chat message costs beyond its text (role and separators), as chat formats count it. */
+export const PER_MESSAGE_OVERHEAD = 3;
+
+export function countChatTokens(messages: ReadonlyArray<{ content: string }>): number {
+  return messages.reduce((sum, m) => sum + PER_MESSAGE_OVERHEAD + countTokens(m.content), 0);
+}
