@@ -1328,7 +1328,8 @@ export interface components {
                     /** @constant */
                     type: "output_text";
                     text: string;
-                    annotations: unknown[];
+                    /** @description Citations in the text; the local router cites nothing, so the list is empty. */
+                    annotations: Record<string, never>[];
                 }[];
             }[];
             previous_response_id: string | null;
