@@ -145,14 +145,26 @@ export function createSender(target: number | string | URL, options: { concurren
   /** the base URL without a trailing slash, for replay lines */
   const baseUrl = `${base.origin}${prefix}`;
 
+  /**
+   * A kept-alive socket the server closed while idle (its keep-alive timeout) resets the request
+   * written onto it in that instant: the race Node's docs describe for `req.reusedSocket`. Such a
+   * request is sent once more on a fresh socket; a reset on a fresh socket is the server's answer.
+   */
   async function send(basePath: string, r: FuzzRequest): Promise<Observed> {
+    const { staleSocket, ...first } = await attempt(basePath, r);
+    if (!staleSocket) return first;
+    const { staleSocket: _again, ...second } = await attempt(basePath, r);
+    return second;
+  }
+
+  async function attempt(basePath: string, r: FuzzRequest): Promise<Observed & { staleSocket?: boolean }> {
     const started = Date.now();
     const payload = r.body ? bodyBytes(r.body) : undefined;
     const headers: Record<string, string | number> = { ...r.headers };
     if (payload) headers['content-length'] = payload.length;
-    return new Promise<Observed>((resolve) => {
+    return new Promise<Observed & { staleSocket?: boolean }>((resolve) => {
       let settled = false;
-      const done = (o: Omit<Observed, 'ms'>) => {
+      const done = (o: Omit<Observed, 'ms'> & { staleSocket?: boolean }) => {
         if (settled) return;
         settled = true;
         resolve({ ...o, ms: Date.now() - started });
@@ -190,7 +202,9 @@ export function createSender(target: number | string | URL, options: { concurren
         return;
       }
       req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-      req.on('error', (error: NodeJS.ErrnoException) => done({ status: 0, headers: {}, body: '', error: error.code ?? error.message }));
+      req.on('error', (error: NodeJS.ErrnoException) =>
+        done({ status: 0, headers: {}, body: '', error: error.code ?? error.message, staleSocket: req.reusedSocket && error.code === 'ECONNRESET' }),
+      );
       if (payload) req.end(payload);
       else req.end();
     });
