@@ -1,10 +1,11 @@
 /** The behaviour scenario of each service that has one (see scenario.ts). A new service adds its own here. */
+import { blogScenario } from './blog.js';
 import { coderScenario } from './coder.js';
 import { devScenario } from './dev.js';
 import { seoScenario } from './seo.js';
 import type { ServiceScenario } from './scenario.js';
 
-export const scenarios: Readonly<Record<string, ServiceScenario<any>>> = { seo: seoScenario, coder: coderScenario, dev: devScenario };
+export const scenarios: Readonly<Record<string, ServiceScenario<any>>> = { seo: seoScenario, coder: coderScenario, dev: devScenario, blog: blogScenario };
 
 /** `advance` for a server with the development controls at `origin`: true when it moved the clock. */
 export function stubClockAdvance(origin: string): (seconds: number) => Promise<boolean> {

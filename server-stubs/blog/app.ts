@@ -1,0 +1,76 @@
+import type { operationDefaults, operations } from '../../generated/blog/types.gen.js';
+import { bearerKeys } from '../lib/auth.js';
+import { systemClock, type Clock } from '../lib/clock.js';
+import { createServiceRouter } from '../lib/service-router.js';
+import type { StubCredential, StubEnvironment, StubService } from '../lib/service.js';
+import type { BlogHandlers, BlogPrincipal } from './context.js';
+import { blogErrors } from './errors.js';
+import { assistantHandlers } from './handlers/assistant.js';
+import { automationHandlers } from './handlers/automation.js';
+import { newsletterHandlers } from './handlers/newsletter.js';
+import { planHandlers } from './handlers/plan.js';
+import { searchHandlers } from './handlers/search.js';
+import { teamHandlers } from './handlers/team.js';
+import { BlogStore, seededAccounts } from './store.js';
+
+export interface BlogAppOptions extends StubEnvironment {
+  clock?: Clock;
+  validateResponses?: boolean;
+  validateRequests?: boolean;
+  rateLimits?: boolean;
+}
+
+/**
+ * Seeded keys (CONVENTIONS §6): one account per plan. Business comes first, so tools that take the
+ * first seed (the conformance examples, the scenario, the fuzzer) can write without spending a cap.
+ */
+export const blogCredentials = seededAccounts.map((a) => ({
+  label: `API key (${a.plan} plan)`,
+  scheme: 'bearerAuth',
+  value: a.key,
+  tenant: a.id,
+})) satisfies ReadonlyArray<StubCredential & { tenant: string }>;
+
+const principals = new Map<string, BlogPrincipal>(seededAccounts.map((a) => [a.key, { id: a.key, accountId: a.id }]));
+
+export function createBlogApp(options: BlogAppOptions = {}) {
+  const clock = options.clock ?? systemClock;
+  const store = new BlogStore(clock);
+  const deps = { store };
+  const handlers = {
+    ...searchHandlers(),
+    ...planHandlers(deps),
+    ...automationHandlers(deps),
+    ...assistantHandlers(deps),
+    ...newsletterHandlers(deps),
+    ...teamHandlers(deps),
+  } satisfies BlogHandlers;
+  const { router, contract, limiter, unimplemented } = createServiceRouter<operations, BlogPrincipal, operationDefaults>({
+    slug: 'blog',
+    handlers,
+    // Keys are bound to this product: another product's key is just an unknown key here (401).
+    security: { bearerAuth: bearerKeys((token) => principals.get(token)) },
+    errors: blogErrors,
+    clock,
+    corsOrigins: options.corsOrigins,
+    validateRequests: options.validateRequests,
+    validateResponses: options.validateResponses,
+    rateLimits: options.rateLimits,
+  });
+  const reset = () => {
+    store.clear();
+    limiter.reset();
+  };
+  return { router, store, limiter, basePath: contract.basePath, unimplemented, reset };
+}
+
+const service: StubService<BlogAppOptions> = {
+  slug: 'blog',
+  basePath: '/blog',
+  title: 'Blog',
+  credentials: blogCredentials,
+  errors: blogErrors,
+  create: (options) => createBlogApp(options),
+};
+
+export default service;

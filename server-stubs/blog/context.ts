@@ -1,0 +1,15 @@
+import type { operationDefaults, operations } from '../../generated/blog/types.gen.js';
+import type { Principal } from '../lib/auth.js';
+import type { HandlerMap } from '../lib/handlers.js';
+import type { BlogStore } from './store.js';
+
+/** A blog API key belongs to one account; accounts never see each other's drafts, articles or series. */
+export interface BlogPrincipal extends Principal {
+  accountId: string;
+}
+
+export type BlogHandlers = HandlerMap<operations, BlogPrincipal, operationDefaults>;
+
+export interface BlogDeps {
+  store: BlogStore;
+}

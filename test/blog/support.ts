@@ -1,0 +1,86 @@
+/**
+ * Shared helpers of the blog behaviour tests (not a test file itself): start a stub, typed clients
+ * per key, raw requests for what the typed client cannot send, and the committed corpus the search
+ * answers from.
+ */
+import { readFileSync } from 'node:fs';
+import { expect } from 'vitest';
+import { createBlogClient, type BlogClient, type components } from '../../generated/blog/client.gen.js';
+import { contractChecker } from '../../scripts/lib/contract-checker.js';
+import { createBlogApp, type BlogAppOptions } from '../../server-stubs/blog/app.js';
+import { serveStub, type RunningStub } from '../helpers/stub.js';
+
+export const FREE = 'mbk_test_free';
+export const PRO = 'mbk_test_pro';
+export const BUSINESS = 'mbk_test_business';
+
+export const contract = contractChecker('blog');
+
+export type Article = components['schemas']['Article'];
+export type Profile = components['schemas']['Profile'];
+export type Tag = components['schemas']['Tag'];
+
+export const corpus = JSON.parse(readFileSync(new URL('../../server-stubs/blog/corpus/corpus.json', import.meta.url), 'utf8')) as {
+  articles: Article[];
+  profiles: Profile[];
+  tags: Tag[];
+};
+
+export interface BlogStub {
+  app: ReturnType<typeof createBlogApp>;
+  stub: RunningStub;
+  baseUrl: string;
+  client(key?: string): BlogClient;
+  close(): Promise<void>;
+}
+
+export async function startBlog(options: BlogAppOptions = {}): Promise<BlogStub> {
+  const app = createBlogApp(options);
+  const stub = await serveStub(app, app.basePath);
+  return {
+    app,
+    stub,
+    baseUrl: stub.baseUrl,
+    client: (key = FREE) => createBlogClient({ baseUrl: stub.baseUrl, headers: { Authorization: `Bearer ${key}` } }),
+    close: () => stub.close(),
+  };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+/** A request as a client without the typed client would send it (odd auth headers, unknown parameters). */
+export async function raw(baseUrl: string, method: string, path: string, options: { body?: unknown; key?: string | null; headers?: Record<string, string> } = {}): Promise<RawResponse> {
+  const headers: Record<string, string> = {};
+  if (options.key !== null) headers.Authorization = `Bearer ${options.key ?? FREE}`;
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  Object.assign(headers, options.headers ?? {});
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(options.body !== undefined && { body: JSON.stringify(options.body) }) });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+/** `{status, body, headers}` of an openapi-fetch result, the body checked against the contract for that status. */
+export function checked(result: { data?: unknown; error?: unknown; response: Response }, where: { path: string; method: string }) {
+  const status = result.response.status;
+  const body = (result.response.ok ? result.data : result.error) as any;
+  expect(contract.responseErrors(where.path, where.method, status, body), `${where.method} ${where.path} ${status} keeps the contract`).toEqual([]);
+  return { status, body, headers: result.response.headers };
+}
+
+/** The six usage headers of a metered success (`x-service-usage-resets` absent for a total). */
+export function usageHeaders(headers: Headers) {
+  return {
+    feature: headers.get('x-service-usage-feature'),
+    used: headers.get('x-service-usage-used'),
+    limit: headers.get('x-service-usage-limit'),
+    remaining: headers.get('x-service-usage-remaining'),
+    resets: headers.get('x-service-usage-resets'),
+    plan: headers.get('x-service-plan'),
+  };
+}
+
+export const draftBody = { title: 'Testing the meter', body_markdown: '# Meter\n\nEvery write counts once.', tags: ['testing'] };
