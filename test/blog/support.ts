@@ -9,6 +9,7 @@ import { createBlogClient, type BlogClient, type components } from '../../genera
 import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { createBlogApp, type BlogAppOptions } from '../../server-stubs/blog/app.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
+import { bearerRaw } from '../helpers/raw.js';
 
 export const FREE = 'mbk_test_free';
 export const PRO = 'mbk_test_pro';
@@ -46,22 +47,8 @@ export async function startBlog(options: BlogAppOptions = {}): Promise<BlogStub>
   };
 }
 
-export interface RawResponse {
-  status: number;
-  headers: Headers;
-  body: any;
-}
-
-/** A request as a client without the typed client would send it (odd auth headers, unknown parameters). */
-export async function raw(baseUrl: string, method: string, path: string, options: { body?: unknown; key?: string | null; headers?: Record<string, string> } = {}): Promise<RawResponse> {
-  const headers: Record<string, string> = {};
-  if (options.key !== null) headers.Authorization = `Bearer ${options.key ?? FREE}`;
-  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
-  Object.assign(headers, options.headers ?? {});
-  const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(options.body !== undefined && { body: JSON.stringify(options.body) }) });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
-}
+export const raw = bearerRaw(FREE);
+export type { RawResponse } from '../helpers/raw.js';
 
 /** `{status, body, headers}` of an openapi-fetch result, the body checked against the contract for that status. */
 export function checked(result: { data?: unknown; error?: unknown; response: Response }, where: { path: string; method: string }) {

@@ -7,6 +7,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { createCoderApp, type CoderAppOptions } from '../../server-stubs/coder/app.js';
 import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
+import { bearerRaw } from '../helpers/raw.js';
 
 export const KEY = 'coder_test_key';
 export const KEY_2 = 'coder_test_key_2';
@@ -31,38 +32,8 @@ export function anthropic(baseUrl: string, credential: { authToken: string } | {
   return new Anthropic({ baseURL: baseUrl, maxRetries: 0, apiKey: null, authToken: null, ...credential });
 }
 
-export interface RawResponse {
-  status: number;
-  headers: Headers;
-  text: string;
-  body: any;
-}
-
-/** A request as any HTTP client sends it; `key: null` sends no credential, `body` as a string goes verbatim. */
-export async function raw(
-  baseUrl: string,
-  method: string,
-  path: string,
-  options: { body?: unknown; key?: string | null; headers?: Record<string, string> } = {},
-): Promise<RawResponse> {
-  const headers: Record<string, string> = {};
-  if (options.key !== null) headers.Authorization = `Bearer ${options.key ?? KEY}`;
-  let body: string | undefined;
-  if (options.body !== undefined) {
-    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-    headers['Content-Type'] = 'application/json';
-  }
-  Object.assign(headers, options.headers ?? {});
-  const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body !== undefined && { body }) });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // not JSON
-  }
-  return { status: response.status, headers: response.headers, text, body: parsed };
-}
+export const raw = bearerRaw(KEY);
+export type { RawResponse } from '../helpers/raw.js';
 
 /** Asserts nothing itself: the contract problems of an answer (status declared, body valid for it). */
 export function contractProblems(path: string, method: string, res: { status: number; body: unknown; text: string; headers: Headers }): string[] {

@@ -7,6 +7,7 @@ import { createSeoClient, type SeoClient } from '../../generated/seo/client.gen.
 import { createSeoApp, type SeoAppOptions } from '../../server-stubs/seo/app.js';
 import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
+import { bearerRaw } from '../helpers/raw.js';
 
 export const KEY = 'seo_test_key';
 export const KEY_2 = 'seo_test_key_2';
@@ -34,41 +35,8 @@ export async function startSeo(options: SeoAppOptions = {}): Promise<SeoStub> {
   };
 }
 
-export interface RawResponse {
-  status: number;
-  headers: Headers;
-  text: string;
-  body: unknown;
-}
-
-/**
- * A request as a client without the typed client would send it (malformed JSON, missing
- * parameters, wrong content type, odd auth headers). `body` as a string is sent verbatim.
- */
-export async function raw(
-  baseUrl: string,
-  method: string,
-  path: string,
-  options: { body?: unknown; key?: string | null; headers?: Record<string, string> } = {},
-): Promise<RawResponse> {
-  const headers: Record<string, string> = {};
-  if (options.key !== null) headers.Authorization = `Bearer ${options.key ?? KEY}`;
-  let body: string | undefined;
-  if (options.body !== undefined) {
-    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-    headers['Content-Type'] = 'application/json';
-  }
-  Object.assign(headers, options.headers ?? {});
-  const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body !== undefined && { body }) });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // not JSON
-  }
-  return { status: response.status, headers: response.headers, text, body: parsed };
-}
+export const raw = bearerRaw(KEY);
+export type { RawResponse } from '../helpers/raw.js';
 
 /** Asserts an error response: status, seo error code, and the body valid for that status in the contract. */
 export function expectError(

@@ -9,6 +9,7 @@ import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { createManualClock, type StubClock } from '../../server-stubs/lib/clock.js';
 import { createSocialApp, type SocialAppOptions } from '../../server-stubs/social/app.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
+import { bearerRaw } from '../helpers/raw.js';
 
 export const KEY = 'social_test_key';
 export const FREE_KEY = 'social_test_free';
@@ -48,37 +49,8 @@ export async function startSocial(options: SocialAppOptions = {}): Promise<Socia
 /** The clock's "now" plus `ms`, as the ISO string the API takes. */
 export const after = (s: SocialStub, ms: number) => iso(s.clock.now() + ms);
 
-export interface RawResponse {
-  status: number;
-  headers: Headers;
-  body: unknown;
-}
-
-/** A request as a client without the typed client would send it; `body` as a string is sent verbatim. */
-export async function raw(
-  baseUrl: string,
-  method: string,
-  path: string,
-  options: { body?: unknown; key?: string | null; headers?: Record<string, string> } = {},
-): Promise<RawResponse> {
-  const headers: Record<string, string> = {};
-  if (options.key !== null) headers.Authorization = `Bearer ${options.key ?? KEY}`;
-  let body: string | undefined;
-  if (options.body !== undefined) {
-    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-    headers['Content-Type'] = 'application/json';
-  }
-  Object.assign(headers, options.headers ?? {});
-  const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body !== undefined && { body }) });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // not JSON
-  }
-  return { status: response.status, headers: response.headers, body: parsed };
-}
+export const raw = bearerRaw(KEY);
+export type { RawResponse } from '../helpers/raw.js';
 
 /** The `{status, body}` of an openapi-fetch result, whichever of data/error holds the body. */
 export function outcome(result: { data?: unknown; error?: unknown; response: Response }): { status: number; body: unknown } {
