@@ -1,0 +1,39 @@
+import { randomUUID } from 'node:crypto';
+import type { ReachDeps, ReachHandlers } from '../context.js';
+import { requireLeads, viaProvider } from './shared.js';
+
+export const UPGRADE_URL = 'https://reach.example/pricing';
+
+export function leadListHandlers({ store, provider }: ReachDeps) {
+  return {
+    listLeadLists: async ({ principal, fail }) => {
+      await viaProvider(fail, () => provider.ping());
+      return { status: 200, body: { lists: store.accountLists(principal.accountId) } };
+    },
+
+    createLeadList: async ({ principal, body, fail }) => {
+      const leads = requireLeads(store, fail, principal.accountId, body.leadIds);
+      await viaProvider(fail, () => provider.ping());
+      const list = store.saveList(principal.accountId, {
+        id: randomUUID(),
+        name: body.name.trim(),
+        lead_ids: leads.map((l) => l.id),
+        lead_count: leads.length,
+        campaign_id: null,
+        synced_at: null,
+        created_at: store.nowIso(),
+      });
+      return { status: 201, body: { list } };
+    },
+
+    syncLeadList: async ({ principal, params, body, fail }) => {
+      const list = store.list(principal.accountId, params.listId) ?? fail(404, undefined, 'Lead list not found');
+      if (store.account(principal.accountId).plan === 'free') {
+        fail(402, 'plan_limit_exceeded', 'Campaign sync is not on the free plan', { upgradeUrl: UPGRADE_URL });
+      }
+      await viaProvider(fail, () => provider.ping());
+      const synced = store.saveList(principal.accountId, { ...list, campaign_id: body.campaignId, synced_at: store.nowIso() });
+      return { status: 200, body: { list: synced, synced: synced.lead_count } };
+    },
+  } satisfies Partial<ReachHandlers>;
+}
