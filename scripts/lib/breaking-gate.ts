@@ -109,10 +109,37 @@ export function readAtCommit(root: string, commit: string, files: string[]): Map
 const listAtCommit = (root: string, commit: string, dir: string): string[] =>
   git(root, ['ls-tree', '-r', '--name-only', commit, '--', dir]).split('\n').filter(Boolean);
 
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+const SCHEMA_SLOTS = new Set(['items', 'not', 'contains', 'propertyNames', 'if', 'then', 'else', 'additionalItems', 'unevaluatedItems']);
+const SCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
+/** Data, not schemas: left as written. */
+const DATA_KEYS = new Set(['example', 'examples', 'default', 'const', 'enum']);
+const asObjectSchema = (value: unknown) => (value === true ? {} : value === false ? { not: {} } : value);
+
+/**
+ * JSON Schema's boolean schemas (`properties: {jobId: true}`) as the object schemas they equal:
+ * oasdiff's parser reads only objects there, and refuses the whole document otherwise.
+ */
+function withoutBooleanSchemas(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(withoutBooleanSchemas);
+  if (!node || typeof node !== 'object') return;
+  const object = node as Record<string, unknown>;
+  for (const [key, value] of Object.entries(object)) {
+    if (DATA_KEYS.has(key) || key.startsWith('x-')) continue;
+    if (SCHEMA_SLOTS.has(key)) object[key] = asObjectSchema(value);
+    else if (SCHEMA_LISTS.has(key) && Array.isArray(value)) object[key] = value.map(asObjectSchema);
+    else if (SCHEMA_MAPS.has(key) && value && typeof value === 'object' && !Array.isArray(value)) {
+      for (const [name, schema] of Object.entries(value)) (value as Record<string, unknown>)[name] = asObjectSchema(schema);
+    }
+    withoutBooleanSchemas(object[key]);
+  }
+}
+
 /** The bundle without what oasdiff is not the judge of: the streams (their frames are compared by ours) and the webhooks. */
 function forOasdiff(document: Doc): Doc {
   const copy = structuredClone(document);
   delete copy.webhooks;
+  withoutBooleanSchemas(copy);
   for (const item of Object.values<any>(copy.paths ?? {})) {
     for (const op of Object.values<any>(item ?? {})) {
       for (const response of Object.values<any>(op?.responses ?? {})) {

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { check, parseCheckArgs } from '../../scripts/check.js';
-import { loadAllowlist, resolveBase } from '../../scripts/lib/breaking-gate.js';
+import { loadAllowlist, oasdiffBreaking, resolveBase } from '../../scripts/lib/breaking-gate.js';
 import { build } from '../../scripts/lib/pipeline.js';
 import { defaultRoot } from '../../scripts/lib/project.js';
 
@@ -230,6 +230,34 @@ describe('the breaking-change gate', () => {
     expect(againstHead.warnings).toHaveLength(4);
     expect((await check(root, { base: 'no-such-ref' })).messages).toContain('breaking: --base no-such-ref: no such commit');
   }, 60_000);
+});
+
+describe('oasdiff on JSON Schema 2020-12', () => {
+  test('boolean schemas are read as the object schemas they equal, so a change beside them is still found', async () => {
+    const doc = (required: string[]) => ({
+      openapi: '3.1.0',
+      info: { title: 't', version: '1' },
+      paths: {
+        '/score': {
+          post: {
+            operationId: 'score',
+            requestBody: {
+              content: {
+                'application/json': {
+                  schema: { type: 'object', required, not: { required: ['a', 'b'], properties: { a: true, b: true } }, properties: { a: { type: 'string' }, b: true } },
+                  example: { items: true },
+                },
+              },
+            },
+            responses: { 200: { description: 'ok' } },
+          },
+        },
+      },
+    });
+    expect(await oasdiffBreaking('t', doc([]), doc([]))).toEqual([]);
+    const findings = await oasdiffBreaking('t', doc([]), doc(['a']));
+    expect(findings.map((f) => f.id)).toContain('request-property-became-required');
+  });
 });
 
 describe('base resolution and arguments', () => {
