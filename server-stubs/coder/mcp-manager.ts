@@ -5,9 +5,21 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+
+/**
+ * The MCP SDK, loaded on the first tool server configured: it is most of the gateway's start-up
+ * cost, and most runs of the stub never configure one.
+ */
+type McpSdk = Awaited<ReturnType<typeof mcpSdk>>;
+const mcpSdk = async () => {
+  const [{ Client }, { getDefaultEnvironment, StdioClientTransport }, { StreamableHTTPClientTransport }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ]);
+  return { Client, getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport };
+};
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isBlockedAddress, LookupFailed, type Resolver } from '../lib/net-guard.js';
 
@@ -104,8 +116,9 @@ export class McpManager {
     if (servers.has(config.name) || this.pending.has(pendingKey)) throw new ToolServerExists(`Tool server ${config.name} already exists; remove it first`);
     this.pending.add(pendingKey);
     try {
-      const transport = config.transport === 'stdio' ? this.stdioTransport(config) : await this.httpTransport(config.url);
-      const client = new Client(CLIENT_INFO);
+      const sdk = await mcpSdk();
+      const transport = config.transport === 'stdio' ? this.stdioTransport(sdk, config) : await this.httpTransport(sdk, config.url);
+      const client = new sdk.Client(CLIENT_INFO);
       await this.withDeadline(config.name, this.options.connectTimeoutMs, () => client.connect(transport), () => transport.close());
       const connection: Connection = { client, view: undefined as never };
       try {
@@ -188,7 +201,7 @@ export class McpManager {
     return (await this.withDeadline(name, this.options.callTimeoutMs, () => connection.client.listTools())).tools;
   }
 
-  private stdioTransport(config: Extract<ToolServerConfig, { transport: 'stdio' }>): Transport {
+  private stdioTransport(sdk: McpSdk, config: Extract<ToolServerConfig, { transport: 'stdio' }>): Transport {
     const args = config.args ?? [];
     const policy = this.options.stdio;
     const line = [config.command, ...args].join(' ');
@@ -198,16 +211,16 @@ export class McpManager {
       if (!allowed) throw new ToolServerRefused(`stdio tool server not allowed: \`${line}\` is not an allowed command line (CODER_MCP_STDIO)`);
       if (config.env && Object.keys(config.env).length > 0) throw new ToolServerRefused('stdio tool server not allowed: env is accepted only where any command may run (CODER_MCP_STDIO=any)');
     }
-    return new StdioClientTransport({
+    return new sdk.StdioClientTransport({
       command: config.command,
       args,
       cwd: REPO_ROOT,
-      env: { ...getDefaultEnvironment(), ...(config.env ?? {}) },
+      env: { ...sdk.getDefaultEnvironment(), ...(config.env ?? {}) },
       stderr: 'ignore',
     });
   }
 
-  private async httpTransport(url: string): Promise<Transport> {
+  private async httpTransport(sdk: McpSdk, url: string): Promise<Transport> {
     const target = new URL(url);
     await this.guard(target);
     // Every request the transport makes (and any URL it is pointed at) passes the guard; a redirect
@@ -217,7 +230,7 @@ export class McpManager {
       await this.guard(next);
       return fetch(input, { ...init, redirect: 'error' });
     };
-    return new StreamableHTTPClientTransport(target, { fetch: guardedFetch });
+    return new sdk.StreamableHTTPClientTransport(target, { fetch: guardedFetch });
   }
 
   private async guard(url: URL): Promise<void> {
