@@ -81,6 +81,15 @@ describe('development controls', () => {
     expect((await json(`${origin}/_stub/clock`)).body.now).toBe('2126-01-08T00:01:01.000Z');
   });
 
+  test("an issuer's OAuth metadata is also where RFC 8414 puts it for an issuer with a path", async () => {
+    const under = await json(`${origin}/mail/.well-known/oauth-authorization-server`);
+    const root = await json(`${origin}/.well-known/oauth-authorization-server/mail?x=1`);
+    expect(root.status).toBe(200);
+    expect(root.body).toEqual(under.body);
+    expect(root.body.issuer).toBe(`${origin}/mail`);
+    expect((await json(`${origin}/.well-known/oauth-authorization-server/nope`)).status).toBe(404);
+  });
+
   test('outside every service the answer is JSON, never an HTML page', async () => {
     const res = await json(`${origin}/no/such/thing`);
     expect(res.status).toBe(404);
