@@ -16,7 +16,8 @@ export interface paths {
          *     (`['code']`), `grant_types_supported` (`['authorization_code']`),
          *     `code_challenge_methods_supported` (`['S256']`, PKCE), `token_endpoint_auth_methods_supported`
          *     (`['none']`), `scopes_supported` (`read`, `write`, `send`, `send:transactional`,
-         *     `send:marketing`, `contacts`) and `service_documentation`. No authentication.
+         *     `send:marketing`, `contacts`) and `service_documentation`. No authentication. Rate limited:
+         *     120 requests per 60 s per caller.
          */
         get: operations["getOAuthServerMetadata"];
         put?: never;
@@ -125,7 +126,11 @@ export interface paths {
          *     The code must be one this server issued to `client_id`, not used before and at most 10
          *     minutes old; `redirect_uri` must equal the one of the authorization request; when the
          *     authorization request carried a `code_challenge`, the base64url SHA-256 of `code_verifier`
-         *     must equal it. A code is usable once.
+         *     must equal it; a `code_verifier` for an authorization request that had no `code_challenge` is
+         *     refused too (PKCE downgrade, RFC 9700 §2.1.1). A code is usable once: presenting it again is
+         *     answered `invalid_grant` and revokes the token its first use issued (RFC 6749 §4.1.2). A
+         *     refused exchange does not use the code up. Parameters the server does not know are ignored
+         *     (RFC 6749 §3.2).
          *
          *     Response: `access_token` (an API key with the `msk_` prefix, usable like a dashboard key and
          *     limited to the granted scopes), `token_type` (`bearer`), `expires_in` (7776000 seconds, 90
@@ -151,9 +156,89 @@ export interface paths {
          * Revoke an access token
          * @description Token revocation (RFC 7009). Form-encoded `token` (required). Always answers 200 with an empty
          *     body, even for unknown or already revoked tokens; revocation is immediate: from then on the
-         *     token (an `msk_` API key) gets 401 on every route.
+         *     token (an `msk_` API key) gets 401 on every route. Only tokens issued through OAuth are
+         *     revoked here: a dashboard key sent to this endpoint is answered the same 200 and keeps working
+         *     (dashboard keys are deleted with `DELETE /v1/keys`).
          */
         post: operations["revokeOAuthToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show the development login page
+         * @description The development login page (HTML): the users this server knows, each with a button that signs
+         *     in as that user (`POST /api/auth/login`), and, with a session, who is signed in and a logout
+         *     button. `return_to` (a path on this server, for example an authorization request) is carried
+         *     through the sign-in, which then sends the browser back there. In production sign-in goes
+         *     through the identity provider and `POST /api/auth/sso`. Rate limited: 60 requests per 60 s per
+         *     caller.
+         */
+        get: operations["showLoginPage"];
+        put?: never;
+        /**
+         * Sign in as a listed user (development)
+         * @description The login page's form: creates a dashboard session for the chosen user, sets the `session`
+         *     cookie and sends the browser to `return_to` (default: the login page). An unknown `user_id`
+         *     answers 400. Rate limited: 30 requests per 60 s per caller.
+         */
+        post: operations["logInAsUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with an identity-provider token
+         * @description Verifies the identity provider's signed token (a JWT, against the provider's published key set;
+         *     issuer and audience when configured; expiry always) and creates a local dashboard session: the
+         *     answer names the user and sets the `session` cookie. The user is found by the token's `email`
+         *     claim; a first sign-in creates the user on the Free plan. A token that does not verify answers
+         *     400, as a token endpoint refuses a grant (RFC 6749 section 5.2): the request itself carries no
+         *     credential of this service to refuse with 401. Rate limited: 30 requests per 60 s per caller.
+         */
+        post: operations["exchangeSsoToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out
+         * @description Ends the dashboard session: the session stops working at once and the `session` cookie is
+         *     cleared. The seeded development sessions (`sess_test_*`) are fixtures shared by every tool and
+         *     stay valid (only the cookie is cleared). Rate limited: 30 requests per 60 s per session.
+         */
+        post: operations["logOut"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1544,7 +1629,8 @@ export interface paths {
          *     `DELETE /api/v1/keys?id=<uuid>`). Revocation is immediate: revoked keys return 401 from then
          *     on, including OAuth-issued keys (the same effect as `POST /api/oauth/revoke`). The key stays
          *     listed with `revoked_at`. Revoking an already revoked key answers `{success: true}` again. 404
-         *     when the user has no key with that id. Key management routes accept session authentication;
+         *     when the user has no key with that id. The reference stub's seeded development keys
+         *     (`msk_test_*`) are fixtures shared by every tool: revoking one answers 403. Key management routes accept session authentication;
          *     OAuth-issued keys are refused with 403.
          */
         delete: operations["revokeApiKey"];
@@ -1570,7 +1656,9 @@ export interface paths {
          *     names it. Accepts the dashboard session cookie or an API key (key management routes accept
          *     session authentication). Revokes the key addressed by `id` immediately: revoked keys return
          *     401 from then on. Revoking an already revoked key answers `{success: true}` again. 404 when the
-         *     user has no key with that id; OAuth-issued keys are refused with 403.
+         *     user has no key with that id; OAuth-issued keys are refused with 403. The reference stub's
+         *     seeded development keys (`msk_test_*`) are fixtures shared by every tool: revoking one answers
+         *     403.
          */
         delete: operations["revokeApiKeyFromDashboard"];
         options?: never;
@@ -2556,8 +2644,9 @@ export interface components {
             client_name?: string;
             /**
              * @description Required. HTTPS URLs; `http` only for `localhost` and `127.0.0.1` (an HTTP redirect URI for
-             *     any other host is refused with 400 `invalid_redirect_uri`). The authorization request's
-             *     `redirect_uri` must later equal one of these exactly.
+             *     any other host is refused with 400 `invalid_redirect_uri`); no fragment (RFC 6749 §3.1.2),
+             *     also refused with 400 `invalid_redirect_uri`. The authorization request's `redirect_uri`
+             *     must later equal one of these exactly.
              */
             redirect_uris: string[];
             /**
@@ -2682,6 +2771,8 @@ export interface components {
         /**
          * OAuthTokenRequest
          * @description Token request (RFC 6749 §4.1.3, PKCE per RFC 7636), form-encoded or JSON with the same fields.
+         *     Parameters the server does not know (`resource`, `scope`, ...) are ignored, and a parameter sent
+         *     without a value is treated as omitted, as RFC 6749 §3.2 requires.
          * @example {
          *       "grant_type": "authorization_code",
          *       "code": "SplxlOBeZQQYbYS6WxSbIA",
@@ -2705,8 +2796,10 @@ export interface components {
             redirect_uri: string;
             /** @description The client the code was issued to. */
             client_id: string;
-            /** @description PKCE code verifier (RFC 7636, 43 to 128 characters of `[A-Za-z0-9-._~]`). Include when a `code_challenge` was sent; its base64url SHA-256 must equal that challenge. */
+            /** @description PKCE code verifier (RFC 7636, 43 to 128 characters of `[A-Za-z0-9-._~]`). Include when a `code_challenge` was sent; its base64url SHA-256 must equal that challenge. Sent empty it counts as omitted (RFC 6749 §3.2); sent for an authorization request that had no `code_challenge` it is refused with `invalid_grant` (PKCE downgrade, RFC 9700 §2.1.1). */
             code_verifier?: string;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * OAuthTokenResponse
@@ -2738,7 +2831,7 @@ export interface components {
         };
         /**
          * OAuthRevokeRequest
-         * @description Token revocation request (RFC 7009), form-encoded.
+         * @description Token revocation request (RFC 7009), form-encoded. Parameters the server does not know are ignored (RFC 6749 §3.2).
          * @example {
          *       "token": "msk_4f3a9b8c0d1e2f3a4b5c7d9f8b6a1c2e"
          *     }
@@ -2750,6 +2843,103 @@ export interface components {
             token_type_hint?: string;
             /** @description The client's id, as public RFC 7009 clients send it; accepted and ignored. */
             client_id?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * ReturnTo
+         * @description Where to send the browser after sign-in, a path on this server (with its query), for example the authorization request that sent the browser to sign in. Relative paths only, so the login can never send the browser to another site.
+         */
+        ReturnTo: string;
+        /**
+         * Error
+         * @description Error body of the mail service's API-key and session routes: `{success: false, error: <message>}`.
+         *     Validation failures (400) add `details`, for example `{fieldErrors: {<field>: [<messages>]}}`.
+         *     Plan-gated channel sends add `feature`. Machine-readable error codes are not published.
+         * @example {
+         *       "success": false,
+         *       "error": "Validation failed",
+         *       "details": {
+         *         "fieldErrors": {
+         *           "to": [
+         *             "At least one recipient is required"
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        Error: {
+            /** @constant */
+            success: false;
+            /** @description Human-readable message. */
+            error: string;
+            /** @description Validation details (400), for example `{fieldErrors: {<field>: [<messages>]}}`. */
+            details?: {
+                /** @description Messages per request field. */
+                fieldErrors?: {
+                    [key: string]: string[];
+                };
+                /** @description Messages about the request as a whole (for example "Provide exactly one of email or emails"). */
+                formErrors?: string[];
+            };
+            /** @description The plan-gated feature that was refused (published values `whatsapp` and `push`). */
+            feature?: string | ("whatsapp" | "push") | ("dedicated_ips" | "workspaces" | "validation" | "ab_tests" | "ai_subject_lines");
+            /**
+             * @description The lowest plan that includes the refused feature.
+             * @enum {string}
+             */
+            required_plan?: "pro" | "max";
+            /** @description 402 only. Credits the request needs. */
+            credits_required?: number;
+            /** @description 402 only. The wallet's credit balance. */
+            balance?: number;
+        };
+        /**
+         * DevLoginRequest
+         * @description The development login form of the login page.
+         */
+        DevLoginRequest: {
+            /** @description The user to sign in as (one of the users the login page lists). */
+            user_id: string;
+            return_to?: components["schemas"]["ReturnTo"];
+        };
+        /**
+         * SsoExchangeRequest
+         * @description The token the identity provider issued at sign-in.
+         */
+        SsoExchangeRequest: {
+            /** @description A signed JWT (JWS compact form) from the identity provider, with the user's `email` (and optionally `name`) claims. */
+            token: string;
+        };
+        /**
+         * SessionUserResponse
+         * @description `{success, data: {user}}`: the user the new session belongs to.
+         */
+        SessionUserResponse: {
+            /** @constant */
+            success: true;
+            data: {
+                user: {
+                    /** @description User id. */
+                    id: string;
+                    /** Format: email */
+                    email: string;
+                    name: string;
+                    /** @enum {string} */
+                    plan: "free" | "pro" | "max";
+                };
+            };
+        };
+        /**
+         * Success
+         * @description `{success: true}`.
+         * @example {
+         *       "success": true
+         *     }
+         */
+        Success: {
+            /** @constant */
+            success: true;
         };
         /**
          * SendEmailRequest
@@ -2761,7 +2951,7 @@ export interface components {
          *     fields beyond these six are passed on unchecked by this contract.
          */
         SendEmailRequest: {
-            /** @description Sender. When the key has `allowed_account_id`, `email` must match that account. */
+            /** @description Sender. When the key has `allowed_account_id`, `email` must match that account. Open like the request itself, so fields the document does not show pass. */
             from: {
                 /**
                  * Format: email
@@ -2770,15 +2960,21 @@ export interface components {
                 email: string;
                 /** @description Sender display name. */
                 name?: string;
+            } & {
+                [key: string]: unknown;
             };
             /** @description Recipients, at least 1. */
-            to: {
+            to: ({
                 /**
                  * Format: email
                  * @description Recipient address.
                  */
                 email: string;
-            }[];
+                /** @description Recipient display name. */
+                name?: string;
+            } & {
+                [key: string]: unknown;
+            })[];
             /** @description Subject line. */
             subject: string;
             /** @description HTML body. At least one of `html` and `text` is given (else 400). */
@@ -2826,52 +3022,6 @@ export interface components {
             };
         };
         /**
-         * Error
-         * @description Error body of the mail service's API-key and session routes: `{success: false, error: <message>}`.
-         *     Validation failures (400) add `details`, for example `{fieldErrors: {<field>: [<messages>]}}`.
-         *     Plan-gated channel sends add `feature`. Machine-readable error codes are not published.
-         * @example {
-         *       "success": false,
-         *       "error": "Validation failed",
-         *       "details": {
-         *         "fieldErrors": {
-         *           "to": [
-         *             "At least one recipient is required"
-         *           ]
-         *         }
-         *       }
-         *     }
-         */
-        Error: {
-            /** @constant */
-            success: false;
-            /** @description Human-readable message. */
-            error: string;
-            /** @description Validation details (400), for example `{fieldErrors: {<field>: [<messages>]}}`. */
-            details?: {
-                /** @description Messages per request field. */
-                fieldErrors?: {
-                    [key: string]: string[];
-                };
-                /** @description Messages about the request as a whole (for example "Provide exactly one of email or emails"). */
-                formErrors?: string[];
-            };
-            /**
-             * @description The plan-gated feature that was refused (published values `whatsapp` and `push`).
-             * @enum {string}
-             */
-            feature?: "whatsapp" | "push" | "dedicated_ips" | "workspaces" | "validation" | "ab_tests" | "ai_subject_lines";
-            /**
-             * @description The lowest plan that includes the refused feature.
-             * @enum {string}
-             */
-            required_plan?: "pro" | "max";
-            /** @description 402 only. Credits the request needs. */
-            credits_required?: number;
-            /** @description 402 only. The wallet's credit balance. */
-            balance?: number;
-        };
-        /**
          * WhatsAppTemplateSendRequest
          * @description A WhatsApp send by approved template: `to` and `template_name` are required; `message` may also be present, and is then ignored (the template is sent).
          */
@@ -2888,10 +3038,10 @@ export interface components {
                 type: "text";
                 text: string;
             }[];
-            /** @description Free-form text. Required unless `template_name` is given. Only valid inside the 24-hour session window. */
+            /** @description Free-form text. Required unless `template_name` is given. Only valid inside the 24-hour session window. Ignored when `template_name` is given (the template is sent). */
             message?: string;
             /**
-             * @description BCP-47 language code of the template (for example `en`, `pt-BR`); default `en`.
+             * @description BCP-47 language code of the template (for example `en`, `pt-BR`); default `en`. A tag that is not BCP-47 (such as `en_US`, with an underscore) is refused with 400.
              * @default en
              */
             language?: string;
@@ -2916,7 +3066,7 @@ export interface components {
             /** @description Free-form text. Required unless `template_name` is given. Only valid inside the 24-hour session window. */
             message: string;
             /**
-             * @description BCP-47 language code of the template (for example `en`, `pt-BR`); default `en`.
+             * @description BCP-47 language code of the template (for example `en`, `pt-BR`); default `en`. A tag that is not BCP-47 (such as `en_US`, with an underscore) is refused with 400.
              * @default en
              */
             language?: string;
@@ -3146,17 +3296,6 @@ export interface components {
             data: components["schemas"]["Contact"];
         };
         /**
-         * Success
-         * @description `{success: true}`.
-         * @example {
-         *       "success": true
-         *     }
-         */
-        Success: {
-            /** @constant */
-            success: true;
-        };
-        /**
          * UpdateContactRequest
          * @description Fields to change on a contact; omitted fields are unchanged. The body may include `push_tokens`, which replaces the contact's registered device tokens.
          */
@@ -3173,7 +3312,7 @@ export interface components {
             custom_fields?: {
                 [key: string]: unknown;
             };
-        };
+        } & unknown;
         /**
          * ImportContactsRequest
          * @description Contacts to import, 1 to 10000 rows. A row whose `email` already belongs to a contact is skipped,
@@ -3491,6 +3630,8 @@ export interface components {
          *     change: a body carrying it is refused with 400.
          */
         UpdateSegmentRequest: {
+            /** @description Cannot change; a body carrying it is refused with 400. */
+            segment_type?: unknown;
             /** @description New name, 1 to 200 characters. */
             name?: string;
             /** @description New description, at most 1000 characters, or null to clear it. */
@@ -4100,7 +4241,7 @@ export interface components {
             url?: string;
             /** @description The event names the endpoint receives (replaces the list). */
             events?: components["schemas"]["WebhookEventType"][];
-            /** @description New signing secret; events posted after the change are signed with it. */
+            /** @description New signing secret chosen by the client; events posted after the change are signed with it. */
             secret?: string;
             /** @description `false` pauses delivery to the endpoint; `true` resumes it. */
             enabled?: boolean;
@@ -7877,17 +8018,8 @@ export interface components {
                 "application/json": components["schemas"]["OAuthError"];
             };
         };
-        /** @description Missing, malformed, revoked or wrong-product key; not authenticated. */
-        Unauthenticated: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description Content-Type is not `application/json`. */
-        UnsupportedMediaType: {
+        /** @description Validation failed (`details.fieldErrors` names the fields), or the body is not valid JSON. */
+        BadRequest: {
             headers: {
                 [name: string]: unknown;
             };
@@ -7905,8 +8037,26 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Validation failed (`details.fieldErrors` names the fields), or the body is not valid JSON. */
-        BadRequest: {
+        /** @description Content-Type is not `application/json`. */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Not authenticated. Session routes need the dashboard session cookie; API keys are not accepted. */
+        SessionRequired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Missing, malformed, revoked or wrong-product key; not authenticated. */
+        Unauthenticated: {
             headers: {
                 [name: string]: unknown;
             };
@@ -7925,15 +8075,6 @@ export interface components {
         };
         /** @description Resource not found. */
         NotFound: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description Not authenticated. Session routes need the dashboard session cookie; API keys are not accepted. */
-        SessionRequired: {
             headers: {
                 [name: string]: unknown;
             };
@@ -8032,6 +8173,11 @@ export interface components {
          * @example 30
          */
         RetryAfter: number;
+        /**
+         * @description `session=<value>; Path=/; HttpOnly; SameSite=Lax` (with `Secure` over HTTPS): the dashboard session.
+         * @example session=sess_3f9a6c1e8b2d4f7a9c0e1b3d5f7ac0de; Path=/; HttpOnly; SameSite=Lax
+         */
+        SetSessionCookie: string;
     };
     pathItems: never;
 }
@@ -8082,7 +8228,8 @@ export interface operations {
             };
             /**
              * @description Registration refused (RFC 7591 §3.2.2): `invalid_redirect_uri` for an HTTP redirect URI
-             *     for a non-local host (or no redirect URI), `invalid_client_metadata` for other invalid
+             *     for a non-local host, a redirect URI with a fragment (RFC 6749 §3.1.2) or no redirect URI,
+             *     `invalid_client_metadata` for other invalid
              *     metadata (for example a `logo_uri` that is not HTTPS), `invalid_request` when the body is
              *     not valid JSON.
              */
@@ -8151,14 +8298,15 @@ export interface operations {
                 };
             };
             /**
-             * @description Redirects the browser. Without a dashboard session: to the dashboard login, which returns
-             *     to this URL after sign-in. The callback to `redirect_uri` (with `code` and `state` on
-             *     approval, `error=access_denied` and `state` on denial) follows the user's decision on the
-             *     consent page (`POST /api/oauth/authorize`).
+             * @description Redirects the browser (a caller that accepts `text/html`) without a dashboard session to the
+             *     login page, `{base_url}/mail/api/auth/login?return_to=<this authorization request's path
+             *     and query>`, which brings it back here after sign-in. The callback to `redirect_uri` (with
+             *     `code` and `state` on approval, `error=access_denied` and `state` on denial) follows the
+             *     user's decision on the consent page (`POST /api/oauth/authorize`).
              */
             302: {
                 headers: {
-                    /** @description `{dashboard_url}/login?next=<URL-encoded authorization URL>`. */
+                    /** @description `{base_url}/mail/api/auth/login?return_to=<URL-encoded path and query of this request>`. */
                     Location: string;
                     [name: string]: unknown;
                 };
@@ -8168,8 +8316,9 @@ export interface operations {
              * @description The request is refused without redirecting (RFC 6749 §4.1.2.1): unknown `client_id`, a
              *     `redirect_uri` that is not registered for the client (the browser is never sent to an
              *     unverified URI), a missing or invalid parameter (`response_type` other than `code`,
-             *     `code_challenge_method` other than `S256`, a malformed `code_challenge`), or a scope the
-             *     server does not support.
+             *     `code_challenge_method` other than `S256`, a malformed `code_challenge`), a scope the
+             *     server does not support, or a scope beyond the ones the client registered (when it
+             *     registered a `scope`).
              */
             400: {
                 headers: {
@@ -8303,6 +8452,132 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
+        };
+    };
+    showLoginPage: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Where to send the browser after sign-in; a path on this server (relative, starting with one `/`).
+                 * @example /mail/api/oauth/authorize?client_id=dyn_7d9f8b6a1c2e4f3a9b8c0d1e2f3a4b5c&response_type=code
+                 */
+                return_to?: components["schemas"]["ReturnTo"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The login page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    logInAsUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["DevLoginRequest"];
+            };
+        };
+        responses: {
+            /** @description Signed in; the browser goes to `return_to`. */
+            303: {
+                headers: {
+                    /** @description `return_to`, or the login page. */
+                    Location: string;
+                    "Set-Cookie": components["headers"]["SetSessionCookie"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown `user_id`, a `return_to` that is not a relative path, or a body that is not a form. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    exchangeSsoToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SsoExchangeRequest"];
+            };
+        };
+        responses: {
+            /** @description Signed in; the `session` cookie is set. */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["SetSessionCookie"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionUserResponse"];
+                };
+            };
+            /** @description The token does not verify (signature, key, issuer, audience, expiry) or has no `email` claim; or the body is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    logOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out. */
+            200: {
+                headers: {
+                    /**
+                     * @description `session=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`: clears the cookie.
+                     * @example session=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax
+                     */
+                    "Set-Cookie": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            401: components["responses"]["SessionRequired"];
+            429: components["responses"]["RateLimited"];
         };
     };
     sendEmail: {

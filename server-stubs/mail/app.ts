@@ -1,30 +1,44 @@
-import type { operations } from '../../generated/mail/types.gen.js';
+import type { operationDefaults, operations } from '../../generated/mail/types.gen.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { createServiceRouter } from '../lib/service-router.js';
 import type { StubCredential, StubEnvironment, StubService } from '../lib/service.js';
 import { mailCredentials, mailSecurity, providerSecretsFromEnv, type MailPrincipal, type ProviderSecrets } from './auth.js';
+import type { MailDeps, MailHandlers } from './context.js';
 import { mailErrors } from './errors.js';
+import { oauthHandlers, OAuthState } from './handlers/oauth.js';
+import { identityHandlers } from './identity/handlers/index.js';
+import { ssoConfigFromEnv, ssoVerifier, type SsoConfig } from './identity/sso.js';
+import { IdentityStore } from './identity/store.js';
 
 export interface MailAppOptions extends StubEnvironment {
   clock?: Clock;
   secrets?: Partial<ProviderSecrets>;
+  /** the identity provider whose tokens `POST /api/auth/sso` accepts (default: SSO_JWKS_URL, SSO_ISSUER, SSO_AUDIENCE) */
+  sso?: SsoConfig;
   validateRequests?: boolean;
   validateResponses?: boolean;
   rateLimits?: boolean;
 }
 
 /**
- * The mail stub. The contract, its validation and its authentication are live; the reference
- * behaviour of each operation lands operation by operation, and until then an operation answers
- * 501 in the mail error body, naming itself.
+ * The mail stub. The contract, its validation and its authentication are live; identity (keys,
+ * sessions, plans, OAuth) is implemented, and every operation without a handler yet answers 501
+ * in the mail error body, naming itself.
  */
 export function createMailApp(options: MailAppOptions = {}) {
   const secrets = { ...providerSecretsFromEnv(), ...options.secrets };
   const clock = options.clock ?? systemClock;
-  const { router, contract, limiter, unimplemented } = createServiceRouter<operations, MailPrincipal>({
+  const identity = new IdentityStore(clock);
+  const deps: MailDeps = { identity, clock, sso: ssoVerifier(options.sso ?? ssoConfigFromEnv(), clock) };
+  const oauth = new OAuthState(deps);
+  const handlers = {
+    ...identityHandlers(deps),
+    ...oauthHandlers(deps, oauth),
+  } satisfies Partial<MailHandlers>;
+  const { router, contract, limiter, unimplemented } = createServiceRouter<operations, MailPrincipal, operationDefaults>({
     slug: 'mail',
-    handlers: {},
-    security: mailSecurity(secrets),
+    handlers,
+    security: mailSecurity(secrets, identity),
     errors: mailErrors,
     clock,
     corsOrigins: options.corsOrigins,
@@ -32,7 +46,12 @@ export function createMailApp(options: MailAppOptions = {}) {
     validateResponses: options.validateResponses,
     rateLimits: options.rateLimits,
   });
-  return { router, limiter, basePath: contract.basePath, unimplemented, reset: () => limiter.reset() };
+  const reset = () => {
+    identity.reset();
+    oauth.reset();
+    limiter.reset();
+  };
+  return { router, identity, limiter, basePath: contract.basePath, unimplemented, reset };
 }
 
 /** The provider and internal secrets, as their senders present them (test defaults unless set in the environment). */
@@ -49,7 +68,7 @@ function providerCredentials(secrets: ProviderSecrets): StubCredential[] {
 const service: StubService<MailAppOptions> = {
   slug: 'mail',
   basePath: '/mail',
-  title: 'Mail (contract only: operations answer 501 until implemented)',
+  title: 'Mail (identity and OAuth implemented; other operations answer 501 until implemented)',
   credentials: [...mailCredentials, ...providerCredentials(providerSecretsFromEnv())],
   errors: mailErrors,
   create: (options) => createMailApp(options),

@@ -1,4 +1,5 @@
 import { describeIssues, INVALID_JSON, issuesByField, type ErrorMapper, type Failure } from '../lib/errors.js';
+import { oauthValidationCode } from './oauth/validation-errors.js';
 
 /**
  * The mail service's two published error bodies: `{error, error_description}` (RFC 6749 / 7591) on
@@ -38,6 +39,7 @@ function oauthError(failure: Failure) {
   const answer = (error: string) => ({ status: failure.status, body: { error, error_description: describeIssues(failure) } });
   switch (failure.kind) {
     case 'validation':
+      return answer(oauthValidationCode(failure));
     case 'payload_too_large':
     case 'unsupported_media_type':
     case 'not_found':

@@ -71,6 +71,7 @@ const samples: Array<[string, string, string, Call]> = [
   ['API keys', '/v1/keys', 'get', () => api.GET('/v1/keys')],
   ['Plan and billing', '/v1/plan-limits', 'get', () => api.GET('/v1/plan-limits')],
   ['Accounts', '/accounts', 'get', () => dashboard.GET('/accounts')],
+  ['Sessions', '/api/auth/logout', 'post', () => dashboard.POST('/api/auth/logout')],
 ];
 
 describe('the mail mock through the generated client', () => {

@@ -112,6 +112,11 @@ export const publishedRoutes: ReadonlyArray<readonly [method: string, path: stri
 /** Operations the document does not publish but the contract needs (designed, provisional). */
 export const designedRoutes: ReadonlyArray<readonly [method: string, path: string, operationId: string]> = [
   ['post', '/api/oauth/authorize', 'decideOAuthConsent'],
+  // Sign-in and sign-out (issue 12): the document says only that a verified SSO token creates a local session.
+  ['get', '/api/auth/login', 'showLoginPage'],
+  ['post', '/api/auth/login', 'logInAsUser'],
+  ['post', '/api/auth/sso', 'exchangeSsoToken'],
+  ['post', '/api/auth/logout', 'logOut'],
 ];
 
 /** Error statuses the document names for an operation, beyond the ones every route of its family has. */

@@ -2,12 +2,13 @@
 import { blogScenario } from './blog.js';
 import { coderScenario } from './coder.js';
 import { devScenario } from './dev.js';
+import { mailScenario } from './mail.js';
 import { reachScenario } from './reach.js';
 import { seoScenario } from './seo.js';
 import { socialScenario } from './social.js';
 import type { ServiceScenario } from './scenario.js';
 
-export const scenarios: Readonly<Record<string, ServiceScenario<any>>> = { seo: seoScenario, coder: coderScenario, dev: devScenario, blog: blogScenario, social: socialScenario, reach: reachScenario };
+export const scenarios: Readonly<Record<string, ServiceScenario<any>>> = { seo: seoScenario, coder: coderScenario, dev: devScenario, blog: blogScenario, social: socialScenario, reach: reachScenario, mail: mailScenario };
 
 /** `advance` for a server with the development controls at `origin`: true when it moved the clock. */
 export function stubClockAdvance(origin: string): (seconds: number) => Promise<boolean> {

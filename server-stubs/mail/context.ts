@@ -1,0 +1,18 @@
+import type { operationDefaults, operations } from '../../generated/mail/types.gen.js';
+import type { Clock } from '../lib/clock.js';
+import type { HandlerMap } from '../lib/handlers.js';
+import type { MailPrincipal } from './auth.js';
+import type { SsoVerifier } from './identity/sso.js';
+import type { IdentityStore } from './identity/store.js';
+
+export type MailHandlers = HandlerMap<operations, MailPrincipal, operationDefaults>;
+
+/** What every mail handler module gets: `mailHandlers(deps)` returns its part of the handler map. */
+export interface MailDeps {
+  identity: IdentityStore;
+  clock: Clock;
+  /** verifies the identity provider's sign-in tokens */
+  sso: SsoVerifier;
+  /** counts later parts keep (sends, contacts, monitored domains), shown by `GET /v1/plan-limits` */
+  usage?: (userId: string) => Partial<Record<'emails_this_month' | 'contacts' | 'monitored_domains', number>>;
+}
