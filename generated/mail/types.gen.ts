@@ -2709,16 +2709,16 @@ export interface components {
         RegisterOAuthClientResponse: {
             /** @description Server generated; form `dyn_<uuid-without-dashes>`. */
             client_id: string;
-            /** @description As registered; shown on the consent screen. Absent when none was registered. */
-            client_name?: string;
+            /** @description As registered; shown on the consent screen. The `client_id` when none was registered. */
+            client_name: string;
             /** @description The registered redirect URIs. */
             redirect_uris: string[];
             /** @description As registered; `['authorization_code']` when none were given. */
             grant_types: string[];
             /** @description As registered; `['code']` when none were given. */
             response_types: string[];
-            /** @description Space-separated requested scopes, as registered. Absent when none was registered (authorize then defaults to `read`). */
-            scope?: string;
+            /** @description Space-separated scopes the client may request, as registered; every supported scope when none was registered (authorize then defaults to `read`). */
+            scope: string;
             /**
              * @description Always `none`.
              * @constant

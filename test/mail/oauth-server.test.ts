@@ -79,6 +79,10 @@ describe('registration (RFC 7591)', () => {
     expect(answer.json).not.toHaveProperty('software_id');
     const other = await register(base);
     expect(other.client_id).not.toBe(answer.json.client_id);
+    // Both published fields are always answered: a client that registered neither gets its id as its name and every scope.
+    const bare = await postJson(`${base}/api/oauth/register`, { redirect_uris: [CALLBACK] });
+    expect(contract.responseErrors(REGISTER.path, 'post', '201', bare.json)).toEqual([]);
+    expect(bare.json).toMatchObject({ client_name: bare.json.client_id, scope: 'read write send send:transactional send:marketing contacts' });
   });
 
   test.each([

@@ -111,11 +111,11 @@ export function oauthHandlers(deps: MailDeps, state: OAuthState = new OAuthState
         status: 201,
         body: {
           client_id: client.clientId,
-          ...(client.clientName !== undefined && { client_name: client.clientName }),
+          client_name: client.clientName ?? client.clientId,
           redirect_uris: client.redirectUris,
           grant_types: client.grantTypes,
           response_types: client.responseTypes,
-          ...(client.scope !== undefined && { scope: client.scope }),
+          scope: client.scope ?? supportedScopes.join(' '),
           token_endpoint_auth_method: 'none' as const,
         },
       };
