@@ -8318,7 +8318,8 @@ export interface operations {
              *     unverified URI), a missing or invalid parameter (`response_type` other than `code`,
              *     `code_challenge_method` other than `S256`, a malformed `code_challenge`), a scope the
              *     server does not support, or a scope beyond the ones the client registered (when it
-             *     registered a `scope`).
+             *     registered a `scope`). A caller that prefers `text/html` (a browser) gets the same refusal
+             *     as an HTML page.
              */
             400: {
                 headers: {
@@ -8326,6 +8327,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OAuthError"];
+                    "text/html": string;
                 };
             };
             401: components["responses"]["OAuthSessionRequired"];
@@ -8367,6 +8369,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OAuthError"];
+                    "text/html": string;
                 };
             };
             401: components["responses"]["OAuthSessionRequired"];

@@ -55,6 +55,12 @@ export interface ErrorResponse {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /**
+   * The same error as an HTML page, for the routes a person's browser lands on (an OAuth authorize
+   * request with an unknown client): sent instead of the body when the request prefers HTML. The
+   * operation must declare `text/html` for the status.
+   */
+  page?: string;
 }
 
 /** A service's published error body, built in one place per service. */

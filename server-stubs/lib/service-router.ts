@@ -190,6 +190,10 @@ function errorExit(slug: string, errors: ErrorMapper) {
     const mapped = errors({ ...failure, operation: operation && { id: operation.id, tags: operation.op.tags ?? [] } });
     res.status(mapped.status);
     res.set({ ...(failure.headers ?? {}), ...(mapped.headers ?? {}) });
+    if (mapped.page !== undefined && req.accepts(['application/json', 'text/html']) === 'text/html') {
+      res.type('text/html').send(mapped.page);
+      return;
+    }
     // Sent as text so the response validator does not take an error body for a handler's answer;
     // the conformance and fuzz tests hold the mappers to the contract.
     res.type('application/json').send(JSON.stringify(mapped.body));

@@ -1,4 +1,5 @@
 import { describeIssues, INVALID_JSON, issuesByField, type ErrorMapper, type Failure } from '../lib/errors.js';
+import { authorizationErrorPage } from './oauth/consent-page.js';
 import { oauthValidationCode } from './oauth/validation-errors.js';
 
 /**
@@ -35,8 +36,15 @@ function serviceError(failure: Failure) {
   }
 }
 
+/** The OAuth routes a person's browser lands on: their refusals are also an HTML page for it. */
+const browserRoutes = new Set(['authorizeOAuthClient', 'decideOAuthConsent']);
+
 function oauthError(failure: Failure) {
-  const answer = (error: string) => ({ status: failure.status, body: { error, error_description: describeIssues(failure) } });
+  const answer = (error: string) => {
+    const description = describeIssues(failure);
+    const page = failure.status === 400 && browserRoutes.has(failure.operation?.id ?? '') ? { page: authorizationErrorPage(error, description) } : {};
+    return { status: failure.status, body: { error, error_description: description }, ...page };
+  };
   switch (failure.kind) {
     case 'validation':
       return answer(oauthValidationCode(failure));

@@ -13,6 +13,7 @@ import {
   contract,
   decide,
   expectOAuthError,
+  expectRefusalPage,
   pkce,
   postForm,
   postJson,
@@ -166,8 +167,11 @@ describe('authorize', () => {
     expectOAuthError(await call(authorizeUrl(base, { client_id: client.client_id }), { headers: { cookie: 'session=sess_forged' } }), 401, 'access_denied', AUTHORIZE);
   });
 
-  test('an unknown client is refused with 400 and never redirected, even without a session', async () => {
-    const answer = await call(authorizeUrl(base, { client_id: `dyn_${'0'.repeat(32)}` }), { headers: { accept: 'text/html', cookie: `session=${SESSION}` } });
+  test('an unknown client is refused with 400 and never redirected: a page for a browser, the OAuth body for an API caller', async () => {
+    const url = authorizeUrl(base, { client_id: `dyn_${'0'.repeat(32)}` });
+    expectRefusalPage(await call(url, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8', cookie: `session=${SESSION}` } }), 'invalid_client');
+    expectRefusalPage(await call(url, { headers: { accept: 'text/html' } }), 'invalid_client');
+    const answer = await call(url, { headers: { accept: 'application/json', cookie: `session=${SESSION}` } });
     expectOAuthError(answer, 400, 'invalid_client', AUTHORIZE);
     expect(answer.headers.get('location')).toBeNull();
   });
@@ -180,7 +184,9 @@ describe('authorize', () => {
     ['localhost for 127.0.0.1', 'http://localhost:53682/callback'],
   ])('a redirect URI differing by %s is refused with 400 and never redirected', async (_name, redirectUri) => {
     const client = await register(base);
-    const answer = await call(authorizeUrl(base, { client_id: client.client_id, redirect_uri: redirectUri }), { headers: { accept: 'text/html', cookie: `session=${SESSION}` } });
+    const url = authorizeUrl(base, { client_id: client.client_id, redirect_uri: redirectUri });
+    expectRefusalPage(await call(url, { headers: { accept: 'text/html', cookie: `session=${SESSION}` } }), 'invalid_request');
+    const answer = await call(url, { headers: { cookie: `session=${SESSION}` } });
     expectOAuthError(answer, 400, 'invalid_request', AUTHORIZE);
     expect(answer.headers.get('location')).toBeNull();
   });

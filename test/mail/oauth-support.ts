@@ -67,6 +67,14 @@ export function expectOAuthError(answer: Answer, status: number, error: string, 
   expect(contract.responseErrors(at.path, at.method, String(status), answer.json)).toEqual([]);
 }
 
+/** A refusal as a browser gets it: an HTML page naming the error, a declared `text/html` 400, and no redirect. */
+export function expectRefusalPage(answer: Answer, error: string) {
+  expect(answer.status, answer.text).toBe(400);
+  expect(answer.headers.get('content-type') ?? '').toMatch(/^text\/html/);
+  expect(answer.text).toContain(`<code>${error}</code>`);
+  expect(answer.headers.get('location')).toBeNull();
+}
+
 export async function register(baseUrl: string, metadata: Record<string, unknown> = {}): Promise<{ client_id: string } & Record<string, any>> {
   const answer = await postJson(`${baseUrl}/api/oauth/register`, { client_name: 'Example CLI', redirect_uris: [CALLBACK], ...metadata });
   expect(answer.status, answer.text).toBe(201);

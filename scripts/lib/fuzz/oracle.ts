@@ -192,7 +192,8 @@ export function createHttpOracle(model: ServiceModel) {
     // HTML is a leak unless the operation declares it for this status (an OAuth consent page).
     const out: Violation[] = leakViolations(o, requestText).filter((v) => v.kind !== 'HTML body' || !declaresHtml(r, o));
     const type = header(o, 'content-type');
-    if (o.status >= 400 && o.body !== '' && !isJsonType(type)) {
+    // An error is JSON, unless the operation declares a page for it (an OAuth refusal a browser sees).
+    if (o.status >= 400 && o.body !== '' && !isJsonType(type) && !declaresHtml(r, o)) {
       out.push({ kind: 'error answer is not JSON', detail: `${o.status} ${type ?? '(no content-type)'} for ${r.case}` });
     }
     if (o.status >= 500 && o.status !== 501) out.push({ kind: 'server error (5xx)', detail: `${o.status} ${snippet(o.body, 100)}` });

@@ -64,3 +64,20 @@ export function consentPage(request: ConsentRequest): string {
 </html>
 `;
 }
+
+/**
+ * What a person sees when an authorization request cannot be trusted (unknown client, a redirect
+ * URI that is not registered): the browser stays here, it is never sent on (RFC 6749 §4.1.2.1).
+ */
+export function authorizationErrorPage(error: string, description: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Authorization request refused</title></head>
+<body>
+  <h1>This authorization request cannot be completed</h1>
+  <p>${escapeHtml(description)}</p>
+  <p>Error: <code>${escapeHtml(error)}</code>. Go back to the application and try again, or contact its developer.</p>
+</body>
+</html>
+`;
+}
