@@ -55,7 +55,8 @@ describe('a new service dropped into openapi/', () => {
     const { ok, messages } = await check(root);
     expect(ok).toBe(false);
     expect(messages).toContain('drift: generated/widgets/openapi.json differs from a fresh build (run npm run build)');
-  });
+    // Two whole checks of a copy with every service: seconds each on a quiet machine, more on a busy one.
+  }, 180_000);
 
   test('a lint error names the file and line and fails the build', async () => {
     const file = path.join(root, 'openapi/widgets/paths/widgets.yaml');

@@ -135,7 +135,9 @@ export function createSender(target: number | string | URL, options: { concurren
   if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error(`the sender speaks http and https, not ${base.protocol}`);
   const secure = base.protocol === 'https:';
   const client = secure ? https : http;
-  const agent = new client.Agent({ keepAlive: true, maxSockets: options.concurrency });
+  // Idle sockets are dropped after 4 s, before the server's keep-alive timeout (Node's default is
+  // 5 s) can close them under a request.
+  const agent = new client.Agent({ keepAlive: true, maxSockets: options.concurrency, timeout: 4_000 });
   const timeoutMs = options.timeoutMs ?? 15_000;
   const streamMs = options.streamMs ?? 300;
   // `[::1]` in a URL, `::1` to node.
@@ -153,11 +155,12 @@ export function createSender(target: number | string | URL, options: { concurren
   async function send(basePath: string, r: FuzzRequest): Promise<Observed> {
     const { staleSocket, ...first } = await attempt(basePath, r);
     if (!staleSocket) return first;
-    const { staleSocket: _again, ...second } = await attempt(basePath, r);
+    // Once more on a connection of its own: another pooled socket could be just as stale.
+    const { staleSocket: _again, ...second } = await attempt(basePath, r, false);
     return second;
   }
 
-  async function attempt(basePath: string, r: FuzzRequest): Promise<Observed & { staleSocket?: boolean }> {
+  async function attempt(basePath: string, r: FuzzRequest, pooled = true): Promise<Observed & { staleSocket?: boolean }> {
     const started = Date.now();
     const payload = r.body ? bodyBytes(r.body) : undefined;
     const headers: Record<string, string | number> = { ...r.headers };
@@ -171,7 +174,7 @@ export function createSender(target: number | string | URL, options: { concurren
       };
       let req: http.ClientRequest;
       try {
-        req = client.request({ hostname, port, method: r.method, path: `${prefix}${requestTarget(basePath, r)}`, headers, agent, timeout: timeoutMs }, (res) => {
+        req = client.request({ hostname, port, method: r.method, path: `${prefix}${requestTarget(basePath, r)}`, headers, agent: pooled ? agent : false, timeout: timeoutMs }, (res) => {
           const chunks: Buffer[] = [];
           let size = 0;
           let truncated = false;
