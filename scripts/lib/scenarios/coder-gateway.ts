@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { ScenarioSetupError } from './scenario.js';
-import type { CoderFixture, CoderScenarioPart } from './coder.js';
+import type { CoderFixture, CoderScenarioPart } from './coder-fixture.js';
 
 const otherKey = () => process.env.CODER_OTHER_KEY ?? 'coder_test_key_2';
 

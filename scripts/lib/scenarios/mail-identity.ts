@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { SignJWT, importJWK } from 'jose';
 import { createMailClient } from '../../../generated/mail/client.gen.js';
 import { developmentSsoAudience, developmentSsoIssuer, developmentSsoSigningKey } from '../../../server-stubs/mail/identity/sso.js';
-import type { MailFixture, MailScenarioPart } from './mail.js';
+import type { MailFixture, MailScenarioPart } from './mail-fixture.js';
 import { outcomeOf, required, type ScenarioContext } from './scenario.js';
 
 /** An OAuth token of the seeded Max user granted only `send` (DECISIONS mail-1 seeds, designed). */

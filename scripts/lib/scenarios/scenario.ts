@@ -56,6 +56,29 @@ export interface ServiceScenario<F> {
   underSwitch?: Array<{ id: string; status: number; switch: string }>;
 }
 
+/**
+ * A part of a service's scenario, kept beside the code it exercises (a service built by more than
+ * one team): its own setup on the shared fixture, its calls, expectations and refusals.
+ */
+export interface ScenarioPart<F> extends Pick<ServiceScenario<F>, 'calls' | 'expectations' | 'refusals' | 'underSwitch'> {
+  setup?(fixture: F): Promise<void>;
+}
+
+/** One scenario from parts: the fixture made once, each part's setup in order, their calls together. */
+export function composeScenario<F>(fixtureOf: (ctx: ScenarioContext) => Promise<F>, parts: ReadonlyArray<ScenarioPart<F>>): ServiceScenario<F> {
+  return {
+    async setup(ctx) {
+      const fixture = await fixtureOf(ctx);
+      for (const part of parts) await part.setup?.(fixture);
+      return fixture;
+    },
+    calls: Object.assign({}, ...parts.map((p) => p.calls)),
+    expectations: Object.assign({}, ...parts.map((p) => p.expectations)),
+    refusals: parts.flatMap((p) => p.refusals ?? []),
+    underSwitch: parts.flatMap((p) => p.underSwitch ?? []),
+  };
+}
+
 /** An openapi-fetch result as an outcome: its status, and the body whichever of data/error holds it. */
 export function outcomeOf(result: { data?: unknown; error?: unknown; response: Response }): { status: number; body: unknown } {
   return { status: result.response.status, body: result.response.ok ? result.data : result.error };
