@@ -7,25 +7,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { seededRandom } from './lib/prng.js';
 
 const SITE = 'https://blog.example';
 const CDN = 'https://cdn.blog.example';
 const ARTICLES = 320;
 
-/** mulberry32: small, fast and the same on every machine. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const random = prng(20260115);
-const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+const { random, pick } = seededRandom(20260115);
 const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
 function sample<T>(list: readonly T[], count: number): T[] {
   const pool = [...list];

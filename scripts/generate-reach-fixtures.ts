@@ -4,21 +4,9 @@
  * Run once and commit the output: `npx tsx scripts/generate-reach-fixtures.ts`.
  */
 import { writeFileSync } from 'node:fs';
+import { seededRandom } from './lib/prng.js';
 
-/** mulberry32: small, seedable, good enough for fixture data. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const random = prng(20260115);
-const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+const { random, pick } = seededRandom(20260115);
 
 const prefixes = ['Northwind', 'Contoso', 'Fabrikam', 'Tailspin', 'Litware', 'Adatum', 'Proseware', 'Wingtip', 'Lucerne', 'Margie', 'Alpine', 'Blue Yonder', 'Coho', 'Fourth Coffee', 'Humongous', 'Woodgrove'];
 const suffixes = ['Analytics', 'Labs', 'Systems', 'Health', 'Logistics', 'Finance', 'Studios', 'Robotics', 'Energy', 'Foods'];
