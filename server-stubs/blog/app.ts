@@ -2,7 +2,7 @@ import type { operationDefaults, operations } from '../../generated/blog/types.g
 import { bearerKeys } from '../lib/auth.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { createServiceRouter } from '../lib/service-router.js';
-import type { StubCredential, StubEnvironment, StubService } from '../lib/service.js';
+import { passedThrough, type RouterSwitches, type StubCredential, type StubEnvironment, type StubService } from '../lib/service.js';
 import type { BlogHandlers, BlogPrincipal } from './context.js';
 import { blogErrors } from './errors.js';
 import { assistantHandlers } from './handlers/assistant.js';
@@ -13,11 +13,8 @@ import { searchHandlers } from './handlers/search.js';
 import { teamHandlers } from './handlers/team.js';
 import { BlogStore, seededAccounts } from './store.js';
 
-export interface BlogAppOptions extends StubEnvironment {
+export interface BlogAppOptions extends StubEnvironment, RouterSwitches {
   clock?: Clock;
-  validateResponses?: boolean;
-  validateRequests?: boolean;
-  rateLimits?: boolean;
 }
 
 /**
@@ -52,10 +49,7 @@ export function createBlogApp(options: BlogAppOptions = {}) {
     security: { bearerAuth: bearerKeys((token) => principals.get(token)) },
     errors: blogErrors,
     clock,
-    corsOrigins: options.corsOrigins,
-    validateRequests: options.validateRequests,
-    validateResponses: options.validateResponses,
-    rateLimits: options.rateLimits,
+    ...passedThrough(options),
   });
   const reset = () => {
     store.clear();

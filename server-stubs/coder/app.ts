@@ -7,7 +7,7 @@ import { ApiError } from '../lib/errors.js';
 import { allowLoopbackFromEnv, resolverFromEnv, type Resolver } from '../lib/net-guard.js';
 import { localRetriever, type Retriever } from '../lib/retrieval.js';
 import { createServiceRouter } from '../lib/service-router.js';
-import type { StubCredential, StubEnvironment, StubService } from '../lib/service.js';
+import { passedThrough, type RouterSwitches, type StubCredential, type StubEnvironment, type StubService } from '../lib/service.js';
 import type { CoderDeps, CoderHandlers, CoderPrincipal, CoderSwitches } from './context.js';
 import { coderErrors } from './errors.js';
 import { gatewayHandlers } from './handlers/gateway.js';
@@ -26,11 +26,8 @@ export const coderCredentials = [
   { label: 'API key as x-api-key (messages routes)', scheme: 'apiKeyHeader', value: 'coder_test_key', tenant: ownerOf('coder_test_key') },
 ] as const satisfies ReadonlyArray<StubCredential & { tenant: string }>;
 
-export interface CoderAppOptions extends StubEnvironment, Partial<CoderSwitches> {
+export interface CoderAppOptions extends StubEnvironment, Partial<CoderSwitches>, RouterSwitches {
   clock?: Clock;
-  validateResponses?: boolean;
-  validateRequests?: boolean;
-  rateLimits?: boolean;
   /** the model router (default: the local responder, or CODER_ROUTER_URL's server) */
   chatRouter?: ChatRouter;
   /** what the research agent searches (default: the local corpus) */
@@ -110,10 +107,7 @@ export function createCoderApp(options: CoderAppOptions = {}) {
     errors: coderErrors,
     clock,
     rawBody: ['createMessage'],
-    corsOrigins: options.corsOrigins,
-    validateRequests: options.validateRequests,
-    validateResponses: options.validateResponses,
-    rateLimits: options.rateLimits,
+    ...passedThrough(options),
   });
   const reset = () => {
     deps.sessions.clear();

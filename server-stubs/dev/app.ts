@@ -3,21 +3,18 @@ import type { operationDefaults, operations } from '../../generated/dev/types.ge
 import { systemClock, type Clock } from '../lib/clock.js';
 import { localRetriever, type Retriever } from '../lib/retrieval.js';
 import { createServiceRouter } from '../lib/service-router.js';
-import type { StubCredential, StubEnvironment, StubService } from '../lib/service.js';
+import { passedThrough, type RouterSwitches, type StubCredential, type StubEnvironment, type StubService } from '../lib/service.js';
 import { devKeys } from './auth.js';
 import type { DevHandlers, DevPrincipal } from './context.js';
 import { devErrors } from './errors.js';
 import { searchHandlers } from './handlers/search.js';
 
-export interface DevAppOptions extends StubEnvironment {
+export interface DevAppOptions extends StubEnvironment, RouterSwitches {
   clock?: Clock;
   /** where sources come from; the embedded corpus unless given */
   retriever?: Retriever;
   /** 'off' answers every search 503; `DEV_RETRIEVAL=off` under `npm start` */
   retrieval?: 'on' | 'off';
-  validateResponses?: boolean;
-  validateRequests?: boolean;
-  rateLimits?: boolean;
 }
 
 /** Seeded keys (CONVENTIONS §6, DECISIONS dev-3). */
@@ -42,10 +39,7 @@ export function createDevApp(options: DevAppOptions = {}) {
     security: { bearerAuth: devKeys(devCredentials) },
     errors: devErrors,
     clock,
-    corsOrigins: options.corsOrigins,
-    validateRequests: options.validateRequests,
-    validateResponses: options.validateResponses,
-    rateLimits: options.rateLimits,
+    ...passedThrough(options),
   });
   // Nothing is stored: a reset only clears the rate windows.
   const reset = () => limiter.reset();

@@ -48,6 +48,18 @@ export interface StubEnvironment {
   corsOrigins?: CorsOrigins;
 }
 
+/** Framework switches an app factory takes for tests and benchmarks (everything is on by default). */
+export interface RouterSwitches {
+  validateRequests?: boolean;
+  validateResponses?: boolean;
+  rateLimits?: boolean;
+}
+
+/** What every app factory hands its service router from its options, unchanged. */
+export function passedThrough(options: StubEnvironment & RouterSwitches) {
+  return { corsOrigins: options.corsOrigins, validateRequests: options.validateRequests, validateResponses: options.validateResponses, rateLimits: options.rateLimits };
+}
+
 /**
  * What every `server-stubs/<slug>/app.ts` exports as its default export.
  * `server-stubs/server.ts` discovers these files, so a new service slots in by adding its folder.

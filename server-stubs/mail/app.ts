@@ -1,7 +1,7 @@
 import type { operationDefaults, operations } from '../../generated/mail/types.gen.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { createServiceRouter } from '../lib/service-router.js';
-import type { StubCredential, StubEnvironment, StubService } from '../lib/service.js';
+import { passedThrough, type RouterSwitches, type StubCredential, type StubEnvironment, type StubService } from '../lib/service.js';
 import { mailCredentials, mailSecurity, providerSecretsFromEnv, type MailPrincipal, type ProviderSecrets } from './auth.js';
 import type { MailDeps, MailHandlers } from './context.js';
 import { mailErrors } from './errors.js';
@@ -10,14 +10,11 @@ import { identityHandlers } from './identity/handlers/index.js';
 import { ssoConfigFromEnv, ssoVerifier, type SsoConfig } from './identity/sso.js';
 import { IdentityStore } from './identity/store.js';
 
-export interface MailAppOptions extends StubEnvironment {
+export interface MailAppOptions extends StubEnvironment, RouterSwitches {
   clock?: Clock;
   secrets?: Partial<ProviderSecrets>;
   /** the identity provider whose tokens `POST /api/auth/sso` accepts (default: SSO_JWKS_URL, SSO_ISSUER, SSO_AUDIENCE) */
   sso?: SsoConfig;
-  validateRequests?: boolean;
-  validateResponses?: boolean;
-  rateLimits?: boolean;
 }
 
 /**
@@ -41,10 +38,7 @@ export function createMailApp(options: MailAppOptions = {}) {
     security: mailSecurity(secrets, identity),
     errors: mailErrors,
     clock,
-    corsOrigins: options.corsOrigins,
-    validateRequests: options.validateRequests,
-    validateResponses: options.validateResponses,
-    rateLimits: options.rateLimits,
+    ...passedThrough(options),
   });
   const reset = () => {
     identity.reset();

@@ -3,7 +3,7 @@ import { bearerKeys, fail, type SecurityHandler } from '../lib/auth.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { ApiError } from '../lib/errors.js';
 import { createServiceRouter } from '../lib/service-router.js';
-import type { StubCredential, StubEnvironment, StubService } from '../lib/service.js';
+import { passedThrough, type RouterSwitches, type StubCredential, type StubEnvironment, type StubService } from '../lib/service.js';
 import type { ReachHandlers, ReachPrincipal, Scope } from './context.js';
 import { reachErrors } from './errors.js';
 import { autopilotHandlers } from './handlers/autopilot.js';
@@ -16,15 +16,12 @@ import { settleDueJobs } from './jobs.js';
 import { switchableProvider, type LeadProvider } from './provider.js';
 import { ReachStore, type Plan } from './store.js';
 
-export interface ReachAppOptions extends StubEnvironment {
+export interface ReachAppOptions extends StubEnvironment, RouterSwitches {
   clock?: Clock;
   /** a provider client in place of the fixture dataset, or `'down'` (also `REACH_PROVIDER=down`): 502 where it is needed */
   provider?: LeadProvider | 'down';
   /** the paid seed's starting wallet (10,000 credits) */
   paidWalletCredits?: number;
-  validateResponses?: boolean;
-  validateRequests?: boolean;
-  rateLimits?: boolean;
 }
 
 const ALL_SCOPES: readonly Scope[] = ['leads:search', 'leads:verify', 'leads:score', 'leads:read', 'deals:read', 'deals:write'];
@@ -84,10 +81,7 @@ export function createReachApp(options: ReachAppOptions = {}) {
     security: { bearerAuth: scopedKeys() },
     errors: reachErrors,
     clock,
-    corsOrigins: options.corsOrigins,
-    validateRequests: options.validateRequests,
-    validateResponses: options.validateResponses,
-    rateLimits: options.rateLimits,
+    ...passedThrough(options),
   });
   const reset = () => {
     store.clear();

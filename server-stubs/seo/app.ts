@@ -3,7 +3,7 @@ import { bearerKeys } from '../lib/auth.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { resolverFromEnv, type Resolver } from '../lib/net-guard.js';
 import { createServiceRouter } from '../lib/service-router.js';
-import type { StubCredential, StubEnvironment, StubService } from '../lib/service.js';
+import { passedThrough, type RouterSwitches, type StubCredential, type StubEnvironment, type StubService } from '../lib/service.js';
 import type { SeoHandlers, SeoPrincipal, StreamTiming } from './context.js';
 import { defaultCrawlTiming, type CrawlTiming } from './crawl.js';
 import { seoErrors } from './errors.js';
@@ -12,14 +12,11 @@ import { rankTrackingHandlers } from './handlers/rank-tracking.js';
 import { siteAuditHandlers } from './handlers/site-audit.js';
 import { SeoStore } from './store.js';
 
-export interface SeoAppOptions extends StubEnvironment {
+export interface SeoAppOptions extends StubEnvironment, RouterSwitches {
   clock?: Clock;
   resolver?: Resolver;
   crawl?: Partial<CrawlTiming>;
   stream?: Partial<StreamTiming>;
-  validateResponses?: boolean;
-  validateRequests?: boolean;
-  rateLimits?: boolean;
 }
 
 /** Seeded keys (CONVENTIONS §6): each is an organization of its own. */
@@ -50,10 +47,7 @@ export function createSeoApp(options: SeoAppOptions = {}) {
     security: { bearerAuth: bearerKeys((token) => principals.get(token)) },
     errors: seoErrors,
     clock,
-    corsOrigins: options.corsOrigins,
-    validateRequests: options.validateRequests,
-    validateResponses: options.validateResponses,
-    rateLimits: options.rateLimits,
+    ...passedThrough(options),
   });
   const reset = () => {
     store.clear();

@@ -2,7 +2,7 @@ import type { operationDefaults, operations } from '../../generated/social/types
 import { bearerKeys } from '../lib/auth.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { createServiceRouter } from '../lib/service-router.js';
-import type { StubCredential, StubEnvironment, StubService } from '../lib/service.js';
+import { passedThrough, type RouterSwitches, type StubCredential, type StubEnvironment, type StubService } from '../lib/service.js';
 import type { SocialHandlers, SocialPrincipal } from './context.js';
 import { socialErrors } from './errors.js';
 import { templateGenerator, type PostGenerator } from './generator.js';
@@ -12,13 +12,10 @@ import { postHandlers } from './handlers/posts.js';
 import { statsHandlers } from './handlers/stats.js';
 import { SocialStore } from './store.js';
 
-export interface SocialAppOptions extends StubEnvironment {
+export interface SocialAppOptions extends StubEnvironment, RouterSwitches {
   clock?: Clock;
   /** writes the variants of `POST /api/generate`; a deterministic local writer by default */
   generator?: PostGenerator;
-  validateResponses?: boolean;
-  validateRequests?: boolean;
-  rateLimits?: boolean;
 }
 
 /** Seeded keys (CONVENTIONS §6, DECISIONS social-1): each is a workspace of its own, on its plan. */
@@ -50,10 +47,7 @@ export function createSocialApp(options: SocialAppOptions = {}) {
     security: { bearerAuth: bearerKeys((token) => principals.get(token)) },
     errors: socialErrors,
     clock,
-    corsOrigins: options.corsOrigins,
-    validateRequests: options.validateRequests,
-    validateResponses: options.validateResponses,
-    rateLimits: options.rateLimits,
+    ...passedThrough(options),
   });
   const reset = () => {
     store.clear();
