@@ -2,9 +2,12 @@ import type { operationDefaults, operations } from '../../generated/mail/types.g
 import { systemClock, type Clock } from '../lib/clock.js';
 import { createServiceRouter } from '../lib/service-router.js';
 import { passedThrough, type RouterSwitches, type StubCredential, type StubEnvironment, type StubService } from '../lib/service.js';
+import { contactHandlers } from './audience/handlers/contacts.js';
+import { ContactsStore } from './audience/contacts-store.js';
 import { mailCredentials, mailSecurity, providerSecretsFromEnv, type MailPrincipal, type ProviderSecrets } from './auth.js';
 import type { MailDeps, MailHandlers } from './context.js';
 import { mailErrors } from './errors.js';
+import { MailEventBus } from './events.js';
 import { oauthHandlers, OAuthState } from './handlers/oauth.js';
 import { identityHandlers } from './identity/handlers/index.js';
 import { ssoConfigFromEnv, ssoVerifier, type SsoConfig } from './identity/sso.js';
@@ -26,11 +29,20 @@ export function createMailApp(options: MailAppOptions = {}) {
   const secrets = { ...providerSecretsFromEnv(), ...options.secrets };
   const clock = options.clock ?? systemClock;
   const identity = new IdentityStore(clock);
-  const deps: MailDeps = { identity, clock, sso: ssoVerifier(options.sso ?? ssoConfigFromEnv(), clock) };
+  const contacts = new ContactsStore(clock);
+  const deps: MailDeps = {
+    identity,
+    clock,
+    contacts,
+    events: new MailEventBus(),
+    sso: ssoVerifier(options.sso ?? ssoConfigFromEnv(), clock),
+    usage: (userId) => ({ contacts: contacts.count(userId) }),
+  };
   const oauth = new OAuthState(deps);
   const handlers = {
     ...identityHandlers(deps),
     ...oauthHandlers(deps, oauth),
+    ...contactHandlers(deps),
   } satisfies Partial<MailHandlers>;
   const { router, contract, limiter, unimplemented } = createServiceRouter<operations, MailPrincipal, operationDefaults>({
     slug: 'mail',
@@ -42,10 +54,11 @@ export function createMailApp(options: MailAppOptions = {}) {
   });
   const reset = () => {
     identity.reset();
+    contacts.reset();
     oauth.reset();
     limiter.reset();
   };
-  return { router, identity, limiter, basePath: contract.basePath, unimplemented, reset };
+  return { router, identity, contacts, events: deps.events, limiter, basePath: contract.basePath, unimplemented, reset };
 }
 
 /** The provider and internal secrets, as their senders present them (test defaults unless set in the environment). */

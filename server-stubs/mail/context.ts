@@ -1,7 +1,9 @@
 import type { operationDefaults, operations } from '../../generated/mail/types.gen.js';
 import type { Clock } from '../lib/clock.js';
 import type { HandlerMap } from '../lib/handlers.js';
+import type { ContactsStore } from './audience/contacts-store.js';
 import type { MailPrincipal } from './auth.js';
+import type { MailEventBus } from './events.js';
 import type { SsoVerifier } from './identity/sso.js';
 import type { IdentityStore } from './identity/store.js';
 
@@ -11,6 +13,10 @@ export type MailHandlers = HandlerMap<operations, MailPrincipal, operationDefaul
 export interface MailDeps {
   identity: IdentityStore;
   clock: Clock;
+  /** contacts per user and their suppression list */
+  contacts: ContactsStore;
+  /** what parts announce (contact created, import done) for later parts to act on */
+  events: MailEventBus;
   /** verifies the identity provider's sign-in tokens */
   sso: SsoVerifier;
   /** counts later parts keep (sends, contacts, monitored domains), shown by `GET /v1/plan-limits` */

@@ -7,6 +7,7 @@ import { createMailClient } from '../../../generated/mail/client.gen.js';
 import { composeScenario, ScenarioSetupError } from './scenario.js';
 import type { MailFixture } from './mail-fixture.js';
 import { devLogin, mailIdentityPart } from './mail-identity.js';
+import { audiencePart } from './mail-audience.js';
 import { oauthPart } from './mail-oauth.js';
 
 /** The seeded user behind the context's default key (`msk_test_max`, CONVENTIONS §6). */
@@ -22,4 +23,4 @@ export const mailScenario = composeScenario<MailFixture>(async (ctx) => {
     session: login.session,
     made: {},
   };
-}, [mailIdentityPart, oauthPart]);
+}, [mailIdentityPart, oauthPart, audiencePart]);

@@ -1,0 +1,93 @@
+/**
+ * The audience part of the mail scenario: contacts (list, create, update by path and by query,
+ * delete, import), with the refusals their handlers decide (duplicate address, unknown ids, the
+ * plan's contact quota, scopes, bodies that are not JSON).
+ */
+import assert from 'node:assert/strict';
+import { createMailClient } from '../../../generated/mail/client.gen.js';
+import type { MailFixture, MailScenarioPart } from './mail-fixture.js';
+import { outcomeOf, required } from './scenario.js';
+
+const sendOnlyToken = 'msk_test_oauth_send';
+const unknownId = '0f0e0d0c-0b0a-4909-8807-060504030201';
+const scoped = (f: MailFixture) => createMailClient({ baseUrl: f.ctx.baseUrl, headers: { authorization: `Bearer ${sendOnlyToken}` } });
+
+/** Unique per run, so a scenario against a long-running stub never collides with its own earlier contacts. */
+const fresh = (label: string) => `${label}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 8)}@example.com`;
+
+async function newContact(f: MailFixture, label: string): Promise<string> {
+  return required(`create the contact "${label}"`, await f.api.POST('/v1/contacts', { body: { email: fresh(label), tags: ['scenario'] } }), 201).data.id;
+}
+
+async function notJson(f: MailFixture, method: string, path: string) {
+  const response = await fetch(`${f.ctx.baseUrl}${path}`, { method, headers: { ...f.ctx.headers, 'content-type': 'text/plain' }, body: 'plain text' });
+  return { status: response.status, body: await response.json() };
+}
+
+export const audiencePart: MailScenarioPart = {
+  async setup(f) {
+    f.made.contact = await newContact(f, 'scenario');
+  },
+
+  calls: {
+    listContacts: async ({ api }) => outcomeOf(await api.GET('/v1/contacts', { params: { query: { tag: 'scenario', limit: 100 } } })),
+    createContact: async ({ api }) => outcomeOf(await api.POST('/v1/contacts', { body: { email: fresh('created'), first_name: 'Ada', push_tokens: [{ platform: 'fcm', token: 'fcm-scenario' }] } })),
+    updateContact: async ({ api, made }) =>
+      outcomeOf(await api.PATCH('/v1/contacts/{id}', { params: { path: { id: made.contact! } }, body: { push_tokens: [{ platform: 'apns', token: 'apns-scenario' }] } })),
+    updateContactByQuery: async ({ api, made }) => outcomeOf(await api.PATCH('/v1/contacts', { params: { query: { id: made.contact! } }, body: { first_name: 'Renamed' } })),
+    deleteContact: async (f) => {
+      const id = await newContact(f, 'to-delete');
+      return outcomeOf(await f.api.DELETE('/v1/contacts', { params: { query: { id } } }));
+    },
+    importContacts: async ({ api }) => outcomeOf(await api.POST('/v1/contacts/import', { body: { contacts: [{ email: fresh('imported') }, { email: fresh('imported') }], tags: ['scenario-import'] } })),
+  },
+
+  expectations: {
+    listContacts: (b, f) => assert.ok(b.data.some((c: { id: string }) => c.id === f.made.contact), 'the list holds the contact created'),
+    createContact: (b) => {
+      assert.equal(b.data.status, 'subscribed');
+      assert.deepEqual(b.data.push_tokens, [{ platform: 'fcm', token: 'fcm-scenario' }]);
+    },
+    updateContact: (b, f) => assert.deepEqual({ id: b.data.id, tokens: b.data.push_tokens }, { id: f.made.contact, tokens: [{ platform: 'apns', token: 'apns-scenario' }] }),
+    updateContactByQuery: (b, f) => assert.deepEqual({ id: b.data.id, name: b.data.first_name }, { id: f.made.contact, name: 'Renamed' }),
+    deleteContact: (b) => assert.deepEqual(b, { success: true }),
+    importContacts: (b) => assert.deepEqual({ total: b.data.total, created: b.data.created }, { total: 2, created: 2 }),
+  },
+
+  refusals: [
+    {
+      id: 'createContact',
+      status: 409,
+      why: 'another contact has this address',
+      call: async (f) => {
+        const email = fresh('twice');
+        required('create the first contact', await f.api.POST('/v1/contacts', { body: { email } }), 201);
+        return outcomeOf(await f.api.POST('/v1/contacts', { body: { email: email.toUpperCase() } }));
+      },
+    },
+    { id: 'createContact', status: 403, why: 'a token without the write or contacts scope', call: async (f) => outcomeOf(await scoped(f).POST('/v1/contacts', { body: { email: fresh('scoped') } })) },
+    { id: 'createContact', status: 415, why: 'a body that is not JSON', call: (f) => notJson(f, 'POST', '/v1/contacts') },
+    { id: 'listContacts', status: 400, why: 'a page size over 100', call: async (f) => outcomeOf(await f.api.GET('/v1/contacts', { params: { query: { limit: 101 } } })) },
+    { id: 'listContacts', status: 403, why: 'a token without the read or contacts scope', call: async (f) => outcomeOf(await scoped(f).GET('/v1/contacts')) },
+    { id: 'updateContact', status: 404, why: 'no contact with that id', call: async (f) => outcomeOf(await f.api.PATCH('/v1/contacts/{id}', { params: { path: { id: unknownId } }, body: { first_name: 'Nobody' } })) },
+    {
+      id: 'updateContact',
+      status: 403,
+      why: 'a token without the write or contacts scope',
+      call: async (f) => outcomeOf(await scoped(f).PATCH('/v1/contacts/{id}', { params: { path: { id: unknownId } }, body: { first_name: 'Nobody' } })),
+    },
+    { id: 'updateContact', status: 415, why: 'a body that is not JSON', call: (f) => notJson(f, 'PATCH', `/v1/contacts/${unknownId}`) },
+    { id: 'updateContactByQuery', status: 404, why: 'no contact with that id', call: async (f) => outcomeOf(await f.api.PATCH('/v1/contacts', { params: { query: { id: unknownId } }, body: { first_name: 'Nobody' } })) },
+    {
+      id: 'updateContactByQuery',
+      status: 403,
+      why: 'a token without the write or contacts scope',
+      call: async (f) => outcomeOf(await scoped(f).PATCH('/v1/contacts', { params: { query: { id: unknownId } }, body: { first_name: 'Nobody' } })),
+    },
+    { id: 'updateContactByQuery', status: 415, why: 'a body that is not JSON', call: (f) => notJson(f, 'PATCH', `/v1/contacts?id=${unknownId}`) },
+    { id: 'deleteContact', status: 404, why: 'no contact with that id', call: async (f) => outcomeOf(await f.api.DELETE('/v1/contacts', { params: { query: { id: unknownId } } })) },
+    { id: 'deleteContact', status: 403, why: 'a token without the write or contacts scope', call: async (f) => outcomeOf(await scoped(f).DELETE('/v1/contacts', { params: { query: { id: unknownId } } })) },
+    { id: 'importContacts', status: 403, why: 'a token without the write or contacts scope', call: async (f) => outcomeOf(await scoped(f).POST('/v1/contacts/import', { body: { contacts: [{ email: fresh('scoped') }] } })) },
+    { id: 'importContacts', status: 415, why: 'a body that is not JSON', call: (f) => notJson(f, 'POST', '/v1/contacts/import') },
+  ],
+};

@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import type { components } from '../../../generated/mail/types.gen.js';
+import type { Clock } from '../../lib/clock.js';
+
+export type ContactStatus = components['schemas']['Contact']['status'];
+export type PushToken = components['schemas']['Contact']['push_tokens'][number];
+export type EngagementTier = components['schemas']['Contact']['engagement_tier'];
+
+export interface ContactRecord {
+  id: string;
+  userId: string;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  phone: string | null;
+  status: ContactStatus;
+  engagementTier: EngagementTier;
+  tags: string[];
+  customFields: Record<string, unknown>;
+  pushTokens: PushToken[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface ContactFields {
+  email?: string;
+  firstName?: string | null;
+  lastName?: string | null;
+  phone?: string | null;
+  status?: ContactStatus;
+  tags?: string[];
+  customFields?: Record<string, unknown>;
+  pushTokens?: PushToken[];
+}
+
+/** Statuses that put an address on the user's suppression list (no more marketing mail to it). */
+const suppressing: ReadonlySet<ContactStatus> = new Set(['unsubscribed', 'complained']);
+
+/** A few contacts per seeded user, all subscribed, none suppressed (DECISIONS mail-1). */
+const seededContacts: ReadonlyArray<{ userId: string; email: string; firstName: string; lastName: string; tags: string[]; tier: EngagementTier }> = [
+  ...['usr_free', 'usr_pro', 'usr_max'].flatMap((userId) => {
+    const plan = userId.slice(4);
+    return [
+      { userId, email: `ada.${plan}@example.com`, firstName: 'Ada', lastName: 'Lovelace', tags: ['newsletter'], tier: 'high' as const },
+      { userId, email: `grace.${plan}@example.com`, firstName: 'Grace', lastName: 'Hopper', tags: ['newsletter', 'vip'], tier: 'medium' as const },
+      { userId, email: `alan.${plan}@example.com`, firstName: 'Alan', lastName: 'Turing', tags: [], tier: null },
+    ];
+  }),
+];
+
+const normalized = (email: string) => email.trim().toLowerCase();
+
+/** Contacts per user (an address is unique per user, case-insensitively) and each user's suppression list. */
+export class ContactsStore {
+  private contacts = new Map<string, ContactRecord>();
+  private suppressed = new Map<string, Set<string>>();
+
+  constructor(private clock: Clock) {
+    this.reset();
+  }
+
+  reset(): void {
+    this.contacts.clear();
+    this.suppressed.clear();
+    // Seeds get distinct, ordered creation times so "newest first" is stable.
+    const base = this.clock.now() - seededContacts.length * 60_000;
+    seededContacts.forEach((seed, i) => {
+      const at = base + i * 60_000;
+      const record = this.insert(seed.userId, { email: seed.email, firstName: seed.firstName, lastName: seed.lastName, tags: seed.tags }, at);
+      record.engagementTier = seed.tier;
+    });
+  }
+
+  /** The user's contacts, newest first. */
+  of(userId: string): ContactRecord[] {
+    return [...this.contacts.values()].filter((c) => c.userId === userId).sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? -1 : 1));
+  }
+
+  count(userId: string): number {
+    let n = 0;
+    for (const c of this.contacts.values()) if (c.userId === userId) n++;
+    return n;
+  }
+
+  get(userId: string, id: string): ContactRecord | undefined {
+    const record = this.contacts.get(id);
+    return record?.userId === userId ? record : undefined;
+  }
+
+  byEmail(userId: string, email: string): ContactRecord | undefined {
+    const wanted = normalized(email);
+    for (const c of this.contacts.values()) if (c.userId === userId && normalized(c.email) === wanted) return c;
+    return undefined;
+  }
+
+  create(userId: string, fields: ContactFields & { email: string }): ContactRecord {
+    return this.insert(userId, fields, this.clock.now());
+  }
+
+  update(record: ContactRecord, fields: ContactFields): ContactRecord {
+    if (fields.email !== undefined) record.email = fields.email;
+    if (fields.firstName !== undefined) record.firstName = fields.firstName;
+    if (fields.lastName !== undefined) record.lastName = fields.lastName;
+    if (fields.phone !== undefined) record.phone = fields.phone;
+    if (fields.tags !== undefined) record.tags = [...new Set(fields.tags)];
+    if (fields.customFields !== undefined) record.customFields = { ...fields.customFields };
+    if (fields.pushTokens !== undefined) record.pushTokens = fields.pushTokens.map((t) => ({ ...t }));
+    if (fields.status !== undefined) record.status = fields.status;
+    record.updatedAt = this.clock.now();
+    this.noteSuppression(record);
+    return record;
+  }
+
+  delete(userId: string, id: string): boolean {
+    if (!this.get(userId, id)) return false;
+    return this.contacts.delete(id);
+  }
+
+  /** Whether the user may no longer mail this address (it unsubscribed or complained); deleting the contact keeps it suppressed. */
+  isSuppressed(userId: string, email: string): boolean {
+    return this.suppressed.get(userId)?.has(normalized(email)) ?? false;
+  }
+
+  suppressionsOf(userId: string): string[] {
+    return [...(this.suppressed.get(userId) ?? [])];
+  }
+
+  private insert(userId: string, fields: ContactFields & { email: string }, at: number): ContactRecord {
+    const record: ContactRecord = {
+      id: randomUUID(),
+      userId,
+      email: fields.email,
+      firstName: fields.firstName ?? null,
+      lastName: fields.lastName ?? null,
+      phone: fields.phone ?? null,
+      status: fields.status ?? 'subscribed',
+      engagementTier: null,
+      tags: [...new Set(fields.tags ?? [])],
+      customFields: { ...(fields.customFields ?? {}) },
+      pushTokens: (fields.pushTokens ?? []).map((t) => ({ ...t })),
+      createdAt: at,
+      updatedAt: at,
+    };
+    this.contacts.set(record.id, record);
+    this.noteSuppression(record);
+    return record;
+  }
+
+  private noteSuppression(record: ContactRecord): void {
+    if (!suppressing.has(record.status)) return;
+    const set = this.suppressed.get(record.userId) ?? new Set<string>();
+    set.add(normalized(record.email));
+    this.suppressed.set(record.userId, set);
+  }
+}
