@@ -75,7 +75,7 @@ function providerCredentials(secrets: ProviderSecrets): StubCredential[] {
 const service: StubService<MailAppOptions> = {
   slug: 'mail',
   basePath: '/mail',
-  title: 'Mail (identity and OAuth implemented; other operations answer 501 until implemented)',
+  title: 'Mail (identity, OAuth and contacts implemented; other operations answer 501 until implemented)',
   credentials: [...mailCredentials, ...providerCredentials(providerSecretsFromEnv())],
   errors: mailErrors,
   create: (options) => createMailApp(options),
