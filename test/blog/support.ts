@@ -4,12 +4,12 @@
  * answers from.
  */
 import { readFileSync } from 'node:fs';
-import { expect } from 'vitest';
 import { createBlogClient, type BlogClient, type components } from '../../generated/blog/client.gen.js';
 import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { createBlogApp, type BlogAppOptions } from '../../server-stubs/blog/app.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
 import { bearerRaw } from '../helpers/raw.js';
+import { contractChecked } from '../helpers/checked.js';
 
 export const FREE = 'mbk_test_free';
 export const PRO = 'mbk_test_pro';
@@ -50,13 +50,7 @@ export async function startBlog(options: BlogAppOptions = {}): Promise<BlogStub>
 export const raw = bearerRaw(FREE);
 export type { RawResponse } from '../helpers/raw.js';
 
-/** `{status, body, headers}` of an openapi-fetch result, the body checked against the contract for that status. */
-export function checked(result: { data?: unknown; error?: unknown; response: Response }, where: { path: string; method: string }) {
-  const status = result.response.status;
-  const body = (result.response.ok ? result.data : result.error) as any;
-  expect(contract.responseErrors(where.path, where.method, status, body), `${where.method} ${where.path} ${status} keeps the contract`).toEqual([]);
-  return { status, body, headers: result.response.headers };
-}
+export const checked = contractChecked(contract);
 
 /** The six usage headers of a metered success (`x-service-usage-resets` absent for a total). */
 export function usageHeaders(headers: Headers) {

@@ -10,6 +10,7 @@ import { createManualClock, type StubClock } from '../../server-stubs/lib/clock.
 import { createReachApp, type ReachAppOptions } from '../../server-stubs/reach/app.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
 import { bearerRaw } from '../helpers/raw.js';
+import { contractChecked } from '../helpers/checked.js';
 
 export const FREE = 'msr_test_key';
 export const READONLY = 'msr_test_readonly';
@@ -44,13 +45,7 @@ export async function startReach(options: ReachAppOptions = {}): Promise<ReachSt
 export const raw = bearerRaw(FREE);
 export type { RawResponse } from '../helpers/raw.js';
 
-/** `{status, body, headers}` of an openapi-fetch result, the body checked against the contract for that status. */
-export function checked(result: { data?: unknown; error?: unknown; response: Response }, where: { path: string; method: string }) {
-  const status = result.response.status;
-  const body = (result.response.ok ? result.data : result.error) as any;
-  expect(contract.responseErrors(where.path, where.method, status, body), `${where.method} ${where.path} ${status} keeps the contract`).toEqual([]);
-  return { status, body, headers: result.response.headers };
-}
+export const checked = contractChecked(contract);
 
 /** Starts a search and polls its job as the document says (every 2 s, up to 120 s) on the stub clock. */
 export async function searchAndWait(reach: ReachStub, key: string, query: string, limit = 10) {

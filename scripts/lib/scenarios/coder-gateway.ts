@@ -6,20 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { ScenarioSetupError } from './scenario.js';
-import type { CoderFixture, CoderScenarioPart } from './coder-fixture.js';
-
-const otherKey = () => process.env.CODER_OTHER_KEY ?? 'coder_test_key_2';
-
-async function send(fixture: CoderFixture, method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}) {
-  // A Headers object, so an override replaces the context's header whatever the case of its name.
-  const headers = new Headers(fixture.ctx.headers);
-  if (options.body !== undefined) headers.set('content-type', 'application/json');
-  for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
-  const response = await fetch(`${fixture.ctx.baseUrl}${path}`, { method, headers, ...(options.body !== undefined && { body: JSON.stringify(options.body) }) });
-  const text = await response.text();
-  if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return { status: response.status, stream: text };
-  return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined };
-}
+import { otherKey, send, type CoderFixture, type CoderScenarioPart } from './coder-fixture.js';
 
 /** As another owner: only the credential differs. */
 const asOtherOwner = { authorization: `Bearer ${otherKey()}` };

@@ -8,23 +8,11 @@
  */
 import assert from 'node:assert/strict';
 import { ScenarioSetupError } from './scenario.js';
-import type { CoderFixture, CoderScenarioPart } from './coder-fixture.js';
-
-const otherKey = () => process.env.CODER_OTHER_KEY ?? 'coder_test_key_2';
+import { otherKey, send, type CoderFixture, type CoderScenarioPart } from './coder-fixture.js';
 
 /** The stdio command line the target lets run. */
 const toolServer = (): { command: string; args: string[] } =>
   process.env.CODER_TOOL_SERVER ? JSON.parse(process.env.CODER_TOOL_SERVER) : { command: 'node', args: ['server-stubs/coder/tool-servers/notes.mjs'] };
-
-async function send(fixture: CoderFixture, method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}) {
-  const headers = new Headers(fixture.ctx.headers);
-  if (options.body !== undefined) headers.set('content-type', 'application/json');
-  for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
-  const response = await fetch(`${fixture.ctx.baseUrl}${path}`, { method, headers, ...(options.body !== undefined && { body: JSON.stringify(options.body) }) });
-  const text = await response.text();
-  if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return { status: response.status, stream: text };
-  return { status: response.status, body: text ? (JSON.parse(text) as any) : undefined };
-}
 
 /** Tool-server names unique to this run: a target checked moments ago still holds the last run's. */
 const unique = (label: string) => `scn-${label}-${Math.random().toString(36).slice(2, 10)}`;
