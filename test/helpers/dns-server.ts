@@ -1,7 +1,25 @@
 import { createUDPServer, Packet } from 'dns2';
 
-/** name (lower case, no trailing dot) → addresses; IPv4 answer A queries, IPv6 answer AAAA. */
-export type Zone = Record<string, string[]>;
+export interface MxAnswer {
+  exchange: string;
+  priority: number;
+}
+
+/** The records of one name. `txt` entries of several strings are sent as one record of several character-strings. */
+export interface ZoneRecords {
+  addresses?: string[];
+  txt?: Array<string | string[]>;
+  mx?: MxAnswer[];
+  cname?: string[];
+  /** Answer SERVFAIL for this name, as a broken authoritative server does. */
+  servfail?: boolean;
+}
+
+/**
+ * name (lower case, no trailing dot) → its records; a bare list is its addresses (IPv4 answer A
+ * queries, IPv6 answer AAAA).
+ */
+export type Zone = Record<string, string[] | ZoneRecords>;
 
 export interface TestDnsServer {
   /** `127.0.0.1:port`, the form STUB_DNS_SERVER takes. */
@@ -11,7 +29,9 @@ export interface TestDnsServer {
   close(): Promise<void>;
 }
 
-/** An authoritative UDP DNS server on loopback with an ephemeral port; unknown names get NXDOMAIN. */
+const recordsOf = (entry: string[] | ZoneRecords): ZoneRecords => (Array.isArray(entry) ? { addresses: entry } : entry);
+
+/** An authoritative UDP DNS server on loopback with an ephemeral port; unknown names get NXDOMAIN, known names without the type asked get an empty answer. */
 export async function startDnsServer(zone: Zone): Promise<TestDnsServer> {
   const queries: string[] = [];
   const server = createUDPServer((request, send) => {
@@ -19,14 +39,33 @@ export async function startDnsServer(zone: Zone): Promise<TestDnsServer> {
     for (const question of request.questions) {
       const name = question.name.toLowerCase().replace(/\.$/, '');
       queries.push(name);
-      const addresses = zone[name];
-      if (!addresses) {
+      const entry = zone[name];
+      if (!entry) {
         response.header.rcode = 3; // NXDOMAIN
         continue;
       }
-      const wantV6 = question.type === Packet.TYPE.AAAA;
-      for (const address of addresses.filter((a) => a.includes(':') === wantV6)) {
-        response.answers.push(Packet.createResourceFromQuestion(question, { ttl: 60, address }));
+      const records = recordsOf(entry);
+      if (records.servfail) {
+        response.header.rcode = 2; // SERVFAIL
+        continue;
+      }
+      const answer = (data: Record<string, unknown>) => response.answers.push(Packet.createResourceFromQuestion(question, { ttl: 60, ...data }));
+      switch (question.type) {
+        case Packet.TYPE.A:
+        case Packet.TYPE.AAAA: {
+          const wantV6 = question.type === Packet.TYPE.AAAA;
+          for (const address of (records.addresses ?? []).filter((a) => a.includes(':') === wantV6)) answer({ address });
+          break;
+        }
+        case Packet.TYPE.TXT:
+          for (const data of records.txt ?? []) answer({ data });
+          break;
+        case Packet.TYPE.MX:
+          for (const mx of records.mx ?? []) answer({ exchange: mx.exchange, priority: mx.priority });
+          break;
+        case Packet.TYPE.CNAME:
+          for (const domain of records.cname ?? []) answer({ domain });
+          break;
       }
     }
     void send(response);
