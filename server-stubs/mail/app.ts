@@ -1,11 +1,20 @@
 import type { operationDefaults, operations } from '../../generated/mail/types.gen.js';
 import { systemClock, type Clock } from '../lib/clock.js';
+import { createRecordResolver, type RecordResolver } from '../lib/dns-records.js';
 import { createServiceRouter } from '../lib/service-router.js';
 import { passedThrough, type RouterSwitches, type StubCredential, type StubEnvironment, type StubService } from '../lib/service.js';
 import { contactHandlers } from './audience/handlers/contacts.js';
 import { ContactsStore } from './audience/contacts-store.js';
+import { segmentHandlers } from './audience/handlers/segments.js';
+import { SegmentsStore } from './audience/segments-store.js';
 import { mailCredentials, mailSecurity, providerSecretsFromEnv, type MailPrincipal, type ProviderSecrets } from './auth.js';
 import type { MailDeps, MailHandlers } from './context.js';
+import { dmarcHandlers } from './deliverability/handlers/dmarc.js';
+import { domainHandlers } from './deliverability/handlers/domains.js';
+import { validationHandlers } from './deliverability/handlers/validation.js';
+import { MonitoredDomainsStore } from './deliverability/monitored-domains-store.js';
+import { SendingDomainsStore } from './deliverability/sending-domains-store.js';
+import { ValidationLedger } from './deliverability/validation-ledger.js';
 import { mailErrors } from './errors.js';
 import { MailEventBus } from './events.js';
 import { oauthHandlers, OAuthState } from './handlers/oauth.js';
@@ -18,6 +27,8 @@ export interface MailAppOptions extends StubEnvironment, RouterSwitches {
   secrets?: Partial<ProviderSecrets>;
   /** the identity provider whose tokens `POST /api/auth/sso` accepts (default: SSO_JWKS_URL, SSO_ISSUER, SSO_AUDIENCE) */
   sso?: SsoConfig;
+  /** MX/TXT/CNAME look-ups (default: the system's DNS servers, or `STUB_DNS_SERVER`) */
+  dns?: RecordResolver;
 }
 
 /**
@@ -30,19 +41,31 @@ export function createMailApp(options: MailAppOptions = {}) {
   const clock = options.clock ?? systemClock;
   const identity = new IdentityStore(clock);
   const contacts = new ContactsStore(clock);
+  const stores = {
+    contacts,
+    segments: new SegmentsStore(clock, contacts),
+    validation: new ValidationLedger(clock),
+    monitoredDomains: new MonitoredDomainsStore(clock),
+    sendingDomains: new SendingDomainsStore(clock),
+  };
   const deps: MailDeps = {
     identity,
     clock,
-    contacts,
+    ...stores,
+    dns: options.dns ?? createRecordResolver(),
     events: new MailEventBus(),
     sso: ssoVerifier(options.sso ?? ssoConfigFromEnv(), clock),
-    usage: (userId) => ({ contacts: contacts.count(userId) }),
+    usage: (userId) => ({ contacts: contacts.count(userId), monitored_domains: stores.monitoredDomains.count(userId) }),
   };
   const oauth = new OAuthState(deps);
   const handlers = {
     ...identityHandlers(deps),
     ...oauthHandlers(deps, oauth),
     ...contactHandlers(deps),
+    ...segmentHandlers(deps),
+    ...validationHandlers(deps),
+    ...dmarcHandlers(deps),
+    ...domainHandlers(deps),
   } satisfies Partial<MailHandlers>;
   const { router, contract, limiter, unimplemented } = createServiceRouter<operations, MailPrincipal, operationDefaults>({
     slug: 'mail',
@@ -54,11 +77,11 @@ export function createMailApp(options: MailAppOptions = {}) {
   });
   const reset = () => {
     identity.reset();
-    contacts.reset();
+    for (const store of Object.values(stores)) store.reset();
     oauth.reset();
     limiter.reset();
   };
-  return { router, identity, contacts, events: deps.events, limiter, basePath: contract.basePath, unimplemented, reset };
+  return { router, identity, ...stores, events: deps.events, limiter, basePath: contract.basePath, unimplemented, reset, runDue: () => stores.sendingDomains.runDue() };
 }
 
 /** The provider and internal secrets, as their senders present them (test defaults unless set in the environment). */

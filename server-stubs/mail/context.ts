@@ -1,8 +1,13 @@
 import type { operationDefaults, operations } from '../../generated/mail/types.gen.js';
 import type { Clock } from '../lib/clock.js';
+import type { RecordResolver } from '../lib/dns-records.js';
 import type { HandlerMap } from '../lib/handlers.js';
 import type { ContactsStore } from './audience/contacts-store.js';
+import type { SegmentsStore } from './audience/segments-store.js';
 import type { MailPrincipal } from './auth.js';
+import type { MonitoredDomainsStore } from './deliverability/monitored-domains-store.js';
+import type { SendingDomainsStore } from './deliverability/sending-domains-store.js';
+import type { ValidationLedger } from './deliverability/validation-ledger.js';
 import type { MailEventBus } from './events.js';
 import type { SsoVerifier } from './identity/sso.js';
 import type { IdentityStore } from './identity/store.js';
@@ -15,6 +20,16 @@ export interface MailDeps {
   clock: Clock;
   /** contacts per user and their suppression list */
   contacts: ContactsStore;
+  /** segments per user over those contacts, with their membership rows */
+  segments: SegmentsStore;
+  /** validation credits per user */
+  validation: ValidationLedger;
+  /** DMARC-monitored domains per user */
+  monitoredDomains: MonitoredDomainsStore;
+  /** sending domains per user and their verification */
+  sendingDomains: SendingDomainsStore;
+  /** MX, TXT and CNAME look-ups of validation, DMARC monitoring and sending domains */
+  dns: RecordResolver;
   /** what parts announce (contact created, import done) for later parts to act on */
   events: MailEventBus;
   /** verifies the identity provider's sign-in tokens */
