@@ -1,13 +1,17 @@
 /**
  * The mail scenario, in parts kept by the code they exercise: identity (keys, sessions, accounts,
  * plan and billing) and the OAuth authorization server. All parts work on one fixture: where the
- * service is, the caller's key, a dashboard session of the same user.
+ * service is, the caller's key, a dashboard session of the same user. Audience (contacts, segments)
+ * and deliverability (validation, DMARC monitoring, sending domains) follow.
  */
 import { createMailClient } from '../../../generated/mail/client.gen.js';
 import { composeScenario, ScenarioSetupError } from './scenario.js';
 import type { MailFixture } from './mail-fixture.js';
 import { devLogin, mailIdentityPart } from './mail-identity.js';
 import { audiencePart } from './mail-audience.js';
+import { deliverabilityPart } from './mail-deliverability.js';
+import { segmentsPart } from './mail-segments.js';
+import { validationPart } from './mail-validation.js';
 import { oauthPart } from './mail-oauth.js';
 
 /** The seeded user behind the context's default key (`msk_test_max`, CONVENTIONS §6). */
@@ -23,4 +27,4 @@ export const mailScenario = composeScenario<MailFixture>(async (ctx) => {
     session: login.session,
     made: {},
   };
-}, [mailIdentityPart, oauthPart, audiencePart]);
+}, [mailIdentityPart, oauthPart, audiencePart, segmentsPart, validationPart, deliverabilityPart]);
