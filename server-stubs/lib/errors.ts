@@ -48,7 +48,19 @@ export interface Failure {
   /** Validation issues: `{path, message}` with `path` like `body.serpDepth` or `query.projectId`. */
   issues?: Array<{ path: string; message: string }>;
   /** The contract operation the request matched, when it matched one (set before mapping). */
-  operation?: { id: string; tags: string[] } | undefined;
+  operation?: FailedOperation | undefined;
+}
+
+export interface FailedOperation {
+  id: string;
+  tags: string[];
+  /** the media types its request body may have (none when it takes no body), for a 415 that names them */
+  bodyTypes: string[];
+}
+
+/** What an error mapper may know of the operation a failed request matched. */
+export function failedOperation(operation: { id: string; op: Record<string, any> }): FailedOperation {
+  return { id: operation.id, tags: operation.op.tags ?? [], bodyTypes: Object.keys(operation.op.requestBody?.content ?? {}) };
 }
 
 export interface ErrorResponse {

@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { deref } from '../../scripts/lib/operations.js';
 import { declares, loadContract, responseKeyFor, type Contract, type OperationInfo } from './contract.js';
-import type { ErrorMapper } from './errors.js';
+import { failedOperation, type ErrorMapper } from './errors.js';
 import { hopByHop } from './results.js';
 import { parseEventStream } from './sse.js';
 
@@ -94,7 +94,7 @@ export function createValidatingProxy(options: ProxyOptions): Router {
 }
 
 function reply(res: Response, errors: ErrorMapper, operation: OperationInfo | undefined, status: number, kind: 'validation' | 'internal', message: string) {
-  const mapped = errors({ kind, status, message, operation: operation && { id: operation.id, tags: operation.op.tags ?? [] } });
+  const mapped = errors({ kind, status, message, operation: operation && failedOperation(operation) });
   res.status(mapped.status).set(mapped.headers ?? {}).type('application/json').send(JSON.stringify(mapped.body));
 }
 

@@ -5,7 +5,7 @@ import { parseBody, checkFiniteParameters, pruneUnknownProperties } from './requ
 import { browserAccess, type CorsOrigins } from './browser.js';
 import type { Clock } from './clock.js';
 import { contractOf, loadContract, type Contract, type OperationInfo } from './contract.js';
-import { ApiError, type ErrorMapper } from './errors.js';
+import { ApiError, failedOperation, type ErrorMapper } from './errors.js';
 import { failureFromThrown, failureOf } from './failures.js';
 import type { HandlerMap } from './handlers.js';
 import { RateLimiter, type RateLimitRule } from './rate-limit.js';
@@ -187,7 +187,7 @@ function errorExit(slug: string, errors: ErrorMapper) {
       res.end();
       return;
     }
-    const mapped = errors({ ...failure, operation: operation && { id: operation.id, tags: operation.op.tags ?? [] } });
+    const mapped = errors({ ...failure, operation: operation && failedOperation(operation) });
     res.status(mapped.status);
     res.set({ ...(failure.headers ?? {}), ...(mapped.headers ?? {}) });
     if (mapped.page !== undefined && req.accepts(['application/json', 'text/html']) === 'text/html') {

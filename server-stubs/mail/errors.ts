@@ -19,7 +19,7 @@ function serviceError(failure: Failure) {
       if (!failure.issues?.length) return answer(failure.message);
       return answer('Validation failed', { details: { fieldErrors: issuesByField(failure) } });
     case 'unsupported_media_type':
-      return answer(failure.status === 415 ? 'Content-Type must be application/json' : failure.message);
+      return answer(failure.status === 415 ? `Content-Type must be ${acceptedTypes(failure).join(' or ')}` : failure.message);
     case 'payload_too_large':
       return answer(failure.message);
     case 'unauthenticated':
@@ -34,6 +34,11 @@ function serviceError(failure: Failure) {
     case 'api':
       return answer(failure.message, failure.extras);
   }
+}
+
+/** The media types the operation takes (the published message names `application/json`, which most take alone). */
+function acceptedTypes(failure: Failure): string[] {
+  return failure.operation?.bodyTypes.length ? failure.operation.bodyTypes : ['application/json'];
 }
 
 /** The OAuth routes a person's browser lands on: their refusals are also an HTML page for it. */

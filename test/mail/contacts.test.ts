@@ -144,7 +144,7 @@ describe('delete and the suppression list', () => {
     answered(await max().PATCH('/v1/contacts', { params: { query: { id: a.id } }, body: { status: 'unsubscribed' } }), 200, '/v1/contacts', 'patch');
     off();
     expect(events).toEqual([{ userId: 'usr_max', contactId: a.id }]);
-    expect(mail.app.contacts.suppressionsOf('usr_max').sort()).toEqual(['complainer@example.com', 'unsub@example.com']);
+    expect(mail.app.contacts.suppressionsOf('usr_max').map((s) => s.email).sort()).toEqual(['complainer@example.com', 'unsub@example.com']);
     answered(await max().DELETE('/v1/contacts', { params: { query: { id: a.id } } }), 200, '/v1/contacts', 'delete');
     expect(mail.app.contacts.isSuppressed('usr_max', 'unsub@example.com')).toBe(true);
     expect(mail.app.contacts.suppressionsOf('usr_pro')).toEqual([]);

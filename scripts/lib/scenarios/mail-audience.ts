@@ -1,6 +1,6 @@
 /**
  * The audience part of the mail scenario: contacts (list, create, update by path and by query,
- * delete, import), with the refusals their handlers decide (duplicate address, unknown ids, the
+ * delete, import as JSON and CSV) and the suppression list, with the refusals their handlers decide (duplicate address, unknown ids, the
  * plan's contact quota, scopes, bodies that are not JSON).
  */
 import assert from 'node:assert/strict';
@@ -40,6 +40,10 @@ export const audiencePart: MailScenarioPart = {
       return outcomeOf(await f.api.DELETE('/v1/contacts', { params: { query: { id } } }));
     },
     importContacts: async ({ api }) => outcomeOf(await api.POST('/v1/contacts/import', { body: { contacts: [{ email: fresh('imported') }, { email: fresh('imported') }], tags: ['scenario-import'] } })),
+    listSuppressions: async (f) => {
+      required('create an unsubscribed contact', await f.api.POST('/v1/contacts', { body: { email: (f.made.unsubscribed = fresh('unsubscribed')), status: 'unsubscribed' } }), 201);
+      return outcomeOf(await f.api.GET('/v1/suppressions', { params: { query: { reason: 'unsubscribed', limit: 100 } } }));
+    },
   },
 
   expectations: {
@@ -51,7 +55,8 @@ export const audiencePart: MailScenarioPart = {
     updateContact: (b, f) => assert.deepEqual({ id: b.data.id, tokens: b.data.push_tokens }, { id: f.made.contact, tokens: [{ platform: 'apns', token: 'apns-scenario' }] }),
     updateContactByQuery: (b, f) => assert.deepEqual({ id: b.data.id, name: b.data.first_name }, { id: f.made.contact, name: 'Renamed' }),
     deleteContact: (b) => assert.deepEqual(b, { success: true }),
-    importContacts: (b) => assert.deepEqual({ total: b.data.total, created: b.data.created }, { total: 2, created: 2 }),
+    importContacts: (b) => assert.deepEqual({ total: b.data.total, created: b.data.created, errors: b.data.errors }, { total: 2, created: 2, errors: [] }),
+    listSuppressions: (b, f) => assert.ok(b.data.some((s: { email: string; reason: string }) => s.email === f.made.unsubscribed!.toLowerCase() && s.reason === 'unsubscribed'), 'the unsubscribed address is listed'),
   },
 
   refusals: [
@@ -88,6 +93,17 @@ export const audiencePart: MailScenarioPart = {
     { id: 'deleteContact', status: 404, why: 'no contact with that id', call: async (f) => outcomeOf(await f.api.DELETE('/v1/contacts', { params: { query: { id: unknownId } } })) },
     { id: 'deleteContact', status: 403, why: 'a token without the write or contacts scope', call: async (f) => outcomeOf(await scoped(f).DELETE('/v1/contacts', { params: { query: { id: unknownId } } })) },
     { id: 'importContacts', status: 403, why: 'a token without the write or contacts scope', call: async (f) => outcomeOf(await scoped(f).POST('/v1/contacts/import', { body: { contacts: [{ email: fresh('scoped') }] } })) },
-    { id: 'importContacts', status: 415, why: 'a body that is not JSON', call: (f) => notJson(f, 'POST', '/v1/contacts/import') },
+    { id: 'importContacts', status: 415, why: 'a body neither JSON nor CSV', call: (f) => notJson(f, 'POST', '/v1/contacts/import') },
+    {
+      id: 'importContacts',
+      status: 400,
+      why: 'a CSV file with an unclosed quote',
+      call: async (f) => {
+        const response = await fetch(`${f.ctx.baseUrl}/v1/contacts/import`, { method: 'POST', headers: { ...f.ctx.headers, 'content-type': 'text/csv' }, body: `email\n"${fresh('broken')}\n` });
+        return { status: response.status, body: await response.json() };
+      },
+    },
+    { id: 'listSuppressions', status: 400, why: 'an unknown reason', call: async (f) => outcomeOf(await f.api.GET('/v1/suppressions', { params: { query: { reason: 'bored' as never } } })) },
+    { id: 'listSuppressions', status: 403, why: 'a token without the read or contacts scope', call: async (f) => outcomeOf(await scoped(f).GET('/v1/suppressions')) },
   ],
 };

@@ -33,8 +33,16 @@ export interface ContactFields {
   pushTokens?: PushToken[];
 }
 
-/** Statuses that put an address on the user's suppression list (no more marketing mail to it). */
-const suppressing: ReadonlySet<ContactStatus> = new Set(['unsubscribed', 'complained']);
+export type SuppressionReason = components['schemas']['Suppression']['reason'];
+
+export interface SuppressionRecord {
+  email: string;
+  reason: SuppressionReason;
+  createdAt: number;
+}
+
+/** Statuses that put an address on the user's suppression list (no more marketing mail to it), with the reason recorded. */
+const suppressing: Partial<Record<ContactStatus, SuppressionReason>> = { unsubscribed: 'unsubscribed', complained: 'complained' };
 
 /** A few contacts per seeded user, all subscribed, none suppressed (DECISIONS mail-1). */
 const seededContacts: ReadonlyArray<{ userId: string; email: string; firstName: string; lastName: string; tags: string[]; tier: EngagementTier }> = [
@@ -53,7 +61,8 @@ const normalized = (email: string) => email.trim().toLowerCase();
 /** Contacts per user (an address is unique per user, case-insensitively) and each user's suppression list. */
 export class ContactsStore {
   private contacts = new Map<string, ContactRecord>();
-  private suppressed = new Map<string, Set<string>>();
+  /** per user: normalized address → why and since when it is suppressed */
+  private suppressed = new Map<string, Map<string, SuppressionRecord>>();
 
   constructor(private clock: Clock) {
     this.reset();
@@ -121,8 +130,17 @@ export class ContactsStore {
     return this.suppressed.get(userId)?.has(normalized(email)) ?? false;
   }
 
-  suppressionsOf(userId: string): string[] {
-    return [...(this.suppressed.get(userId) ?? [])];
+  /** The user's suppression list, newest first. */
+  suppressionsOf(userId: string): SuppressionRecord[] {
+    return [...(this.suppressed.get(userId)?.values() ?? [])].sort((a, b) => b.createdAt - a.createdAt || (a.email < b.email ? -1 : 1));
+  }
+
+  /** Puts an address on the user's list (a hard bounce, a complaint); the first reason is kept. */
+  suppress(userId: string, email: string, reason: SuppressionReason): void {
+    const list = this.suppressed.get(userId) ?? new Map<string, SuppressionRecord>();
+    this.suppressed.set(userId, list);
+    const address = normalized(email);
+    if (!list.has(address)) list.set(address, { email: address, reason, createdAt: this.clock.now() });
   }
 
   private insert(userId: string, fields: ContactFields & { email: string }, at: number): ContactRecord {
@@ -147,9 +165,7 @@ export class ContactsStore {
   }
 
   private noteSuppression(record: ContactRecord): void {
-    if (!suppressing.has(record.status)) return;
-    const set = this.suppressed.get(record.userId) ?? new Set<string>();
-    set.add(normalized(record.email));
-    this.suppressed.set(record.userId, set);
+    const reason = suppressing[record.status];
+    if (reason) this.suppress(record.userId, record.email, reason);
   }
 }

@@ -4,7 +4,8 @@ import type { Fail } from '../../../lib/handlers.js';
 import type { MailDeps, MailHandlers } from '../../context.js';
 import { iso, pageOf } from '../../identity/handlers/paging.js';
 import { planNames, withinQuota } from '../../identity/plans.js';
-import type { ContactFields, ContactRecord, ContactsStore } from '../contacts-store.js';
+import { csvRows, importRows, jsonRows } from '../contact-import.js';
+import type { ContactFields, ContactRecord } from '../contacts-store.js';
 
 type Contact = components['schemas']['Contact'];
 type ImportRequest = components['schemas']['ImportContactsRequest'];
@@ -41,7 +42,25 @@ function fieldsOf(body: UpdateRequest): ContactFields {
   };
 }
 
-/** Contacts: list, create, update (by path or query id), delete, import (JSON rows, handled at once). */
+type ImportQuery = { update_existing?: boolean; tags?: string[] };
+
+/** A CSV upload carries the import-wide options as query parameters. */
+function csvUpload(text: string, query: ImportQuery) {
+  const { rows, errors } = csvRows(text);
+  return { rows, errors, options: { updateExisting: query.update_existing ?? false, tags: query.tags ?? [] } };
+}
+
+/** A JSON body carries the options itself; the same options in the query would be ambiguous. */
+function jsonUpload(body: ImportRequest, query: ImportQuery, fail: Fail<400>) {
+  const misplaced = (['update_existing', 'tags'] as const).filter((name) => query[name] !== undefined);
+  if (misplaced.length > 0) {
+    const fieldErrors = Object.fromEntries(misplaced.map((name) => [name, [`Only for CSV uploads; a JSON body carries ${name} itself`]]));
+    fail(400, undefined, 'Validation failed', { details: { fieldErrors } });
+  }
+  return { rows: jsonRows(body), errors: [], options: { updateExisting: body.update_existing ?? false, tags: body.tags ?? [] } };
+}
+
+/** Contacts: list, create, update (by path or query id), delete, import (JSON or CSV rows, handled at once), and the suppression list. */
 export function contactHandlers({ contacts, events, identity, clock }: MailDeps) {
   const planOf = (userId: string) => identity.user(userId)?.plan ?? 'free';
 
@@ -85,56 +104,32 @@ export function contactHandlers({ contacts, events, identity, clock }: MailDeps)
       return { status: 200, body: { success: true } };
     },
 
-    importContacts: ({ principal, body }) => {
+    listSuppressions: ({ principal, query }) => {
       const userId = principal.userId;
-      const result = importRows(contacts, userId, planOf(userId), body);
+      const listed = contacts
+        .suppressionsOf(userId)
+        .filter((s) => query.reason === undefined || s.reason === query.reason)
+        .map((s) => ({ email: s.email, reason: s.reason, contact_id: contacts.byEmail(userId, s.email)?.id ?? null, created_at: iso(s.createdAt)! }));
+      return { status: 200, body: { success: true, ...pageOf(listed, query.page, query.limit) } };
+    },
+
+    importContacts: ({ principal, body, query, fail }) => {
+      const userId = principal.userId;
+      const upload = typeof body === 'string' ? csvUpload(body, query) : jsonUpload(body, query, fail);
+      const result = importRows(contacts, userId, planOf(userId), upload.rows, upload.options);
+      const errors = [...upload.errors, ...result.errors].sort((a, b) => a.row - b.row);
       const importId = randomUUID();
       const at = iso(clock.now())!;
       for (const id of result.createdIds) events.emit('contact.created', { userId, contactId: id });
-      events.emit('contact.imported', { userId, importId, created: result.created, updated: result.updated, skipped: result.skipped, failed: result.failed });
+      const counts = { created: result.created, updated: result.updated, skipped: result.skipped, failed: errors.length };
+      events.emit('contact.imported', { userId, importId, ...counts });
       return {
         status: 202,
         body: {
           success: true,
-          data: { import_id: importId, status: 'completed', total: body.contacts.length, created: result.created, updated: result.updated, skipped: result.skipped, failed: result.failed, created_at: at, completed_at: at },
+          data: { import_id: importId, status: 'completed', total: upload.rows.length + upload.errors.length, ...counts, errors, created_at: at, completed_at: at },
         },
       };
     },
   } satisfies Partial<MailHandlers>;
-}
-
-/**
- * Handles every row: the body was validated whole before this runs, so a malformed file never
- * reaches here and nothing of it is imported. A row whose address exists (or appeared earlier in
- * the file) is skipped or, with `update_existing`, updated; a row past the plan's contact quota fails.
- */
-function importRows(contacts: ContactsStore, userId: string, plan: Parameters<typeof withinQuota>[0], body: ImportRequest) {
-  const tally = { created: 0, updated: 0, skipped: 0, failed: 0, createdIds: [] as string[] };
-  for (const row of body.contacts) {
-    const fields: ContactFields = {
-      firstName: row.first_name,
-      lastName: row.last_name,
-      phone: row.phone,
-      status: row.status,
-      customFields: row.custom_fields,
-    };
-    const existing = contacts.byEmail(userId, row.email);
-    const tags = [...(body.tags ?? []), ...(row.tags ?? [])];
-    if (existing) {
-      if (!body.update_existing) {
-        tally.skipped++;
-        continue;
-      }
-      contacts.update(existing, { ...fields, tags: [...existing.tags, ...tags] });
-      tally.updated++;
-      continue;
-    }
-    if (!withinQuota(plan, 'contacts', contacts.count(userId))) {
-      tally.failed++;
-      continue;
-    }
-    tally.createdIds.push(contacts.create(userId, { ...fields, email: row.email, tags }).id);
-    tally.created++;
-  }
-  return tally;
 }
