@@ -1,14 +1,53 @@
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
+import type { DnsCheck, HealthStatus } from './dns-check.js';
 
-/** DMARC-monitored domains per user. (Being built: issue 13, DMARC monitoring.) */
+export interface MonitoredDomainRecord {
+  id: string;
+  userId: string;
+  /** normalized: lower case, no trailing dot */
+  domain: string;
+  dkimSelector: string;
+  check: DnsCheck;
+  status: HealthStatus;
+  lastCheckedAt: number;
+  createdAt: number;
+}
+
+/** DMARC-monitored domains per user: a domain at most once per user. */
 export class MonitoredDomainsStore {
+  private domains = new Map<string, MonitoredDomainRecord>();
+
   constructor(private clock: Clock) {
     this.reset();
   }
 
-  reset(): void {}
+  reset(): void {
+    this.domains.clear();
+  }
 
-  count(_userId: string): number {
-    return 0;
+  count(userId: string): number {
+    return this.of(userId).length;
+  }
+
+  /** The user's domains, newest first. */
+  of(userId: string): MonitoredDomainRecord[] {
+    return [...this.domains.values()].filter((d) => d.userId === userId).sort((a, b) => b.createdAt - a.createdAt);
+  }
+
+  byDomain(userId: string, domain: string): MonitoredDomainRecord | undefined {
+    return this.of(userId).find((d) => d.domain === domain);
+  }
+
+  add(userId: string, domain: string, dkimSelector: string, result: { check: DnsCheck; status: HealthStatus }, checkedAt: number): MonitoredDomainRecord {
+    const record: MonitoredDomainRecord = { id: randomUUID(), userId, domain, dkimSelector, check: result.check, status: result.status, lastCheckedAt: checkedAt, createdAt: this.clock.now() };
+    this.domains.set(record.id, record);
+    return record;
+  }
+
+  /** False when the user has no domain with this id (another user's counts as none). */
+  delete(userId: string, id: string): boolean {
+    if (this.domains.get(id)?.userId !== userId) return false;
+    return this.domains.delete(id);
   }
 }
