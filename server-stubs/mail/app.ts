@@ -20,6 +20,11 @@ import { MailEventBus } from './events.js';
 import { oauthHandlers, OAuthState } from './handlers/oauth.js';
 import { identityHandlers } from './identity/handlers/index.js';
 import { ssoConfigFromEnv, ssoVerifier, type SsoConfig } from './identity/sso.js';
+import { Delivery } from './sending/delivery.js';
+import { sendHandlers } from './sending/handlers/send.js';
+import { IdempotencyKeys } from './sending/idempotency.js';
+import { Outbox } from './sending/outbox.js';
+import { relayFromEnv, type MailRelay } from './sending/relay.js';
 import { IdentityStore } from './identity/store.js';
 
 export interface MailAppOptions extends StubEnvironment, RouterSwitches {
@@ -29,6 +34,8 @@ export interface MailAppOptions extends StubEnvironment, RouterSwitches {
   sso?: SsoConfig;
   /** MX/TXT/CNAME look-ups (default: the system's DNS servers, or `STUB_DNS_SERVER`) */
   dns?: RecordResolver;
+  /** where accepted mail is relayed (default: SMTP to `MAIL_SMTP_URL` when set, else nowhere: the outbox keeps it) */
+  relay?: MailRelay;
 }
 
 /**
@@ -41,21 +48,27 @@ export function createMailApp(options: MailAppOptions = {}) {
   const clock = options.clock ?? systemClock;
   const identity = new IdentityStore(clock);
   const contacts = new ContactsStore(clock);
+  const events = new MailEventBus();
+  const dns = options.dns ?? createRecordResolver();
   const stores = {
     contacts,
     segments: new SegmentsStore(clock, contacts),
     validation: new ValidationLedger(clock),
     monitoredDomains: new MonitoredDomainsStore(clock),
-    sendingDomains: new SendingDomainsStore(clock),
+    sendingDomains: new SendingDomainsStore(clock, dns, events),
+    outbox: new Outbox(clock),
+    sendKeys: new IdempotencyKeys<unknown, any>(clock),
   };
+  const delivery = new Delivery(clock, events, options.relay ?? relayFromEnv());
   const deps: MailDeps = {
     identity,
     clock,
     ...stores,
-    dns: options.dns ?? createRecordResolver(),
-    events: new MailEventBus(),
+    dns,
+    events,
+    delivery,
     sso: ssoVerifier(options.sso ?? ssoConfigFromEnv(), clock),
-    usage: (userId) => ({ contacts: contacts.count(userId), monitored_domains: stores.monitoredDomains.count(userId) }),
+    usage: (userId) => ({ contacts: contacts.count(userId), monitored_domains: stores.monitoredDomains.count(userId), emails_this_month: stores.outbox.sentThisMonth(userId) }),
   };
   const oauth = new OAuthState(deps);
   const handlers = {
@@ -66,6 +79,7 @@ export function createMailApp(options: MailAppOptions = {}) {
     ...validationHandlers(deps),
     ...dmarcHandlers(deps),
     ...domainHandlers(deps),
+    ...sendHandlers(deps),
   } satisfies Partial<MailHandlers>;
   const { router, contract, limiter, unimplemented } = createServiceRouter<operations, MailPrincipal, operationDefaults>({
     slug: 'mail',
@@ -75,13 +89,17 @@ export function createMailApp(options: MailAppOptions = {}) {
     clock,
     ...passedThrough(options),
   });
+  const runDue = async () => {
+    await stores.sendingDomains.runDue();
+    await delivery.settled();
+  };
   const reset = () => {
     identity.reset();
     for (const store of Object.values(stores)) store.reset();
     oauth.reset();
     limiter.reset();
   };
-  return { router, identity, ...stores, events: deps.events, limiter, basePath: contract.basePath, unimplemented, reset, runDue: () => stores.sendingDomains.runDue() };
+  return { router, identity, ...stores, events, delivery, limiter, basePath: contract.basePath, unimplemented, reset, runDue, close: () => delivery.close() };
 }
 
 /** The provider and internal secrets, as their senders present them (test defaults unless set in the environment). */

@@ -9,6 +9,9 @@ import type { MonitoredDomainsStore } from './deliverability/monitored-domains-s
 import type { SendingDomainsStore } from './deliverability/sending-domains-store.js';
 import type { ValidationLedger } from './deliverability/validation-ledger.js';
 import type { MailEventBus } from './events.js';
+import type { Delivery } from './sending/delivery.js';
+import type { IdempotencyKeys } from './sending/idempotency.js';
+import type { Outbox } from './sending/outbox.js';
 import type { SsoVerifier } from './identity/sso.js';
 import type { IdentityStore } from './identity/store.js';
 
@@ -28,6 +31,12 @@ export interface MailDeps {
   monitoredDomains: MonitoredDomainsStore;
   /** sending domains per user and their verification */
   sendingDomains: SendingDomainsStore;
+  /** every accepted send, and the sandbox */
+  outbox: Outbox;
+  /** hands outbox messages to the relay and announces them */
+  delivery: Delivery;
+  /** the answers of accepted sends by idempotency key */
+  sendKeys: IdempotencyKeys<unknown, any>;
   /** MX, TXT and CNAME look-ups of validation, DMARC monitoring and sending domains */
   dns: RecordResolver;
   /** what parts announce (contact created, import done) for later parts to act on */

@@ -9,6 +9,14 @@ export interface MailEvents {
   'contact.unsubscribed': { userId: string; contactId: string };
   'contact.deleted': { userId: string; contactId: string };
   'contact.imported': { userId: string; importId: string; created: number; updated: number; skipped: number; failed: number };
+  /** a send was accepted for delivery (not sandboxed), to these recipients */
+  'email.sent': { userId: string; messageId: string; to: string[] };
+  /** the relay took the message (or, without one, the outbox did) */
+  'email.delivered': { userId: string; messageId: string; to: string[] };
+  /** a sending domain's SPF and DKIM records were found */
+  'domain.verified': { userId: string; domainId: string; domain: string };
+  /** a sending domain's SPF or DKIM record was still missing 72 hours after it was added */
+  'domain.failed': { userId: string; domainId: string; domain: string };
 }
 
 export type MailEventName = keyof MailEvents;

@@ -4,25 +4,16 @@
  * plan's contact quota, scopes, bodies that are not JSON).
  */
 import assert from 'node:assert/strict';
-import { createMailClient } from '../../../generated/mail/client.gen.js';
-import type { MailFixture, MailScenarioPart } from './mail-fixture.js';
+import { fresh, notJson, sendOnly, type MailFixture, type MailScenarioPart } from './mail-fixture.js';
 import { outcomeOf, required } from './scenario.js';
 
-const sendOnlyToken = 'msk_test_oauth_send';
 const unknownId = '0f0e0d0c-0b0a-4909-8807-060504030201';
-const scoped = (f: MailFixture) => createMailClient({ baseUrl: f.ctx.baseUrl, headers: { authorization: `Bearer ${sendOnlyToken}` } });
 
-/** Unique per run, so a scenario against a long-running stub never collides with its own earlier contacts. */
-const fresh = (label: string) => `${label}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 8)}@example.com`;
 
 async function newContact(f: MailFixture, label: string): Promise<string> {
   return required(`create the contact "${label}"`, await f.api.POST('/v1/contacts', { body: { email: fresh(label), tags: ['scenario'] } }), 201).data.id;
 }
 
-async function notJson(f: MailFixture, method: string, path: string) {
-  const response = await fetch(`${f.ctx.baseUrl}${path}`, { method, headers: { ...f.ctx.headers, 'content-type': 'text/plain' }, body: 'plain text' });
-  return { status: response.status, body: await response.json() };
-}
 
 export const audiencePart: MailScenarioPart = {
   async setup(f) {
@@ -70,16 +61,16 @@ export const audiencePart: MailScenarioPart = {
         return outcomeOf(await f.api.POST('/v1/contacts', { body: { email: email.toUpperCase() } }));
       },
     },
-    { id: 'createContact', status: 403, why: 'a token without the write or contacts scope', call: async (f) => outcomeOf(await scoped(f).POST('/v1/contacts', { body: { email: fresh('scoped') } })) },
+    { id: 'createContact', status: 403, why: 'a token without the write or contacts scope', call: async (f) => outcomeOf(await sendOnly(f).POST('/v1/contacts', { body: { email: fresh('scoped') } })) },
     { id: 'createContact', status: 415, why: 'a body that is not JSON', call: (f) => notJson(f, 'POST', '/v1/contacts') },
     { id: 'listContacts', status: 400, why: 'a page size over 100', call: async (f) => outcomeOf(await f.api.GET('/v1/contacts', { params: { query: { limit: 101 } } })) },
-    { id: 'listContacts', status: 403, why: 'a token without the read or contacts scope', call: async (f) => outcomeOf(await scoped(f).GET('/v1/contacts')) },
+    { id: 'listContacts', status: 403, why: 'a token without the read or contacts scope', call: async (f) => outcomeOf(await sendOnly(f).GET('/v1/contacts')) },
     { id: 'updateContact', status: 404, why: 'no contact with that id', call: async (f) => outcomeOf(await f.api.PATCH('/v1/contacts/{id}', { params: { path: { id: unknownId } }, body: { first_name: 'Nobody' } })) },
     {
       id: 'updateContact',
       status: 403,
       why: 'a token without the write or contacts scope',
-      call: async (f) => outcomeOf(await scoped(f).PATCH('/v1/contacts/{id}', { params: { path: { id: unknownId } }, body: { first_name: 'Nobody' } })),
+      call: async (f) => outcomeOf(await sendOnly(f).PATCH('/v1/contacts/{id}', { params: { path: { id: unknownId } }, body: { first_name: 'Nobody' } })),
     },
     { id: 'updateContact', status: 415, why: 'a body that is not JSON', call: (f) => notJson(f, 'PATCH', `/v1/contacts/${unknownId}`) },
     { id: 'updateContactByQuery', status: 404, why: 'no contact with that id', call: async (f) => outcomeOf(await f.api.PATCH('/v1/contacts', { params: { query: { id: unknownId } }, body: { first_name: 'Nobody' } })) },
@@ -87,12 +78,12 @@ export const audiencePart: MailScenarioPart = {
       id: 'updateContactByQuery',
       status: 403,
       why: 'a token without the write or contacts scope',
-      call: async (f) => outcomeOf(await scoped(f).PATCH('/v1/contacts', { params: { query: { id: unknownId } }, body: { first_name: 'Nobody' } })),
+      call: async (f) => outcomeOf(await sendOnly(f).PATCH('/v1/contacts', { params: { query: { id: unknownId } }, body: { first_name: 'Nobody' } })),
     },
     { id: 'updateContactByQuery', status: 415, why: 'a body that is not JSON', call: (f) => notJson(f, 'PATCH', `/v1/contacts?id=${unknownId}`) },
     { id: 'deleteContact', status: 404, why: 'no contact with that id', call: async (f) => outcomeOf(await f.api.DELETE('/v1/contacts', { params: { query: { id: unknownId } } })) },
-    { id: 'deleteContact', status: 403, why: 'a token without the write or contacts scope', call: async (f) => outcomeOf(await scoped(f).DELETE('/v1/contacts', { params: { query: { id: unknownId } } })) },
-    { id: 'importContacts', status: 403, why: 'a token without the write or contacts scope', call: async (f) => outcomeOf(await scoped(f).POST('/v1/contacts/import', { body: { contacts: [{ email: fresh('scoped') }] } })) },
+    { id: 'deleteContact', status: 403, why: 'a token without the write or contacts scope', call: async (f) => outcomeOf(await sendOnly(f).DELETE('/v1/contacts', { params: { query: { id: unknownId } } })) },
+    { id: 'importContacts', status: 403, why: 'a token without the write or contacts scope', call: async (f) => outcomeOf(await sendOnly(f).POST('/v1/contacts/import', { body: { contacts: [{ email: fresh('scoped') }] } })) },
     { id: 'importContacts', status: 415, why: 'a body neither JSON nor CSV', call: (f) => notJson(f, 'POST', '/v1/contacts/import') },
     {
       id: 'importContacts',
@@ -104,6 +95,6 @@ export const audiencePart: MailScenarioPart = {
       },
     },
     { id: 'listSuppressions', status: 400, why: 'an unknown reason', call: async (f) => outcomeOf(await f.api.GET('/v1/suppressions', { params: { query: { reason: 'bored' as never } } })) },
-    { id: 'listSuppressions', status: 403, why: 'a token without the read or contacts scope', call: async (f) => outcomeOf(await scoped(f).GET('/v1/suppressions')) },
+    { id: 'listSuppressions', status: 403, why: 'a token without the read or contacts scope', call: async (f) => outcomeOf(await sendOnly(f).GET('/v1/suppressions')) },
   ],
 };

@@ -1,4 +1,4 @@
-import type { MailClient } from '../../../generated/mail/client.gen.js';
+import { createMailClient, type MailClient } from '../../../generated/mail/client.gen.js';
 import type { ScenarioContext, ScenarioPart } from './scenario.js';
 
 /** What every part of the mail scenario works on: the service, the caller's key, a dashboard session of the same user. */
@@ -15,3 +15,15 @@ export interface MailFixture {
 }
 
 export type MailScenarioPart = ScenarioPart<MailFixture>;
+
+/** A body of another media type where the operation takes JSON (or CSV): the declared 415. */
+export async function notJson(f: MailFixture, method: string, path: string, headers: Record<string, string> = f.ctx.headers) {
+  const response = await fetch(`${f.ctx.baseUrl}${path}`, { method, headers: { ...headers, 'content-type': 'text/plain' }, body: 'plain text' });
+  return { status: response.status, body: await response.json() };
+}
+
+/** Unique per run, so a scenario against a long-running stub never collides with its own earlier data. */
+export const fresh = (label: string) => `${label}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 8)}@example.com`;
+
+/** The seeded OAuth token of the same user holding only the `send` scope: what a scope refusal needs. */
+export const sendOnly = (f: MailFixture) => createMailClient({ baseUrl: f.ctx.baseUrl, headers: { authorization: 'Bearer msk_test_oauth_send' } });

@@ -7,14 +7,12 @@ import assert from 'node:assert/strict';
 import { SignJWT, importJWK } from 'jose';
 import { createMailClient } from '../../../generated/mail/client.gen.js';
 import { developmentSsoAudience, developmentSsoIssuer, developmentSsoSigningKey } from '../../../server-stubs/mail/identity/sso.js';
-import type { MailFixture, MailScenarioPart } from './mail-fixture.js';
+import { notJson, sendOnly, type MailFixture, type MailScenarioPart } from './mail-fixture.js';
 import { outcomeOf, required, type ScenarioContext } from './scenario.js';
 
 /** An OAuth token of the seeded Max user granted only `send` (DECISIONS mail-1 seeds, designed). */
-const sendOnlyToken = 'msk_test_oauth_send';
 const unknownId = '0f0e0d0c-0b0a-4909-8807-060504030201';
 
-const scoped = (f: MailFixture) => createMailClient({ baseUrl: f.ctx.baseUrl, headers: { authorization: `Bearer ${sendOnlyToken}` } });
 const anonymous = (f: MailFixture) => createMailClient({ baseUrl: f.ctx.baseUrl });
 
 /** A token of the development identity provider (its published test key), as a provider would sign it. */
@@ -51,11 +49,6 @@ async function newAccount(f: MailFixture, name: string): Promise<string> {
   return required(`create the account "${name}"`, await f.dashboard.POST('/accounts', { body: { name, email: 'sender@example.com' } }), 201).data.id;
 }
 
-/** A body of another media type where the operation takes JSON. */
-async function notJson(f: MailFixture, method: string, path: string, headers: Record<string, string>) {
-  const response = await fetch(`${f.ctx.baseUrl}${path}`, { method, headers: { ...headers, 'content-type': 'text/plain' }, body: 'plain text' });
-  return { status: response.status, body: await response.json() };
-}
 
 /** The server's time for a token's expiry: the stubs' clock (`GET /_stub/clock`) may be ahead of real time; elsewhere real time. */
 async function serverNow(f: MailFixture): Promise<number> {
@@ -152,14 +145,14 @@ export const mailIdentityPart: MailScenarioPart = {
     { id: 'createApiKey', status: 415, why: 'a body that is not JSON', call: (f) => notJson(f, 'POST', '/v1/keys', f.ctx.headers) },
     { id: 'listApiKeys', status: 400, why: 'a page size over 100', call: async (f) => outcomeOf(await f.api.GET('/v1/keys', { params: { query: { limit: 101 } } })) },
     { id: 'listAccounts', status: 400, why: 'a page size over 100', call: async (f) => outcomeOf(await f.dashboard.GET('/accounts', { params: { query: { limit: 101 } } })) },
-    { id: 'listApiKeys', status: 403, why: 'an OAuth token manages no keys', call: async (f) => outcomeOf(await scoped(f).GET('/v1/keys')) },
-    { id: 'revokeApiKey', status: 403, why: 'an OAuth token manages no keys', call: async (f) => outcomeOf(await scoped(f).DELETE('/v1/keys', { params: { query: { id: unknownId } } })) },
+    { id: 'listApiKeys', status: 403, why: 'an OAuth token manages no keys', call: async (f) => outcomeOf(await sendOnly(f).GET('/v1/keys')) },
+    { id: 'revokeApiKey', status: 403, why: 'an OAuth token manages no keys', call: async (f) => outcomeOf(await sendOnly(f).DELETE('/v1/keys', { params: { query: { id: unknownId } } })) },
     { id: 'revokeApiKey', status: 404, why: 'the user has no key with that id', call: async (f) => outcomeOf(await f.api.DELETE('/v1/keys', { params: { query: { id: unknownId } } })) },
     {
       id: 'revokeApiKeyFromDashboard',
       status: 403,
       why: 'an OAuth token manages no keys',
-      call: async (f) => outcomeOf(await scoped(f).DELETE('/api/v1/keys', { params: { query: { id: unknownId } } })),
+      call: async (f) => outcomeOf(await sendOnly(f).DELETE('/api/v1/keys', { params: { query: { id: unknownId } } })),
     },
     {
       id: 'revokeApiKeyFromDashboard',
@@ -169,14 +162,14 @@ export const mailIdentityPart: MailScenarioPart = {
     },
     { id: 'updateAccount', status: 404, why: 'no account with that id', call: async (f) => outcomeOf(await f.dashboard.PATCH('/accounts', { params: { query: { id: unknownId } }, body: { name: 'Nobody' } })) },
     { id: 'deleteAccount', status: 404, why: 'no account with that id', call: async (f) => outcomeOf(await f.dashboard.DELETE('/accounts', { params: { query: { id: unknownId } } })) },
-    { id: 'getPlanLimits', status: 403, why: 'a token without the read scope', call: async (f) => outcomeOf(await scoped(f).GET('/v1/plan-limits')) },
-    { id: 'getSubscription', status: 403, why: 'a token without the read scope', call: async (f) => outcomeOf(await scoped(f).GET('/billing/subscription')) },
+    { id: 'getPlanLimits', status: 403, why: 'a token without the read scope', call: async (f) => outcomeOf(await sendOnly(f).GET('/v1/plan-limits')) },
+    { id: 'getSubscription', status: 403, why: 'a token without the read scope', call: async (f) => outcomeOf(await sendOnly(f).GET('/billing/subscription')) },
     {
       id: 'createCheckoutSession',
       status: 403,
       why: 'a token without the write scope',
       call: async (f) =>
-        outcomeOf(await scoped(f).POST('/billing/checkout', { body: { plan: 'max', success_url: 'https://app.example.com/done', cancel_url: 'https://app.example.com/billing' } })),
+        outcomeOf(await sendOnly(f).POST('/billing/checkout', { body: { plan: 'max', success_url: 'https://app.example.com/done', cancel_url: 'https://app.example.com/billing' } })),
     },
     { id: 'createCheckoutSession', status: 415, why: 'a body that is not JSON', call: (f) => notJson(f, 'POST', '/billing/checkout', f.ctx.headers) },
     {

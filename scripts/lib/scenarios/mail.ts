@@ -2,7 +2,7 @@
  * The mail scenario, in parts kept by the code they exercise: identity (keys, sessions, accounts,
  * plan and billing) and the OAuth authorization server. All parts work on one fixture: where the
  * service is, the caller's key, a dashboard session of the same user. Audience (contacts, segments)
- * and deliverability (validation, DMARC monitoring, sending domains) follow.
+ * deliverability (validation, DMARC monitoring, sending domains) and sending follow.
  */
 import { createMailClient } from '../../../generated/mail/client.gen.js';
 import { composeScenario, ScenarioSetupError } from './scenario.js';
@@ -11,6 +11,7 @@ import { devLogin, mailIdentityPart } from './mail-identity.js';
 import { audiencePart } from './mail-audience.js';
 import { deliverabilityPart } from './mail-deliverability.js';
 import { segmentsPart } from './mail-segments.js';
+import { sendingPart } from './mail-sending.js';
 import { validationPart } from './mail-validation.js';
 import { oauthPart } from './mail-oauth.js';
 
@@ -27,4 +28,4 @@ export const mailScenario = composeScenario<MailFixture>(async (ctx) => {
     session: login.session,
     made: {},
   };
-}, [mailIdentityPart, oauthPart, audiencePart, segmentsPart, validationPart, deliverabilityPart]);
+}, [mailIdentityPart, oauthPart, audiencePart, segmentsPart, validationPart, deliverabilityPart, sendingPart]);

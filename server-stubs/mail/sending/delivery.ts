@@ -1,0 +1,50 @@
+import type { Clock } from '../../lib/clock.js';
+import type { MailEventBus } from '../events.js';
+import type { Outbox, OutboxMessage } from './outbox.js';
+import type { MailRelay } from './relay.js';
+
+/**
+ * Takes accepted messages out of the outbox: announces `email.sent`, hands each to the relay when
+ * one is configured (else the outbox is the delivery), and announces `email.delivered` or records
+ * the relay's refusal. Hand-overs run after the answer; `settled()` waits for them, which is what
+ * `POST /_stub/clock` and tests wait on.
+ */
+export class Delivery {
+  private pending = new Set<Promise<void>>();
+
+  constructor(
+    private clock: Clock,
+    private events: MailEventBus,
+    private relay: MailRelay | undefined,
+  ) {}
+
+  dispatch(message: OutboxMessage): void {
+    const recipients = message.to.map((a) => a.email);
+    this.events.emit('email.sent', { userId: message.userId, messageId: message.id, to: recipients });
+    if (!this.relay) return this.delivered(message);
+    const handOver = this.relay.deliver(message).then(
+      () => this.delivered(message),
+      (error: unknown) => {
+        message.status = 'failed';
+        message.error = error instanceof Error ? error.message : String(error);
+      },
+    );
+    const tracked = handOver.finally(() => this.pending.delete(tracked));
+    this.pending.add(tracked);
+  }
+
+  /** Resolves once every hand-over started so far has ended. */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+
+  close(): void {
+    this.relay?.close();
+  }
+
+  private delivered(message: OutboxMessage): void {
+    message.status = 'delivered';
+    message.deliveredAt = this.clock.now();
+    this.events.emit('email.delivered', { userId: message.userId, messageId: message.id, to: message.to.map((a) => a.email) });
+  }
+}

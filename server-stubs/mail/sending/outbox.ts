@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../lib/clock.js';
+
+export interface Address {
+  email: string;
+  name?: string;
+}
+
+export type OutboxStatus = 'queued' | 'delivered' | 'failed';
+
+/** A message the stub accepted for delivery, or captured in the sandbox. */
+export interface OutboxMessage {
+  id: string;
+  userId: string;
+  from: Address;
+  to: Address[];
+  subject: string;
+  html: string | null;
+  text: string | null;
+  /** captured by `X-Service-Sandbox`: never delivered, listed by `GET /v1/sandbox` */
+  sandbox: boolean;
+  status: OutboxStatus;
+  /** why delivery failed (the relay's answer), when it did */
+  error: string | null;
+  createdAt: number;
+  deliveredAt: number | null;
+}
+
+/** The calendar month (UTC) an instant falls in, as its first millisecond: the period monthly quotas count in. */
+export function monthStart(epochMs: number): number {
+  const at = new Date(epochMs);
+  return Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1);
+}
+
+/** Every message accepted per user: delivered ones count toward the monthly quota, sandboxed ones are the sandbox. */
+export class Outbox {
+  private messages: OutboxMessage[] = [];
+
+  constructor(private clock: Clock) {}
+
+  reset(): void {
+    this.messages = [];
+  }
+
+  add(message: Omit<OutboxMessage, 'id' | 'status' | 'error' | 'createdAt' | 'deliveredAt'>): OutboxMessage {
+    const record: OutboxMessage = { ...message, id: randomUUID(), status: 'queued', error: null, createdAt: this.clock.now(), deliveredAt: null };
+    this.messages.push(record);
+    return record;
+  }
+
+  /** The user's messages, newest first; `sandbox` picks the captured ones or the real ones. */
+  of(userId: string, sandbox: boolean): OutboxMessage[] {
+    return this.messages.filter((m) => m.userId === userId && m.sandbox === sandbox).reverse();
+  }
+
+  get(id: string): OutboxMessage | undefined {
+    return this.messages.find((m) => m.id === id);
+  }
+
+  clearSandbox(userId: string): void {
+    this.messages = this.messages.filter((m) => !(m.userId === userId && m.sandbox));
+  }
+
+  /** Recipients of the user's real (not sandboxed) sends this calendar month: what `emails_per_month` counts. */
+  sentThisMonth(userId: string): number {
+    const since = monthStart(this.clock.now());
+    return this.messages.filter((m) => m.userId === userId && !m.sandbox && m.createdAt >= since).reduce((n, m) => n + m.to.length, 0);
+  }
+}
