@@ -6,6 +6,10 @@ import { passedThrough, type RouterSwitches, type StubCredential, type StubEnvir
 import { contactHandlers } from './audience/handlers/contacts.js';
 import { ContactsStore } from './audience/contacts-store.js';
 import { segmentHandlers } from './audience/handlers/segments.js';
+import { ChannelLog } from './channels/channel-log.js';
+import { channelHandlers } from './channels/handlers/channels.js';
+import { templateHandlers } from './content/handlers/templates.js';
+import { TemplatesStore } from './content/templates-store.js';
 import { SegmentsStore } from './audience/segments-store.js';
 import { mailCredentials, mailSecurity, providerSecretsFromEnv, type MailPrincipal, type ProviderSecrets } from './auth.js';
 import type { MailDeps, MailHandlers } from './context.js';
@@ -19,6 +23,8 @@ import { mailErrors } from './errors.js';
 import { MailEventBus } from './events.js';
 import { oauthHandlers, OAuthState } from './handlers/oauth.js';
 import { identityHandlers } from './identity/handlers/index.js';
+import { infrastructureHandlers } from './infrastructure/handlers/infrastructure.js';
+import { InfrastructureStore } from './infrastructure/infrastructure-store.js';
 import { ssoConfigFromEnv, ssoVerifier, type SsoConfig } from './identity/sso.js';
 import { Delivery } from './sending/delivery.js';
 import { sendHandlers } from './sending/handlers/send.js';
@@ -58,6 +64,9 @@ export function createMailApp(options: MailAppOptions = {}) {
     sendingDomains: new SendingDomainsStore(clock, dns, events),
     outbox: new Outbox(clock),
     sendKeys: new IdempotencyKeys<unknown, any>(clock),
+    templates: new TemplatesStore(clock),
+    channels: new ChannelLog(clock),
+    infrastructure: new InfrastructureStore(clock),
   };
   const delivery = new Delivery(clock, events, options.relay ?? relayFromEnv());
   const deps: MailDeps = {
@@ -80,6 +89,9 @@ export function createMailApp(options: MailAppOptions = {}) {
     ...dmarcHandlers(deps),
     ...domainHandlers(deps),
     ...sendHandlers(deps),
+    ...templateHandlers(deps),
+    ...channelHandlers(deps),
+    ...infrastructureHandlers(deps),
   } satisfies Partial<MailHandlers>;
   const { router, contract, limiter, unimplemented } = createServiceRouter<operations, MailPrincipal, operationDefaults>({
     slug: 'mail',

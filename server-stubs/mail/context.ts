@@ -8,7 +8,10 @@ import type { MailPrincipal } from './auth.js';
 import type { MonitoredDomainsStore } from './deliverability/monitored-domains-store.js';
 import type { SendingDomainsStore } from './deliverability/sending-domains-store.js';
 import type { ValidationLedger } from './deliverability/validation-ledger.js';
+import type { ChannelLog } from './channels/channel-log.js';
+import type { TemplatesStore } from './content/templates-store.js';
 import type { MailEventBus } from './events.js';
+import type { InfrastructureStore } from './infrastructure/infrastructure-store.js';
 import type { Delivery } from './sending/delivery.js';
 import type { IdempotencyKeys } from './sending/idempotency.js';
 import type { Outbox } from './sending/outbox.js';
@@ -37,6 +40,12 @@ export interface MailDeps {
   delivery: Delivery;
   /** the answers of accepted sends by idempotency key */
   sendKeys: IdempotencyKeys<unknown, any>;
+  /** templates per user */
+  templates: TemplatesStore;
+  /** WhatsApp and push messages the channel adapters recorded */
+  channels: ChannelLog;
+  /** aliases, dedicated IPs and inbound routes per user */
+  infrastructure: InfrastructureStore;
   /** MX, TXT and CNAME look-ups of validation, DMARC monitoring and sending domains */
   dns: RecordResolver;
   /** what parts announce (contact created, import done) for later parts to act on */

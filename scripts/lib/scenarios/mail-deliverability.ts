@@ -5,21 +5,14 @@
  * removes what earlier runs left, so a long-running stub never fills the plan's domain allowance.
  */
 import assert from 'node:assert/strict';
-import { createMailClient } from '../../../generated/mail/client.gen.js';
-import type { MailFixture, MailScenarioPart } from './mail-fixture.js';
+import { notJson, sendOnly, type MailFixture, type MailScenarioPart } from './mail-fixture.js';
 import { outcomeOf, required } from './scenario.js';
 
 const suffix = '.scenario-mail.example';
 const unknownId = '0f0e0d0c-0b0a-4909-8807-060504030201';
-const scoped = (f: MailFixture) => createMailClient({ baseUrl: f.ctx.baseUrl, headers: { authorization: 'Bearer msk_test_oauth_send' } });
 
 /** Unique per run, so a scenario against a long-running stub never collides with its own earlier domains. */
-const fresh = (label: string) => `${label}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}${suffix}`;
-
-async function notJson(f: MailFixture, path: string) {
-  const response = await fetch(`${f.ctx.baseUrl}${path}`, { method: 'POST', headers: { ...f.ctx.headers, 'content-type': 'text/plain' }, body: 'example.com' });
-  return { status: response.status, body: await response.json() };
-}
+const freshDomain = (label: string) => `${label}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}${suffix}`;
 
 async function removeEarlierRuns(f: MailFixture) {
   const monitored = required('list monitored domains', await f.api.GET('/v1/dmarc/domains'), 200).data;
@@ -29,11 +22,11 @@ async function removeEarlierRuns(f: MailFixture) {
 }
 
 async function newMonitored(f: MailFixture, label: string) {
-  return required(`monitor the domain "${label}"`, await f.api.POST('/v1/dmarc/domains', { body: { domain: fresh(label) } }), 201).data;
+  return required(`monitor the domain "${label}"`, await f.api.POST('/v1/dmarc/domains', { body: { domain: freshDomain(label) } }), 201).data;
 }
 
 async function newSending(f: MailFixture, label: string) {
-  return required(`add the sending domain "${label}"`, await f.api.POST('/v1/domains', { body: { domain: fresh(label) } }), 201).data;
+  return required(`add the sending domain "${label}"`, await f.api.POST('/v1/domains', { body: { domain: freshDomain(label) } }), 201).data;
 }
 
 export const deliverabilityPart: MailScenarioPart = {
@@ -49,13 +42,13 @@ export const deliverabilityPart: MailScenarioPart = {
 
   calls: {
     listMonitoredDomains: async ({ api }) => outcomeOf(await api.GET('/v1/dmarc/domains')),
-    addMonitoredDomain: async ({ api }) => outcomeOf(await api.POST('/v1/dmarc/domains', { body: { domain: fresh('added'), dkim_selector: 'scenario' } })),
+    addMonitoredDomain: async ({ api }) => outcomeOf(await api.POST('/v1/dmarc/domains', { body: { domain: freshDomain('added'), dkim_selector: 'scenario' } })),
     removeMonitoredDomain: async (f) => {
       const { id } = await newMonitored(f, 'to-remove');
       return outcomeOf(await f.api.DELETE('/v1/dmarc/domains', { params: { query: { domain_id: id } } }));
     },
     listDomains: async ({ api }) => outcomeOf(await api.GET('/v1/domains', { params: { query: { limit: 100 } } })),
-    createDomain: async ({ api }) => outcomeOf(await api.POST('/v1/domains', { body: { domain: fresh('created').toUpperCase() } })),
+    createDomain: async ({ api }) => outcomeOf(await api.POST('/v1/domains', { body: { domain: freshDomain('created').toUpperCase() } })),
     deleteDomain: async (f) => {
       const { id } = await newSending(f, 'to-delete');
       return outcomeOf(await f.api.DELETE('/v1/domains', { params: { query: { id } } }));
@@ -90,19 +83,19 @@ export const deliverabilityPart: MailScenarioPart = {
   refusals: [
     { id: 'addMonitoredDomain', status: 409, why: 'the domain is already monitored (another case)', call: async (f) => outcomeOf(await f.api.POST('/v1/dmarc/domains', { body: { domain: f.made.monitoredName!.toUpperCase() } })) },
     { id: 'addMonitoredDomain', status: 400, why: 'a host name without a top-level domain', call: async (f) => outcomeOf(await f.api.POST('/v1/dmarc/domains', { body: { domain: 'localhost' } })) },
-    { id: 'addMonitoredDomain', status: 403, why: 'a token without the write scope', call: async (f) => outcomeOf(await scoped(f).POST('/v1/dmarc/domains', { body: { domain: fresh('scoped') } })) },
-    { id: 'addMonitoredDomain', status: 415, why: 'a body that is not JSON', call: (f) => notJson(f, '/v1/dmarc/domains') },
-    { id: 'listMonitoredDomains', status: 403, why: 'a token without the read scope', call: async (f) => outcomeOf(await scoped(f).GET('/v1/dmarc/domains')) },
+    { id: 'addMonitoredDomain', status: 403, why: 'a token without the write scope', call: async (f) => outcomeOf(await sendOnly(f).POST('/v1/dmarc/domains', { body: { domain: freshDomain('scoped') } })) },
+    { id: 'addMonitoredDomain', status: 415, why: 'a body that is not JSON', call: (f) => notJson(f, 'POST', '/v1/dmarc/domains') },
+    { id: 'listMonitoredDomains', status: 403, why: 'a token without the read scope', call: async (f) => outcomeOf(await sendOnly(f).GET('/v1/dmarc/domains')) },
     { id: 'removeMonitoredDomain', status: 404, why: 'no monitored domain with that id', call: async (f) => outcomeOf(await f.api.DELETE('/v1/dmarc/domains', { params: { query: { domain_id: unknownId } } })) },
-    { id: 'removeMonitoredDomain', status: 403, why: 'a token without the write scope', call: async (f) => outcomeOf(await scoped(f).DELETE('/v1/dmarc/domains', { params: { query: { domain_id: unknownId } } })) },
+    { id: 'removeMonitoredDomain', status: 403, why: 'a token without the write scope', call: async (f) => outcomeOf(await sendOnly(f).DELETE('/v1/dmarc/domains', { params: { query: { domain_id: unknownId } } })) },
     { id: 'createDomain', status: 409, why: 'the account already has the domain (another case, trailing dot)', call: async (f) => outcomeOf(await f.api.POST('/v1/domains', { body: { domain: `${f.made.sendingName!.toUpperCase()}.` } })) },
     { id: 'createDomain', status: 400, why: 'a host name without a top-level domain', call: async (f) => outcomeOf(await f.api.POST('/v1/domains', { body: { domain: 'localhost' } })) },
-    { id: 'createDomain', status: 403, why: 'a token without the write scope', call: async (f) => outcomeOf(await scoped(f).POST('/v1/domains', { body: { domain: fresh('scoped') } })) },
-    { id: 'createDomain', status: 415, why: 'a body that is not JSON', call: (f) => notJson(f, '/v1/domains') },
+    { id: 'createDomain', status: 403, why: 'a token without the write scope', call: async (f) => outcomeOf(await sendOnly(f).POST('/v1/domains', { body: { domain: freshDomain('scoped') } })) },
+    { id: 'createDomain', status: 415, why: 'a body that is not JSON', call: (f) => notJson(f, 'POST', '/v1/domains') },
     { id: 'listDomains', status: 400, why: 'a page size over 100', call: async (f) => outcomeOf(await f.api.GET('/v1/domains', { params: { query: { limit: 101 } } })) },
-    { id: 'listDomains', status: 403, why: 'a token without the read scope', call: async (f) => outcomeOf(await scoped(f).GET('/v1/domains')) },
+    { id: 'listDomains', status: 403, why: 'a token without the read scope', call: async (f) => outcomeOf(await sendOnly(f).GET('/v1/domains')) },
     { id: 'deleteDomain', status: 404, why: 'no sending domain with that id', call: async (f) => outcomeOf(await f.api.DELETE('/v1/domains', { params: { query: { id: unknownId } } })) },
     { id: 'deleteDomain', status: 400, why: 'an id that is not a UUID', call: async (f) => outcomeOf(await f.api.DELETE('/v1/domains', { params: { query: { id: 'not-a-uuid' } } })) },
-    { id: 'deleteDomain', status: 403, why: 'a token without the write scope', call: async (f) => outcomeOf(await scoped(f).DELETE('/v1/domains', { params: { query: { id: unknownId } } })) },
+    { id: 'deleteDomain', status: 403, why: 'a token without the write scope', call: async (f) => outcomeOf(await sendOnly(f).DELETE('/v1/domains', { params: { query: { id: unknownId } } })) },
   ],
 };

@@ -12,6 +12,8 @@ import { audiencePart } from './mail-audience.js';
 import { deliverabilityPart } from './mail-deliverability.js';
 import { segmentsPart } from './mail-segments.js';
 import { sendingPart } from './mail-sending.js';
+import { contentPart } from './mail-content.js';
+import { infrastructurePart } from './mail-infrastructure.js';
 import { validationPart } from './mail-validation.js';
 import { oauthPart } from './mail-oauth.js';
 
@@ -28,4 +30,4 @@ export const mailScenario = composeScenario<MailFixture>(async (ctx) => {
     session: login.session,
     made: {},
   };
-}, [mailIdentityPart, oauthPart, audiencePart, segmentsPart, validationPart, deliverabilityPart, sendingPart]);
+}, [mailIdentityPart, oauthPart, audiencePart, segmentsPart, validationPart, deliverabilityPart, sendingPart, contentPart, infrastructurePart]);
