@@ -117,6 +117,10 @@ export const designedRoutes: ReadonlyArray<readonly [method: string, path: strin
   ['post', '/api/auth/login', 'logInAsUser'],
   ['post', '/api/auth/sso', 'exchangeSsoToken'],
   ['post', '/api/auth/logout', 'logOut'],
+  // DECISIONS mail-5: static segment members are managed by hand, and the suppression list is readable.
+  ['post', '/api/segments/{id}/members', 'addSegmentMembers'],
+  ['delete', '/api/segments/{id}/members', 'removeSegmentMembers'],
+  ['get', '/v1/suppressions', 'listSuppressions'],
 ];
 
 /** Error statuses the document names for an operation, beyond the ones every route of its family has. */
