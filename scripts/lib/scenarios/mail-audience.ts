@@ -4,10 +4,9 @@
  * plan's contact quota, scopes, bodies that are not JSON).
  */
 import assert from 'node:assert/strict';
-import { fresh, notJson, sendOnly, type MailFixture, type MailScenarioPart } from './mail-fixture.js';
+import { fresh, notJson, sendOnly, unknownId, type MailFixture, type MailScenarioPart } from './mail-fixture.js';
 import { outcomeOf, required } from './scenario.js';
 
-const unknownId = '0f0e0d0c-0b0a-4909-8807-060504030201';
 
 
 async function newContact(f: MailFixture, label: string): Promise<string> {

@@ -5,11 +5,10 @@
  * removes what earlier runs left, so a long-running stub never fills the plan's domain allowance.
  */
 import assert from 'node:assert/strict';
-import { notJson, sendOnly, type MailFixture, type MailScenarioPart } from './mail-fixture.js';
+import { notJson, sendOnly, unknownId, type MailFixture, type MailScenarioPart } from './mail-fixture.js';
 import { outcomeOf, required } from './scenario.js';
 
 const suffix = '.scenario-mail.example';
-const unknownId = '0f0e0d0c-0b0a-4909-8807-060504030201';
 
 /** Unique per run, so a scenario against a long-running stub never collides with its own earlier domains. */
 const freshDomain = (label: string) => `${label}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}${suffix}`;

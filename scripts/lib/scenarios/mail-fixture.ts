@@ -27,3 +27,6 @@ export const fresh = (label: string) => `${label}.${Date.now().toString(36)}.${M
 
 /** The seeded OAuth token of the same user holding only the `send` scope: what a scope refusal needs. */
 export const sendOnly = (f: MailFixture) => createMailClient({ baseUrl: f.ctx.baseUrl, headers: { authorization: 'Bearer msk_test_oauth_send' } });
+
+/** An id no seeded or created resource has: what a 404 needs. */
+export const unknownId = '0f0e0d0c-0b0a-4909-8807-060504030201';

@@ -7,11 +7,10 @@ import assert from 'node:assert/strict';
 import { SignJWT, importJWK } from 'jose';
 import { createMailClient } from '../../../generated/mail/client.gen.js';
 import { developmentSsoAudience, developmentSsoIssuer, developmentSsoSigningKey } from '../../../server-stubs/mail/identity/sso.js';
-import { notJson, sendOnly, type MailFixture, type MailScenarioPart } from './mail-fixture.js';
+import { notJson, sendOnly, unknownId, type MailFixture, type MailScenarioPart } from './mail-fixture.js';
 import { outcomeOf, required, type ScenarioContext } from './scenario.js';
 
 /** An OAuth token of the seeded Max user granted only `send` (DECISIONS mail-1 seeds, designed). */
-const unknownId = '0f0e0d0c-0b0a-4909-8807-060504030201';
 
 const anonymous = (f: MailFixture) => createMailClient({ baseUrl: f.ctx.baseUrl });
 

@@ -5,12 +5,9 @@
  * refresh), member changes of a dynamic segment, and scopes on the API-key members route.
  */
 import assert from 'node:assert/strict';
-import { createMailClient } from '../../../generated/mail/client.gen.js';
-import type { MailFixture, MailScenarioPart } from './mail-fixture.js';
+import { sendOnly, unknownId, type MailFixture, type MailScenarioPart } from './mail-fixture.js';
 import { outcomeOf, required, ScenarioSetupError } from './scenario.js';
 
-const unknownId = '0f0e0d0c-0b0a-4909-8807-060504030201';
-const scoped = (f: MailFixture) => createMailClient({ baseUrl: f.ctx.baseUrl, headers: { authorization: 'Bearer msk_test_oauth_send' } });
 
 /** Unique per run, so a scenario against a long-running stub only ever sees its own contacts and segments. */
 const runTag = () => `seg-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
@@ -119,7 +116,7 @@ export const segmentsPart: MailScenarioPart = {
       why: 'a page size over 500',
       call: async (f) => outcomeOf(await f.api.GET('/v1/segments/{id}/members', { params: { path: { id: f.made.dynamicSegment! }, query: { limit: 501 } } })),
     },
-    { id: 'listSegmentMembers', status: 403, why: 'a token without the read, segments or contacts scope', call: async (f) => outcomeOf(await scoped(f).GET('/v1/segments/{id}/members', idPath(f.made.dynamicSegment!))) },
+    { id: 'listSegmentMembers', status: 403, why: 'a token without the read, segments or contacts scope', call: async (f) => outcomeOf(await sendOnly(f).GET('/v1/segments/{id}/members', idPath(f.made.dynamicSegment!))) },
     { id: 'listSegmentMembers', status: 404, why: 'no segment with that id', call: async (f) => outcomeOf(await f.api.GET('/v1/segments/{id}/members', idPath(unknownId))) },
     { id: 'addSegmentMembers', status: 400, why: 'no contact ids', call: async (f) => outcomeOf(await f.dashboard.POST('/api/segments/{id}/members', { ...idPath(f.made.staticSegment!), body: { contact_ids: [] } })) },
     { id: 'addSegmentMembers', status: 404, why: 'no segment with that id', call: async (f) => outcomeOf(await f.dashboard.POST('/api/segments/{id}/members', { ...idPath(unknownId), body: { contact_ids: [unknownId] } })) },
