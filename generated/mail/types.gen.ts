@@ -267,6 +267,12 @@ export interface paths {
          *       is sent.
          *     - **Sandbox.** With the request header `X-Service-Sandbox`, the message lands in the sandbox
          *       (`GET /v1/sandbox`) instead of being delivered.
+         *     - **Suppression.** Recipients on the account's suppression list (`GET /v1/suppressions`) are
+         *       skipped and listed in `suppressed`; when every recipient is suppressed, nothing is sent
+         *       (`status: suppressed`).
+         *     - **Monthly quota.** Each delivered recipient counts toward the plan's `emails_per_month`
+         *       (`GET /v1/plan-limits`); a send that would pass it is refused with 403 and nothing is sent.
+         *       Sandboxed sends do not count.
          *
          *     `from`, `to` and `subject` are required, with at least one of `html` and `text` (designed; see
          *     the request schema). OAuth tokens need the scope `send` or `send:transactional`. Other fields of the request and
@@ -416,13 +422,42 @@ export interface paths {
         put?: never;
         /**
          * Import contacts
-         * @description Imports 1 to 10000 contacts in the background and answers 202 with the queued import job.
-         *     A row whose `email` already belongs to a contact is skipped unless `update_existing` is true;
-         *     `tags` are added to every imported contact. Each created contact raises `contact.created` (and
-         *     starts automations triggered by `contact_created`). When the job ends, an in-app notification
-         *     with entity_type `contact_import` and entity_id `import_id` tells its outcome.
+         * @description Imports 1 to 10000 contacts and answers 202 with the import job. The body is either JSON
+         *     (`ImportContactsRequest`) or a CSV file (`text/csv`, see its schema for the columns). A row
+         *     whose `email` already belongs to a contact (or to an earlier row of the same import) is skipped
+         *     unless `update_existing` is true; `tags` are added to every imported contact. A row that cannot
+         *     be imported (an invalid value in a CSV cell, or the plan's contact limit reached) fails on its
+         *     own: the job counts it in `failed` and lists it in `errors`, and the other rows are imported.
+         *     A file that cannot be read as a whole (not valid JSON, a JSON row off the schema, a CSV without
+         *     a header or an `email` column, an unclosed quote, a row with more cells than the header, more
+         *     than 10000 rows) is refused with 400 and nothing of it is imported. Each created contact raises
+         *     `contact.created` (and starts automations triggered by `contact_created`). When the job ends,
+         *     an in-app notification with entity_type `contact_import` and entity_id `import_id` tells its
+         *     outcome.
          */
         post: operations["importContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List suppressed addresses
+         * @description Lists the addresses the account may no longer send marketing mail to, newest first, one page
+         *     at a time (`page` default 1, `limit` default 20, max 100), optionally only those of one
+         *     `reason`. Sends skip these addresses.
+         */
+        get: operations["listSuppressions"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -484,6 +519,7 @@ export interface paths {
         /**
          * Delete a segment
          * @description Deletes the segment and its membership rows; the contacts themselves are never deleted.
+         *     A segment of the central contacts platform cannot be deleted here (409).
          *     Session-cookie route (dashboard); API keys are not accepted.
          */
         delete: operations["deleteSegment"];
@@ -494,7 +530,10 @@ export interface paths {
          * @description Changes at least one of `name`, `description` (nullable) and `filter_criteria`; omitted
          *     fields are unchanged. Changing `filter_criteria` re-evaluates the segment immediately
          *     (`contact_count` and `last_calculated_at` are updated). `segment_type` cannot change: a body
-         *     carrying it is refused with 400. Session-cookie route (dashboard); API keys are not accepted.
+         *     carrying it is refused with 400. A static segment keeps its members when its criteria change
+         *     (it is managed by hand); a segment of the central contacts platform cannot be changed here (409).
+         *     Criteria are checked as on create (400 naming the rule path).
+         *     Session-cookie route (dashboard); API keys are not accepted.
          */
         patch: operations["updateSegment"];
         trace?: never;
@@ -539,11 +578,55 @@ export interface paths {
         /**
          * Refresh a segment
          * @description Re-evaluates the segment from its filter criteria now and updates the cached `contact_count`
-         *     and `last_calculated_at`. A segment without filter criteria cannot be refreshed (422).
+         *     and `last_calculated_at`. A dynamic segment's members are replaced by the contacts that match
+         *     now; a static segment keeps its members (managed by hand) and its `contact_count` becomes the
+         *     count of its member rows. A segment without filter criteria (a segment of the central contacts
+         *     platform) cannot be refreshed (422).
          *     Session-cookie route (dashboard); API keys are not accepted.
          */
         post: operations["refreshSegment"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/segments/{id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Resource id (UUID).
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add contacts to a static segment
+         * @description Adds contacts to a static segment's members (DECISIONS mail-5): `contact_ids`, 1 to 500
+         *     contact ids (repeats count once). Ids that are not among the user's contacts (unknown, or
+         *     another user's) are skipped and listed in `not_found`; contacts already members count nothing.
+         *     Only static segments are managed by hand: a dynamic segment follows its filter criteria and a
+         *     segment of the central contacts platform follows that platform, so both answer 409. The cached
+         *     `contact_count` is not changed (a refresh recounts a static segment); `membership_count` is the
+         *     live count of member rows after the change. Session-cookie route (dashboard); API keys are not
+         *     accepted.
+         */
+        post: operations["addSegmentMembers"];
+        /**
+         * Remove contacts from a static segment
+         * @description Removes contacts from a static segment's members (DECISIONS mail-5): `contact_ids`, 1 to 500
+         *     contact ids. The contacts themselves are never deleted. Ids that are not among the user's
+         *     contacts are skipped and listed in `not_found`; contacts that are not members count nothing.
+         *     A dynamic segment and a segment of the central contacts platform answer 409. Session-cookie
+         *     route (dashboard); API keys are not accepted.
+         */
+        delete: operations["removeSegmentMembers"];
         options?: never;
         head?: never;
         patch?: never;
@@ -566,7 +649,9 @@ export interface paths {
          * List a segment's member contact ids
          * @description Returns the ids of the segment's member contacts, paged: `page` (default 1) and `limit`
          *     (default 100, max 500). API-key route (the only segment route that accepts API keys); OAuth
-         *     tokens need the scope `read`, `segments` or `contacts`, else 403.
+         *     tokens need the scope `read`, `segments` or `contacts`, else 403. The ids are the segment's
+         *     member rows in the order the contacts joined: for a dynamic segment the contacts that matched at
+         *     its last evaluation (less contacts deleted since), for a static one the members managed by hand.
          */
         get: operations["listSegmentMembers"];
         put?: never;
@@ -604,6 +689,13 @@ export interface paths {
          *     **Metering.** One wallet credit covers a batch of up to 100 addresses (1 to 100 addresses cost
          *     1 credit, 101 to 200 cost 2, ..., 500 cost 5). When the balance is too low the request fails
          *     with 402 and nothing is validated; the message states the required amount and the balance.
+         *
+         *     **Repeats.** Credits count the addresses as sent, repeats included; a repeated address is
+         *     validated once and its result repeated at each of its places.
+         *
+         *     **Order of refusals.** After the request checks (401, 415, 400, the token's scope 403): the plan
+         *     (403 below Pro, whatever the balance), then the credits (402). A malformed address is not a
+         *     refusal: its result has `checks.syntax` false.
          *
          *     Needs the Pro plan. API key; OAuth tokens need the scope `validate` or `send`.
          */
@@ -1260,7 +1352,9 @@ export interface paths {
         /**
          * List sending domains
          * @description Lists the account's sending domains, newest first, one page at a time (`page` default 1, `limit`
-         *     default 20, max 100).
+         *     default 20, max 100). Pending domains last checked at least a minute ago are checked again
+         *     before the list is answered, so a record just published shows up without waiting for the
+         *     10-minute re-check.
          */
         get: operations["listDomains"];
         put?: never;
@@ -1274,7 +1368,8 @@ export interface paths {
          *     CNAME. The service then checks them: the domain becomes `verified` once SPF and DKIM are
          *     found, or `failed` when they are still missing after 72 hours; the outcome creates an in-app
          *     notification (entity_type `domain_verification`). 409 when the account already has the
-         *     domain.
+         *     domain (compared case-insensitively, without a trailing dot); 400 `Validation failed` for a
+         *     name without a top-level domain (`localhost`, an IP address).
          */
         post: operations["createDomain"];
         /**
@@ -2963,7 +3058,7 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
-            /** @description Recipients, at least 1. */
+            /** @description Recipients, 1 to 500 (DECISIONS mail-6). Addresses on the account's suppression list are skipped and reported in the answer's `suppressed`. */
             to: ({
                 /**
                  * Format: email
@@ -2984,7 +3079,8 @@ export interface components {
             /**
              * @description Optional. Prevents duplicate sends on retry: a request repeating a key already used by an
              *     accepted send sends nothing again and answers with the response of the first send (same
-             *     message id).
+             *     message id). Keys are the account's own and are remembered for 24 hours; the same key with a
+             *     different request (body or sandbox header) is refused with 422.
              */
             idempotency_key?: string;
         } & {
@@ -3004,12 +3100,14 @@ export interface components {
                  */
                 id: string;
                 /**
-                 * @description `queued` (accepted for delivery) or `sandboxed` (the request carried `X-Service-Sandbox` and the message was stored in the sandbox, not delivered).
+                 * @description `queued` (accepted for delivery), `sandboxed` (the request carried `X-Service-Sandbox` and the message was stored in the sandbox, not delivered) or `suppressed` (every recipient is on the suppression list: nothing is sent).
                  * @enum {string}
                  */
-                status: "queued" | "sandboxed";
-                /** @description The recipient addresses. */
+                status: "queued" | "sandboxed" | "suppressed";
+                /** @description The addresses the message goes to (suppressed ones left out). */
                 to: string[];
+                /** @description Recipients skipped because they are on the account's suppression list (`GET /v1/suppressions`). */
+                suppressed: string[];
                 /** @description The request's `idempotency_key`, or null. */
                 idempotency_key: string | null;
                 /** @description True when the message landed in the sandbox (`GET /v1/sandbox`) instead of being delivered. */
@@ -3351,18 +3449,34 @@ export interface components {
             tags?: string[];
         };
         /**
+         * ImportContactsCsv
+         * @description A CSV file (RFC 4180, UTF-8, an optional byte-order mark, comma-separated, `"`-quoted cells,
+         *     CRLF or LF line ends) of 1 to 10000 rows after a header row. Header names are matched ignoring
+         *     case and surrounding spaces:
+         *     - `email` (required column and cell);
+         *     - `first_name`, `last_name`, `phone` (E.164), `status` (a contact status);
+         *     - `tags`: several tags separated by `;`;
+         *     - any other column becomes a custom field of that name (a string; an empty cell sets nothing).
+         *
+         *     Empty cells leave the field unset. Blank lines are ignored. A cell that breaks a field's rule
+         *     (an invalid address, a phone not in E.164, an unknown status, a name over 200 characters)
+         *     fails that row only; it is listed in the job's `errors` with its line number.
+         */
+        ImportContactsCsv: string;
+        /**
          * ContactImport
          * @description A contact import job started by `POST /v1/contacts/import`. It runs in the background: `queued` → `processing` → `completed` or `failed`. Its completion creates an in-app notification with entity_type `contact_import` and entity_id `import_id`.
          * @example {
          *       "import_id": "8e4c5f6a-7b8c-4d9e-8f0a-1b2c3d4e5f6a",
-         *       "status": "queued",
+         *       "status": "completed",
          *       "total": 2,
-         *       "created": 0,
+         *       "created": 2,
          *       "updated": 0,
          *       "skipped": 0,
          *       "failed": 0,
          *       "created_at": "2026-03-01T12:00:00Z",
-         *       "completed_at": null
+         *       "completed_at": "2026-03-01T12:00:00Z",
+         *       "errors": []
          *     }
          * @example {
          *       "import_id": "8e4c5f6a-7b8c-4d9e-8f0a-1b2c3d4e5f6a",
@@ -3373,7 +3487,8 @@ export interface components {
          *       "skipped": 1,
          *       "failed": 0,
          *       "created_at": "2026-03-01T12:00:00Z",
-         *       "completed_at": "2026-03-01T12:00:05Z"
+         *       "completed_at": "2026-03-01T12:00:05Z",
+         *       "errors": []
          *     }
          */
         ContactImport: {
@@ -3395,8 +3510,17 @@ export interface components {
             updated: number;
             /** @description Rows skipped because the address exists and `update_existing` is false. */
             skipped: number;
-            /** @description Rows rejected (for example an invalid address). */
+            /** @description Rows that could not be imported (an invalid cell in a CSV file, the plan's contact limit reached); each is listed in `errors`. */
             failed: number;
+            /** @description Each failed row: its `row` (the line number in a CSV file, counting the header as line 1; the 1-based position in a JSON `contacts` array), its `email` as given (null when the cell was empty) and why it failed. As many entries as `failed`. */
+            errors: {
+                /** @description Line number (CSV) or 1-based position (JSON) of the row. */
+                row: number;
+                /** @description The row's address as given. */
+                email: string | null;
+                /** @description Why the row failed, naming the field. */
+                message: string;
+            }[];
             /**
              * Format: date-time
              * @description When the import was accepted.
@@ -3418,6 +3542,45 @@ export interface components {
             data: components["schemas"]["ContactImport"];
         };
         /**
+         * Suppression
+         * @description An address the user may no longer send marketing mail to. It enters the list when its contact unsubscribes or complains (a feedback-loop report, a contact set to `complained`), or when mail to it hard-bounces; it stays there when the contact is deleted.
+         * @example {
+         *       "email": "ada@example.com",
+         *       "reason": "unsubscribed",
+         *       "contact_id": "5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+         *       "created_at": "2026-03-01T12:00:00Z"
+         *     }
+         */
+        Suppression: {
+            /** @description The suppressed address, in lower case. */
+            email: string;
+            /**
+             * @description Why the address entered the list: the contact unsubscribed, complained (spam report), or mail to it bounced permanently. The first reason is kept.
+             * @enum {string}
+             */
+            reason: "unsubscribed" | "complained" | "bounced";
+            /**
+             * Format: uuid
+             * @description The user's contact with this address today; null when there is none (for example it was deleted).
+             */
+            contact_id: string | null;
+            /**
+             * Format: date-time
+             * @description When the address entered the list.
+             */
+            created_at: string;
+        };
+        /**
+         * SuppressionListResponse
+         * @description `{success, data: Suppression[], pagination}`: one page of the suppression list.
+         */
+        SuppressionListResponse: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["Suppression"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
          * FilterRule
          * @description A leaf rule of a segment's filter criteria: `{field, operator, value}`. It compares one contact field with `value`.
          *
@@ -3430,6 +3593,16 @@ export interface components {
          *     | `before`, `after` | Date comparison |
          *     | `is_empty`, `is_not_empty` | Null or blank check |
          *     | `in`, `not_in` | Match against a list of values |
+         *
+         *     How rules evaluate (designed, see `x-provisional`):
+         *     - **Fields**: `email`, `first_name`, `last_name`, `phone`, `status`, `engagement_tier` (text), `tags` (list of text), `created_at`, `updated_at` (dates), and `custom_fields.<key>` for a custom field (any JSON value; missing counts as empty).
+         *     - **Letter case** is ignored in every text comparison (`equals`, `contains`, `starts_with`, `ends_with`, `in` and their negations).
+         *     - **Dates** (a rule value, or text in a custom field) are a calendar date `YYYY-MM-DD` (midnight UTC) or an RFC 3339 date-time with `Z` or an offset (`2026-01-01T00:00:00Z`); `created_at`/`updated_at` compare as instants. `equals` on a date field matches the same instant.
+         *     - **Lists** (`tags`, list custom fields): `contains` is membership (an element equals the value); every other positive operator matches when any element does.
+         *     - **Type mismatch** never matches and is not an error: `greater_than` 10 on text that is not a number, `before` on a field that is not a date, `starts_with` on a number. Numbers compare with numbers or numeric text; dates with dates.
+         *     - **Negations**: `not_equals`, `not_contains`, `not_in` match exactly the contacts their positive operator does not, so an empty or missing field matches them.
+         *     - **Empty**: `is_empty` matches null, a missing custom field, blank text (only spaces), an empty list or an empty object; `is_not_empty` the rest.
+         *     - **Values per operator** (else 400 naming the rule path, for example `filter_criteria.rules.0.value`): `equals`/`not_equals` a string, number or boolean; `contains`, `not_contains`, `starts_with`, `ends_with` a non-empty string; `greater_than`/`less_than` a number or a date; `before`/`after` a date; `in`/`not_in` a non-empty list; `is_empty`/`is_not_empty` ignore the value (send `null`). An unknown field is also a 400.
          * @example {
          *       "field": "status",
          *       "operator": "equals",
@@ -3461,10 +3634,11 @@ export interface components {
          */
         FilterRule: {
             /**
-             * @description The contact field the rule tests. Leaf fields used in the published shapes include `status`, `created_at` and `tags`; the full list of filterable fields is not published.
+             * @description The contact field the rule tests, named as the API shows a contact: `email`, `first_name`, `last_name`, `phone`, `status`, `engagement_tier`, `tags`, `created_at`, `updated_at`, or `custom_fields.<key>`. Leaf fields used in the published shapes include `status`, `created_at` and `tags`; the full list of filterable fields is not published. An unknown field is refused with 400 (checked by the service, not by a schema pattern, so that adding fields never breaks a client).
              * @example status
              * @example created_at
              * @example tags
+             * @example custom_fields.plan
              */
             field: string;
             /**
@@ -3477,7 +3651,7 @@ export interface components {
         };
         /**
          * FilterGroup
-         * @description A segment's filter criteria: a group that combines its `rules` with `operator` (`AND`: every rule matches; `OR`: at least one matches). Each entry of `rules` is either a leaf `{field, operator, value}` (FilterRule) or a nested group `{operator, rules}`. A group holds 1 to 50 rules.
+         * @description A segment's filter criteria: a group that combines its `rules` with `operator` (`AND`: every rule matches; `OR`: at least one matches). Each entry of `rules` is either a leaf `{field, operator, value}` (FilterRule) or a nested group `{operator, rules}`. A group holds 1 to 50 rules. Groups nest at most 5 levels deep (the top group is level 1); deeper criteria are refused with 400.
          * @example {
          *       "operator": "AND",
          *       "rules": [
@@ -3622,7 +3796,10 @@ export interface components {
         SegmentDetailResponse: {
             /** @constant */
             success: true;
-            data: components["schemas"]["Segment"] & Record<string, never>;
+            data: components["schemas"]["Segment"] & {
+                /** @description Live count of member rows. */
+                membership_count: number;
+            };
         };
         /**
          * UpdateSegmentRequest
@@ -3702,6 +3879,50 @@ export interface components {
             };
         };
         /**
+         * SegmentMembersChangeRequest
+         * @description `{contact_ids}`: the contacts to add to or remove from a static segment (DECISIONS mail-5).
+         */
+        SegmentMembersChangeRequest: {
+            /** @description 1 to 500 contact ids; repeats count once. */
+            contact_ids: string[];
+        };
+        /**
+         * SegmentMembersAddedResponse
+         * @description `{success, data: {segment_id, added, not_found, membership_count}}` of a manual member change.
+         */
+        SegmentMembersAddedResponse: {
+            /** @constant */
+            success: true;
+            data: {
+                /** Format: uuid */
+                segment_id: string;
+                /** @description How many contacts were added (ids already in that state count nothing). */
+                added: number;
+                /** @description Ids skipped because they are not among the user's contacts (unknown, or another user's). */
+                not_found: string[];
+                /** @description Live count of member rows after the change. */
+                membership_count: number;
+            };
+        };
+        /**
+         * SegmentMembersRemovedResponse
+         * @description `{success, data: {segment_id, removed, not_found, membership_count}}` of a manual member change.
+         */
+        SegmentMembersRemovedResponse: {
+            /** @constant */
+            success: true;
+            data: {
+                /** Format: uuid */
+                segment_id: string;
+                /** @description How many contacts were removed (ids already in that state count nothing). */
+                removed: number;
+                /** @description Ids skipped because they are not among the user's contacts (unknown, or another user's). */
+                not_found: string[];
+                /** @description Live count of member rows after the change. */
+                membership_count: number;
+            };
+        };
+        /**
          * SegmentMembersResponse
          * @description `{success, data: {segment_id, contact_ids: UUID[]}, pagination}`.
          */
@@ -3743,6 +3964,8 @@ export interface components {
         ValidateEmailRequest: {
             /** @description The address to validate. A malformed address is not an error; it yields a result with `checks.syntax` false. */
             email: string;
+            /** @description Not allowed beside `email` (exactly one of `email` or `emails`). */
+            emails?: unknown;
             options?: components["schemas"]["ValidationOptions"];
         };
         /**
@@ -3752,6 +3975,8 @@ export interface components {
         ValidateEmailBatchRequest: {
             /** @description 1 to 500 addresses. One wallet credit covers a batch of up to 100 addresses. */
             emails: string[];
+            /** @description Not allowed beside `emails` (exactly one of `email` or `emails`). */
+            email?: unknown;
             options?: components["schemas"]["ValidationOptions"];
         };
         /**
@@ -3762,10 +3987,16 @@ export interface components {
         /**
          * ValidationResult
          * @description The result of validating one email address: an overall deliverability verdict (`is_valid`), a confidence `score`, the individual `checks` and risk `flags`.
+         *
+         *     **Verdict.** `is_valid` is true when the syntax is valid, the domain has MX records (`checks.mx` true) and the SMTP probe did not reject the address (`checks.smtp` not false). A disposable or role address can be valid (it is flagged, and scored lower); an address whose MX look-up could not be answered is not valid (`checks.mx` false), as nothing shows it can receive mail.
+         *
+         *     **Score.** 0 when `checks.syntax` or `checks.smtp` is false or the domain has no MX record. Otherwise 100, less 40 when the MX look-up could not be answered, 10 when `checks.smtp` is null, 20 when `flags.catch_all` is true or 5 when it is null, 20 for a role account and 50 for a disposable domain, never below 1 (so 0 means the address cannot receive mail). A free mailbox provider costs nothing.
+         *
+         *     **Syntax.** As mailbox providers apply RFC 5321/5322: a dot-atom local part of at most 64 octets (UTF-8 allowed, RFC 6531), a domain that is a host name with a top-level domain (internationalized names accepted and checked in their ASCII form), at most 254 octets in all. Quoted local parts, IP-literal domains (`[192.0.2.1]`), display names and surrounding spaces are refused. When the syntax is invalid nothing else is checked: `checks.mx` false, every flag false, `catch_all` null, `mx_records` empty.
          * @example {
          *       "email": "ada@example.com",
          *       "is_valid": true,
-         *       "score": 95,
+         *       "score": 100,
          *       "checks": {
          *         "syntax": true,
          *         "mx": true,
@@ -3778,7 +4009,7 @@ export interface components {
          *         "free_provider": false
          *       },
          *       "domain": "example.com",
-         *       "provider": "Google Workspace",
+         *       "provider": "Google",
          *       "mx_records": [
          *         "aspmx.l.google.com",
          *         "alt1.aspmx.l.google.com"
@@ -3788,7 +4019,7 @@ export interface components {
          * @example {
          *       "email": "info@example.org",
          *       "is_valid": true,
-         *       "score": 60,
+         *       "score": 65,
          *       "checks": {
          *         "syntax": true,
          *         "mx": true,
@@ -3809,37 +4040,37 @@ export interface components {
          *     }
          */
         ValidationResult: {
-            /** @description Address checked. */
+            /** @description Address checked, as given. */
             email: string;
             /** @description Overall deliverability verdict. */
             is_valid: boolean;
-            /** @description Confidence, 0 to 100. */
+            /** @description Confidence, 0 to 100 (formula above). */
             score: number;
             /** @description The individual checks. */
             checks: {
                 /** @description Valid address format. */
                 syntax: boolean;
-                /** @description Domain has MX records. (The published table prints this row's name as `{base_url}`, a typing slip for `checks.mx`.) */
+                /** @description Domain has MX records. False when the domain has no MX record (no A-record fallback: RFC 5321 implicit MX is not applied), has a null MX (RFC 7505), or when the look-up could not be answered (timeout, SERVFAIL): such a result has a score above 0 and counts as `unknown` in a batch summary. (The published table prints this row's name as `{base_url}`, a typing slip for `checks.mx`.) */
                 mx: boolean;
                 /** @description Server accepts the address; `null` when skipped (`options.skip_smtp`) or inconclusive. */
                 smtp: boolean | null;
             };
             /** @description Risk flags. */
             flags: {
-                /** @description Disposable-domain address. */
+                /** @description Disposable-domain address (the domain or a parent domain is on the disposable-email-domains list). */
                 disposable: boolean;
-                /** @description Generic role address (for example `info@`, `support@`). */
+                /** @description Generic role address: the local part (before any `+tag`) is one of abuse, admin, administrator, billing, contact, help, hello, hostmaster, info, jobs, marketing, noc, no-reply, noreply, office, postmaster, privacy, sales, security, support, team, webmaster. */
                 role_account: boolean;
                 /** @description Domain accepts all addresses; `null` when undetermined. */
                 catch_all: boolean | null;
-                /** @description Free mailbox provider. */
+                /** @description Free mailbox provider (a domain of the email-providers list that is not disposable). */
                 free_provider: boolean;
             };
-            /** @description Domain part of the address. */
+            /** @description Domain part of the address, lower-cased, as written (an internationalized name stays in Unicode); empty when the address has no `@`. */
             domain: string;
-            /** @description Mailbox provider, or null when not recognized. */
+            /** @description Mailbox provider recognized from the MX hosts (for example `Google`, `Microsoft`, `Yahoo`, `Apple`, `Zoho`, `Proton`, `Fastmail`, `Yandex`, `Mimecast`, `Proofpoint`), or null when not recognized. */
             provider: string | null;
-            /** @description The domain's MX hosts. */
+            /** @description The domain's MX hosts, most preferred first. */
             mx_records: string[];
             /**
              * Format: date-time
@@ -3876,9 +4107,13 @@ export interface components {
             success: true;
             /**
              * @description Counts over the batch and its duration. Every result is counted in exactly one of `valid`,
-             *     `invalid`, `risky` and `unknown`: `invalid` when `is_valid` is false; otherwise `risky` when
-             *     `flags.disposable` or `flags.catch_all` is true, `unknown` when `checks.smtp` is null, and
-             *     `valid` else.
+             *     `invalid`, `risky` and `unknown`, checked in this order: `invalid` when `checks.syntax` or
+             *     `checks.smtp` is false or the domain has no MX record (the address cannot receive mail);
+             *     `unknown` when the MX look-up could not be answered (`checks.mx` false with a score above 0:
+             *     deliverability is undetermined); `risky` when
+             *     `flags.disposable`, `flags.role_account` or `flags.catch_all` is true; `valid` otherwise.
+             *     A skipped or inconclusive SMTP probe (`checks.smtp` null) alone does not make a result
+             *     unknown. `total` counts every address of the request, repeats included.
              */
             summary: {
                 /** @description Addresses validated. */
@@ -3890,7 +4125,7 @@ export interface components {
                 /** @description Time taken, in milliseconds. */
                 duration_ms: number;
             };
-            /** @description One result per address, in request order. */
+            /** @description One result per address, in request order; a repeated address is validated once and its result repeated at each of its places. */
             results: components["schemas"]["ValidationResult"][];
             credits: components["schemas"]["ValidationCredits"];
         };
@@ -3920,7 +4155,7 @@ export interface components {
          *           "exchange": "mx1.example.com"
          *         }
          *       ],
-         *       "overall_score": 95,
+         *       "overall_score": 100,
          *       "last_checked_at": "2026-03-01T12:00:00Z",
          *       "billing_active": true,
          *       "status": "healthy",
@@ -3955,17 +4190,17 @@ export interface components {
                 /** @description Host name of the mail exchanger. */
                 exchange: string;
             }[];
-            /** @description Overall health score, 0 to 100. Bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical. */
+            /** @description Overall health score, 0 to 100. Bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical. Computed as: SPF 25 points when valid (15 when it ends with `?all` or has no `all`); DKIM 25 when valid; DMARC, when valid, 5 for the record plus its policy (`reject` 35, `quarantine` 20, `none` 0) times `pct`/100, rounded, plus 5 when it names an aggregate report address (`rua`); MX 5 when the domain has at least one MX record. A record that could not be checked (the DNS server did not answer) scores 0. A `reject` set-up (SPF, DKIM and DMARC `p=reject` at pct 100) therefore scores at least 90. */
             overall_score: number;
             /**
              * Format: date-time
-             * @description When the DNS records were last checked.
+             * @description When the DNS records were last checked (at the moment the domain was added).
              */
             last_checked_at: string;
-            /** @description Whether billing for monitoring this domain is active. */
+            /** @description Whether billing for monitoring this domain is active. Monitoring within the plan's monitored-domain allowance is part of the subscription, so this is `true` for every monitored domain. */
             billing_active: boolean;
             /**
-             * @description Health status, for example `healthy`. The other values are not published.
+             * @description Health status from the score band: `healthy` (90-100, Excellent), `good` (70-89), `warning` (50-69), `critical` (0-49); `unknown` when a record could not be checked at the last check (the DNS server did not answer), so an outage does not read as a broken set-up.
              * @example healthy
              */
             status: string;
@@ -3991,11 +4226,11 @@ export interface components {
         AddMonitoredDomainRequest: {
             /**
              * Format: hostname
-             * @description The domain; must be a valid hostname (else 400 `Validation failed`).
+             * @description The domain; must be a valid hostname (else 400 `Validation failed`). Compared case-insensitively and without a trailing dot; it needs a top-level domain (`localhost` and IP addresses are refused with 400).
              */
             domain: string;
             /**
-             * @description DKIM selector; the DKIM record is looked up at `<selector>._domainkey.<domain>`. Default `default`.
+             * @description DKIM selector; the DKIM record is looked up at `<selector>._domainkey.<domain>`. Default `default`. It must form a DNS name: one or more labels of letters, digits, `-` and `_` separated by dots, each at most 63 characters (else 400 `Validation failed` naming `dkim_selector`).
              * @default default
              */
             dkim_selector?: string;
@@ -4034,7 +4269,7 @@ export interface components {
          *           "exchange": "mx1.example.com"
          *         }
          *       ],
-         *       "overallScore": 95
+         *       "overallScore": 100
          *     }
          * @example {
          *       "spf": {
@@ -4046,47 +4281,47 @@ export interface components {
          *         "valid": false,
          *         "value": null,
          *         "issues": [
-         *           "No DKIM record found at default._domainkey.example.org"
+         *           "No DKIM record found at default._domainkey.example.org: publish the public key of the \"default\" selector your mail provider gives you as a TXT record there (or check the selector name)."
          *         ]
          *       },
          *       "dmarc": {
          *         "valid": false,
          *         "value": "",
          *         "issues": [
-         *           "No DMARC record found at _dmarc.example.org"
+         *           "No DMARC record found at _dmarc.example.org: publish \"v=DMARC1; p=none; rua=mailto:dmarc@example.org\" to start receiving reports, then move to p=quarantine and p=reject."
          *         ],
          *         "policy": "none"
          *       },
          *       "mx": [],
-         *       "overallScore": 35
+         *       "overallScore": 25
          *     }
          */
         DnsCheck: {
             /** @description SPF check of the TXT record at the domain root (value starts `v=spf1`; exactly one SPF record per name). */
             spf: {
-                /** @description A single valid SPF record was found. */
+                /** @description A single valid SPF record was found. Valid when the domain root has exactly one TXT record starting `v=spf1` and it does not end with `+all` or a bare `all` (which let any server send). `?all` or a missing `all` stays valid but is an issue and scores less. */
                 valid: boolean;
                 /** @description The SPF record found; an empty string when there is none. */
                 value: string;
-                /** @description Problems found, as messages. */
+                /** @description Problems found, each a sentence saying what to change (for example `Publish one SPF record: found 2 at example.org; merge them into a single "v=spf1" record`). */
                 issues: string[];
             };
             /** @description DKIM check of the TXT record at `<selector>._domainkey.<domain>`. */
             dkim: {
-                /** @description A valid DKIM key record was found for the selector. */
+                /** @description A valid DKIM key record was found for the selector. Valid when exactly one record is found at the selector, it starts `v=DKIM1` and carries a non-empty base64 `p=` public key. */
                 valid: boolean;
                 /** @description The DKIM record found, or null. */
                 value: string | null;
-                /** @description Problems found, as messages. */
+                /** @description Problems found, each a sentence saying what to change (for example `Publish one SPF record: found 2 at example.org; merge them into a single "v=spf1" record`). */
                 issues: string[];
             };
             /** @description DMARC check of the TXT record at `_dmarc.<domain>` (value starts `v=DMARC1; p=<none|quarantine|reject>`, may carry `rua`, `ruf`, `pct`). */
             dmarc: {
-                /** @description A valid DMARC record was found. */
+                /** @description A valid DMARC record was found. Valid when exactly one record starting `v=DMARC1` is found with a `p` of `none`, `quarantine` or `reject` and, if present, a `pct` from 0 to 100. `p=none`, `pct` below 100, a missing `rua` and `rua`/`ruf` that are not `mailto:` lists are issues. */
                 valid: boolean;
                 /** @description The DMARC record found; an empty string when there is none. */
                 value: string;
-                /** @description Problems found, as messages. */
+                /** @description Problems found, each a sentence saying what to change (for example `Publish one SPF record: found 2 at example.org; merge them into a single "v=spf1" record`). */
                 issues: string[];
                 /**
                  * @description The record's `p=` policy; `none` when no DMARC record was found. `reject` scores highest (90+).
@@ -4094,14 +4329,14 @@ export interface components {
                  */
                 policy: "reject" | "quarantine" | "none";
             };
-            /** @description The domain's MX records (optional: only domains that receive mail need them). */
+            /** @description The domain's MX records (optional: only domains that receive mail need them). Empty also when the MX look-up could not be answered. */
             mx: {
                 /** @description Preference (lower is preferred). */
                 priority: number;
                 /** @description Host name of the mail exchanger. */
                 exchange: string;
             }[];
-            /** @description Overall health score, 0 to 100. Bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical. */
+            /** @description Overall health score, 0 to 100. Bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical. Computed as: SPF 25 points when valid (15 when it ends with `?all` or has no `all`); DKIM 25 when valid; DMARC, when valid, 5 for the record plus its policy (`reject` 35, `quarantine` 20, `none` 0) times `pct`/100, rounded, plus 5 when it names an aggregate report address (`rua`); MX 5 when the domain has at least one MX record. A record that could not be checked (the DNS server did not answer) scores 0. A `reject` set-up (SPF, DKIM and DMARC `p=reject` at pct 100) therefore scores at least 90. */
             overallScore: number;
         };
         /**
@@ -5505,6 +5740,10 @@ export interface components {
         /**
          * SendingDomain
          * @description A custom sending domain. Added as `pending` with the DNS records it must publish; the service checks them and moves it to `verified` once the SPF and DKIM records are found (`verified_at` set), or to `failed` when they are still missing 72 hours after it was added. The outcome creates an in-app notification with entity_type `domain_verification`. The records are those the document describes for DMARC monitoring (TXT unless noted): SPF at the domain root (value starts `v=spf1`; exactly one SPF record per name, merge if one exists), DKIM at `<selector>._domainkey.<domain>`, DMARC at `_dmarc.<domain>` (value starts `v=DMARC1; p=<none|quarantine|reject>`, may carry `rua`, `ruf`, `pct`), and an optional MX at the root for domains that receive mail; a return-path CNAME routes bounces.
+         *
+         *     What is asked for: SPF `v=spf1 include:spf.mail.platform.example ~all` (merge the include into an existing SPF record); DKIM at `svc._domainkey.<domain>` with a key made for this domain (`p=` is the base64 DER SubjectPublicKeyInfo of a 2048-bit RSA key); DMARC `v=DMARC1; p=quarantine; rua=mailto:dmarc@<domain>`; return path `bounces.<domain>` CNAME `bounces.mail.platform.example`. A record is `valid` when: the root has exactly one SPF record and it includes `include:spf.mail.platform.example`; the DKIM record at the selector carries the same `p=`; a valid DMARC record exists (any policy); the return-path CNAME points at `bounces.mail.platform.example`.
+         *
+         *     When checks run: at creation; when the list is read, for pending domains last checked at least 1 minute before; and every 10 minutes for pending domains. A check at or after 72 hours that still misses SPF or DKIM fails the domain. `verified` and `failed` are final (a failed domain is deleted and added again to retry).
          * @example {
          *       "id": "1d5e7f9a-0b2c-4d3e-9f4a-5b6c7d8e9f0a",
          *       "domain": "example.com",
@@ -8082,6 +8321,24 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The segment belongs to the central contacts platform and cannot be changed or deleted here. */
+        SegmentCentralReadOnly: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The segment's members are not managed by hand (a dynamic segment, or a segment of the central contacts platform). */
+        SegmentNotManual: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /**
          * @description The plan lacks dedicated IPs (Max plan; the body carries `feature: dedicated_ips` and
          *     `required_plan: max`), or the key lacks the required scope.
@@ -8627,8 +8884,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             /**
-             * @description `from.email` does not match the key's `allowed_account_id`, or the OAuth token lacks the
-             *     scope `send` / `send:transactional`.
+             * @description `from.email` does not match the key's `allowed_account_id`, the OAuth token lacks the
+             *     scope `send` / `send:transactional`, or the send would pass the plan's monthly email quota.
              */
             403: {
                 headers: {
@@ -8639,6 +8896,15 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description The `idempotency_key` was used by an earlier send with a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
         };
     };
@@ -8892,7 +9158,15 @@ export interface operations {
                     "application/json": components["schemas"]["ContactResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Validation failed (`details.fieldErrors` names the fields), the body is not valid JSON, or `email` is the address of another contact of the account. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -8928,7 +9202,15 @@ export interface operations {
                     "application/json": components["schemas"]["ContactResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Validation failed (`details.fieldErrors` names the fields), the body is not valid JSON, or `email` is the address of another contact of the account. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -8938,7 +9220,20 @@ export interface operations {
     };
     importContacts: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description CSV uploads only (a JSON body carries `update_existing` itself; giving it here with a JSON body is a 400). Update contacts whose address already exists instead of skipping the row.
+                 * @example true
+                 */
+                update_existing?: boolean;
+                /**
+                 * @description CSV uploads only (a JSON body carries `tags` itself; giving them here with a JSON body is a 400). Tags added to every imported contact; repeat the parameter for several (`?tags=a&tags=b`).
+                 * @example [
+                 *       "imported-2026-03"
+                 *     ]
+                 */
+                tags?: string[];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -8946,10 +9241,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ImportContactsRequest"];
+                "text/csv": components["schemas"]["ImportContactsCsv"];
             };
         };
         responses: {
-            /** @description The import was accepted and queued; it runs in the background. */
+            /** @description The import was accepted; in the stub it has already run, so the job is `completed`. */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -8958,10 +9254,67 @@ export interface operations {
                     "application/json": components["schemas"]["ContactImportResponse"];
                 };
             };
+            /**
+             * @description The file cannot be read as a whole (invalid JSON, a JSON row off the schema, a malformed CSV
+             *     file, more than 10000 rows), or the import-wide query options were given with a JSON body.
+             *     Nothing was imported.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            /** @description Content-Type is neither `application/json` nor `text/csv`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listSuppressions: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Page size; default 20, max 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ResourceListLimit"];
+                /**
+                 * @description Only addresses suppressed for this reason.
+                 * @example complained
+                 */
+                reason?: "unsubscribed" | "complained" | "bounced";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of suppressed addresses. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionListResponse"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
-            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -9090,6 +9443,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["SessionRequired"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["SegmentCentralReadOnly"];
         };
     };
     updateSegment: {
@@ -9131,6 +9485,7 @@ export interface operations {
             };
             401: components["responses"]["SessionRequired"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["SegmentCentralReadOnly"];
         };
     };
     previewSegment: {
@@ -9206,6 +9561,90 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    addSegmentMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Resource id (UUID).
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SegmentMembersChangeRequest"];
+            };
+        };
+        responses: {
+            /** @description The contacts were added; `not_found` lists the ids skipped. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SegmentMembersAddedResponse"];
+                };
+            };
+            /** @description Validation failed (for example `contact_ids` empty, over 500 ids or not UUIDs), or the body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SessionRequired"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["SegmentNotManual"];
+        };
+    };
+    removeSegmentMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Resource id (UUID).
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SegmentMembersChangeRequest"];
+            };
+        };
+        responses: {
+            /** @description The contacts were removed from the members; `not_found` lists the ids skipped. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SegmentMembersRemovedResponse"];
+                };
+            };
+            /** @description Validation failed (for example `contact_ids` empty, over 500 ids or not UUIDs), or the body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SessionRequired"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["SegmentNotManual"];
         };
     };
     listSegmentMembers: {
@@ -9382,7 +9821,7 @@ export interface operations {
                     "application/json": components["schemas"]["AddMonitoredDomainResponse"];
                 };
             };
-            /** @description `Validation failed` (not a valid hostname) or `Invalid JSON body`. */
+            /** @description `Validation failed` (not a valid hostname, or a `dkim_selector` that does not form a DNS name) or `Invalid JSON body`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12545,6 +12984,7 @@ export interface operationDefaults {
     sendEmail: { header: "X-Service-Sandbox" };
     listContacts: { query: "page" | "limit" };
     importContacts: { body: "update_existing" };
+    listSuppressions: { query: "page" | "limit" };
     listSegments: { query: "page" | "limit" };
     listSegmentMembers: { query: "page" | "limit" };
     addMonitoredDomain: { body: "dkim_selector" };

@@ -790,9 +790,26 @@ export interface ContactImport {
    */
   skipped: number;
   /**
-   * Rows rejected (for example an invalid address).
+   * Rows that could not be imported (an invalid cell in a CSV file, the plan's contact limit reached); each is listed in `errors`.
    */
   failed: number;
+  /**
+   * Each failed row: its `row` (the line number in a CSV file, counting the header as line 1; the 1-based position in a JSON `contacts` array), its `email` as given (null when the cell was empty) and why it failed. As many entries as `failed`.
+   */
+  errors: {
+    /**
+     * Line number (CSV) or 1-based position (JSON) of the row.
+     */
+    row: number;
+    /**
+     * The row's address as given.
+     */
+    email: string | null;
+    /**
+     * Why the row failed, naming the field.
+     */
+    message: string;
+  }[];
   /**
    * When the import was accepted.
    */
@@ -907,7 +924,7 @@ export interface DnsCheck {
    */
   spf: {
     /**
-     * A single valid SPF record was found.
+     * A single valid SPF record was found. Valid when the domain root has exactly one TXT record starting `v=spf1` and it does not end with `+all` or a bare `all` (which let any server send). `?all` or a missing `all` stays valid but is an issue and scores less.
      */
     valid: boolean;
     /**
@@ -915,7 +932,7 @@ export interface DnsCheck {
      */
     value: string;
     /**
-     * Problems found, as messages.
+     * Problems found, each a sentence saying what to change (for example `Publish one SPF record: found 2 at example.org; merge them into a single "v=spf1" record`).
      */
     issues: string[];
   };
@@ -924,7 +941,7 @@ export interface DnsCheck {
    */
   dkim: {
     /**
-     * A valid DKIM key record was found for the selector.
+     * A valid DKIM key record was found for the selector. Valid when exactly one record is found at the selector, it starts `v=DKIM1` and carries a non-empty base64 `p=` public key.
      */
     valid: boolean;
     /**
@@ -932,7 +949,7 @@ export interface DnsCheck {
      */
     value: string | null;
     /**
-     * Problems found, as messages.
+     * Problems found, each a sentence saying what to change (for example `Publish one SPF record: found 2 at example.org; merge them into a single "v=spf1" record`).
      */
     issues: string[];
   };
@@ -941,7 +958,7 @@ export interface DnsCheck {
    */
   dmarc: {
     /**
-     * A valid DMARC record was found.
+     * A valid DMARC record was found. Valid when exactly one record starting `v=DMARC1` is found with a `p` of `none`, `quarantine` or `reject` and, if present, a `pct` from 0 to 100. `p=none`, `pct` below 100, a missing `rua` and `rua`/`ruf` that are not `mailto:` lists are issues.
      */
     valid: boolean;
     /**
@@ -949,7 +966,7 @@ export interface DnsCheck {
      */
     value: string;
     /**
-     * Problems found, as messages.
+     * Problems found, each a sentence saying what to change (for example `Publish one SPF record: found 2 at example.org; merge them into a single "v=spf1" record`).
      */
     issues: string[];
     /**
@@ -958,7 +975,7 @@ export interface DnsCheck {
     policy: "reject" | "quarantine" | "none";
   };
   /**
-   * The domain's MX records (optional: only domains that receive mail need them).
+   * The domain's MX records (optional: only domains that receive mail need them). Empty also when the MX look-up could not be answered.
    */
   mx: {
     /**
@@ -971,12 +988,12 @@ export interface DnsCheck {
     exchange: string;
   }[];
   /**
-   * Overall health score, 0 to 100. Bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical.
+   * Overall health score, 0 to 100. Bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical. Computed as: SPF 25 points when valid (15 when it ends with `?all` or has no `all`); DKIM 25 when valid; DMARC, when valid, 5 for the record plus its policy (`reject` 35, `quarantine` 20, `none` 0) times `pct`/100, rounded, plus 5 when it names an aggregate report address (`rua`); MX 5 when the domain has at least one MX record. A record that could not be checked (the DNS server did not answer) scores 0. A `reject` set-up (SPF, DKIM and DMARC `p=reject` at pct 100) therefore scores at least 90.
    */
   overallScore: number;
 }
 /**
- * A segment's filter criteria: a group that combines its `rules` with `operator` (`AND`: every rule matches; `OR`: at least one matches). Each entry of `rules` is either a leaf `{field, operator, value}` (FilterRule) or a nested group `{operator, rules}`. A group holds 1 to 50 rules.
+ * A segment's filter criteria: a group that combines its `rules` with `operator` (`AND`: every rule matches; `OR`: at least one matches). Each entry of `rules` is either a leaf `{field, operator, value}` (FilterRule) or a nested group `{operator, rules}`. A group holds 1 to 50 rules. Groups nest at most 5 levels deep (the top group is level 1); deeper criteria are refused with 400.
  */
 export interface FilterGroup {
   /**
@@ -1003,10 +1020,20 @@ export interface FilterGroup {
  * | `before`, `after` | Date comparison |
  * | `is_empty`, `is_not_empty` | Null or blank check |
  * | `in`, `not_in` | Match against a list of values |
+ *
+ * How rules evaluate (designed, see `x-provisional`):
+ * - **Fields**: `email`, `first_name`, `last_name`, `phone`, `status`, `engagement_tier` (text), `tags` (list of text), `created_at`, `updated_at` (dates), and `custom_fields.<key>` for a custom field (any JSON value; missing counts as empty).
+ * - **Letter case** is ignored in every text comparison (`equals`, `contains`, `starts_with`, `ends_with`, `in` and their negations).
+ * - **Dates** (a rule value, or text in a custom field) are a calendar date `YYYY-MM-DD` (midnight UTC) or an RFC 3339 date-time with `Z` or an offset (`2026-01-01T00:00:00Z`); `created_at`/`updated_at` compare as instants. `equals` on a date field matches the same instant.
+ * - **Lists** (`tags`, list custom fields): `contains` is membership (an element equals the value); every other positive operator matches when any element does.
+ * - **Type mismatch** never matches and is not an error: `greater_than` 10 on text that is not a number, `before` on a field that is not a date, `starts_with` on a number. Numbers compare with numbers or numeric text; dates with dates.
+ * - **Negations**: `not_equals`, `not_contains`, `not_in` match exactly the contacts their positive operator does not, so an empty or missing field matches them.
+ * - **Empty**: `is_empty` matches null, a missing custom field, blank text (only spaces), an empty list or an empty object; `is_not_empty` the rest.
+ * - **Values per operator** (else 400 naming the rule path, for example `filter_criteria.rules.0.value`): `equals`/`not_equals` a string, number or boolean; `contains`, `not_contains`, `starts_with`, `ends_with` a non-empty string; `greater_than`/`less_than` a number or a date; `before`/`after` a date; `in`/`not_in` a non-empty list; `is_empty`/`is_not_empty` ignore the value (send `null`). An unknown field is also a 400.
  */
 export interface FilterRule {
   /**
-   * The contact field the rule tests. Leaf fields used in the published shapes include `status`, `created_at` and `tags`; the full list of filterable fields is not published.
+   * The contact field the rule tests, named as the API shows a contact: `email`, `first_name`, `last_name`, `phone`, `status`, `engagement_tier`, `tags`, `created_at`, `updated_at`, or `custom_fields.<key>`. Leaf fields used in the published shapes include `status`, `created_at` and `tags`; the full list of filterable fields is not published. An unknown field is refused with 400 (checked by the service, not by a schema pattern, so that adding fields never breaks a client).
    */
   field: string;
   /**
@@ -2009,19 +2036,19 @@ export interface MonitoredDomain {
     exchange: string;
   }[];
   /**
-   * Overall health score, 0 to 100. Bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical.
+   * Overall health score, 0 to 100. Bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical. Computed as: SPF 25 points when valid (15 when it ends with `?all` or has no `all`); DKIM 25 when valid; DMARC, when valid, 5 for the record plus its policy (`reject` 35, `quarantine` 20, `none` 0) times `pct`/100, rounded, plus 5 when it names an aggregate report address (`rua`); MX 5 when the domain has at least one MX record. A record that could not be checked (the DNS server did not answer) scores 0. A `reject` set-up (SPF, DKIM and DMARC `p=reject` at pct 100) therefore scores at least 90.
    */
   overall_score: number;
   /**
-   * When the DNS records were last checked.
+   * When the DNS records were last checked (at the moment the domain was added).
    */
   last_checked_at: string;
   /**
-   * Whether billing for monitoring this domain is active.
+   * Whether billing for monitoring this domain is active. Monitoring within the plan's monitored-domain allowance is part of the subscription, so this is `true` for every monitored domain.
    */
   billing_active: boolean;
   /**
-   * Health status, for example `healthy`. The other values are not published.
+   * Health status from the score band: `healthy` (90-100, Excellent), `good` (70-89), `warning` (50-69), `critical` (0-49); `unknown` when a record could not be checked at the last check (the DNS server did not answer), so an outage does not read as a broken set-up.
    */
   status: string;
   /**
@@ -2279,6 +2306,10 @@ export interface Segment {
 }
 /**
  * A custom sending domain. Added as `pending` with the DNS records it must publish; the service checks them and moves it to `verified` once the SPF and DKIM records are found (`verified_at` set), or to `failed` when they are still missing 72 hours after it was added. The outcome creates an in-app notification with entity_type `domain_verification`. The records are those the document describes for DMARC monitoring (TXT unless noted): SPF at the domain root (value starts `v=spf1`; exactly one SPF record per name, merge if one exists), DKIM at `<selector>._domainkey.<domain>`, DMARC at `_dmarc.<domain>` (value starts `v=DMARC1; p=<none|quarantine|reject>`, may carry `rua`, `ruf`, `pct`), and an optional MX at the root for domains that receive mail; a return-path CNAME routes bounces.
+ *
+ * What is asked for: SPF `v=spf1 include:spf.mail.platform.example ~all` (merge the include into an existing SPF record); DKIM at `svc._domainkey.<domain>` with a key made for this domain (`p=` is the base64 DER SubjectPublicKeyInfo of a 2048-bit RSA key); DMARC `v=DMARC1; p=quarantine; rua=mailto:dmarc@<domain>`; return path `bounces.<domain>` CNAME `bounces.mail.platform.example`. A record is `valid` when: the root has exactly one SPF record and it includes `include:spf.mail.platform.example`; the DKIM record at the selector carries the same `p=`; a valid DMARC record exists (any policy); the return-path CNAME points at `bounces.mail.platform.example`.
+ *
+ * When checks run: at creation; when the list is read, for pending domains last checked at least 1 minute before; and every 10 minutes for pending domains. A check at or after 72 hours that still misses SPF or DKIM fails the domain. `verified` and `failed` are final (a failed domain is deleted and added again to retry).
  */
 export interface SendingDomain {
   /**
@@ -2364,6 +2395,27 @@ export interface Subscription {
    * True when the paid plan ends at `current_period_end` instead of renewing.
    */
   cancel_at_period_end: boolean;
+}
+/**
+ * An address the user may no longer send marketing mail to. It enters the list when its contact unsubscribes or complains (a feedback-loop report, a contact set to `complained`), or when mail to it hard-bounces; it stays there when the contact is deleted.
+ */
+export interface Suppression {
+  /**
+   * The suppressed address, in lower case.
+   */
+  email: string;
+  /**
+   * Why the address entered the list: the contact unsubscribed, complained (spam report), or mail to it bounced permanently. The first reason is kept.
+   */
+  reason: "unsubscribed" | "complained" | "bounced";
+  /**
+   * The user's contact with this address today; null when there is none (for example it was deleted).
+   */
+  contact_id: string | null;
+  /**
+   * When the address entered the list.
+   */
+  created_at: string;
 }
 /**
  * A reusable email template. `subject`, `html` and `text` may hold `{{variable}}` placeholders, which `POST /v1/templates/render` (and campaign sends) replace; `variables` lists the placeholder names found in them.
@@ -2495,10 +2547,16 @@ export interface TrackedPurchase {
 }
 /**
  * The result of validating one email address: an overall deliverability verdict (`is_valid`), a confidence `score`, the individual `checks` and risk `flags`.
+ *
+ * **Verdict.** `is_valid` is true when the syntax is valid, the domain has MX records (`checks.mx` true) and the SMTP probe did not reject the address (`checks.smtp` not false). A disposable or role address can be valid (it is flagged, and scored lower); an address whose MX look-up could not be answered is not valid (`checks.mx` false), as nothing shows it can receive mail.
+ *
+ * **Score.** 0 when `checks.syntax` or `checks.smtp` is false or the domain has no MX record. Otherwise 100, less 40 when the MX look-up could not be answered, 10 when `checks.smtp` is null, 20 when `flags.catch_all` is true or 5 when it is null, 20 for a role account and 50 for a disposable domain, never below 1 (so 0 means the address cannot receive mail). A free mailbox provider costs nothing.
+ *
+ * **Syntax.** As mailbox providers apply RFC 5321/5322: a dot-atom local part of at most 64 octets (UTF-8 allowed, RFC 6531), a domain that is a host name with a top-level domain (internationalized names accepted and checked in their ASCII form), at most 254 octets in all. Quoted local parts, IP-literal domains (`[192.0.2.1]`), display names and surrounding spaces are refused. When the syntax is invalid nothing else is checked: `checks.mx` false, every flag false, `catch_all` null, `mx_records` empty.
  */
 export interface ValidationResult {
   /**
-   * Address checked.
+   * Address checked, as given.
    */
   email: string;
   /**
@@ -2506,7 +2564,7 @@ export interface ValidationResult {
    */
   is_valid: boolean;
   /**
-   * Confidence, 0 to 100.
+   * Confidence, 0 to 100 (formula above).
    */
   score: number;
   /**
@@ -2518,7 +2576,7 @@ export interface ValidationResult {
      */
     syntax: boolean;
     /**
-     * Domain has MX records. (The published table prints this row's name as `{base_url}`, a typing slip for `checks.mx`.)
+     * Domain has MX records. False when the domain has no MX record (no A-record fallback: RFC 5321 implicit MX is not applied), has a null MX (RFC 7505), or when the look-up could not be answered (timeout, SERVFAIL): such a result has a score above 0 and counts as `unknown` in a batch summary. (The published table prints this row's name as `{base_url}`, a typing slip for `checks.mx`.)
      */
     mx: boolean;
     /**
@@ -2531,11 +2589,11 @@ export interface ValidationResult {
    */
   flags: {
     /**
-     * Disposable-domain address.
+     * Disposable-domain address (the domain or a parent domain is on the disposable-email-domains list).
      */
     disposable: boolean;
     /**
-     * Generic role address (for example `info@`, `support@`).
+     * Generic role address: the local part (before any `+tag`) is one of abuse, admin, administrator, billing, contact, help, hello, hostmaster, info, jobs, marketing, noc, no-reply, noreply, office, postmaster, privacy, sales, security, support, team, webmaster.
      */
     role_account: boolean;
     /**
@@ -2543,20 +2601,20 @@ export interface ValidationResult {
      */
     catch_all: boolean | null;
     /**
-     * Free mailbox provider.
+     * Free mailbox provider (a domain of the email-providers list that is not disposable).
      */
     free_provider: boolean;
   };
   /**
-   * Domain part of the address.
+   * Domain part of the address, lower-cased, as written (an internationalized name stays in Unicode); empty when the address has no `@`.
    */
   domain: string;
   /**
-   * Mailbox provider, or null when not recognized.
+   * Mailbox provider recognized from the MX hosts (for example `Google`, `Microsoft`, `Yahoo`, `Apple`, `Zoho`, `Proton`, `Fastmail`, `Yandex`, `Mimecast`, `Proofpoint`), or null when not recognized.
    */
   provider: string | null;
   /**
-   * The domain's MX hosts.
+   * The domain's MX hosts, most preferred first.
    */
   mx_records: string[];
   /**

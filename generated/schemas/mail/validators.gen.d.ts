@@ -58,6 +58,7 @@ export declare const Segment: ((data: unknown) => boolean) & { errors?: ErrorObj
 export declare const SendingDomain: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 export declare const SubjectLineSuggestion: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 export declare const Subscription: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+export declare const Suppression: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 export declare const Template: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 export declare const TrackedEvent: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 export declare const TrackedPurchase: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };

@@ -6676,7 +6676,7 @@ return errors === 0;
 validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const ContactImport = validate30;
-const schema45 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/ContactImport.json","title":"ContactImport","description":"A contact import job started by `POST /v1/contacts/import`. It runs in the background: `queued` → `processing` → `completed` or `failed`. Its completion creates an in-app notification with entity_type `contact_import` and entity_id `import_id`.","x-provisional":"Designed: the document names the import route and the `contact_import` notification entity type, but shows no payload.","type":"object","additionalProperties":false,"required":["import_id","status","total","created","updated","skipped","failed","created_at","completed_at"],"properties":{"import_id":{"type":"string","format":"uuid","description":"Import job id (the entity_id of its notification)."},"status":{"type":"string","enum":["queued","processing","completed","failed"],"description":"`queued` → `processing` → `completed` (every row handled, some may be skipped or failed) or `failed` (the job stopped)."},"total":{"type":"integer","minimum":0,"description":"Rows received."},"created":{"type":"integer","minimum":0,"description":"Contacts created so far."},"updated":{"type":"integer","minimum":0,"description":"Existing contacts updated so far (only with `update_existing`)."},"skipped":{"type":"integer","minimum":0,"description":"Rows skipped because the address exists and `update_existing` is false."},"failed":{"type":"integer","minimum":0,"description":"Rows rejected (for example an invalid address)."},"created_at":{"type":"string","format":"date-time","description":"When the import was accepted."},"completed_at":{"type":["string","null"],"format":"date-time","description":"When the job ended (`completed` or `failed`); null before."}},"examples":[{"import_id":"8e4c5f6a-7b8c-4d9e-8f0a-1b2c3d4e5f6a","status":"queued","total":2,"created":0,"updated":0,"skipped":0,"failed":0,"created_at":"2026-03-01T12:00:00Z","completed_at":null},{"import_id":"8e4c5f6a-7b8c-4d9e-8f0a-1b2c3d4e5f6a","status":"completed","total":2,"created":1,"updated":0,"skipped":1,"failed":0,"created_at":"2026-03-01T12:00:00Z","completed_at":"2026-03-01T12:00:05Z"}]};
+const schema45 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/ContactImport.json","title":"ContactImport","description":"A contact import job started by `POST /v1/contacts/import`. It runs in the background: `queued` → `processing` → `completed` or `failed`. Its completion creates an in-app notification with entity_type `contact_import` and entity_id `import_id`.","x-provisional":"Designed: the document names the import route and the `contact_import` notification entity type, but shows no payload.","type":"object","additionalProperties":false,"required":["import_id","status","total","created","updated","skipped","failed","errors","created_at","completed_at"],"properties":{"import_id":{"type":"string","format":"uuid","description":"Import job id (the entity_id of its notification)."},"status":{"type":"string","enum":["queued","processing","completed","failed"],"description":"`queued` → `processing` → `completed` (every row handled, some may be skipped or failed) or `failed` (the job stopped)."},"total":{"type":"integer","minimum":0,"description":"Rows received."},"created":{"type":"integer","minimum":0,"description":"Contacts created so far."},"updated":{"type":"integer","minimum":0,"description":"Existing contacts updated so far (only with `update_existing`)."},"skipped":{"type":"integer","minimum":0,"description":"Rows skipped because the address exists and `update_existing` is false."},"failed":{"type":"integer","minimum":0,"description":"Rows that could not be imported (an invalid cell in a CSV file, the plan's contact limit reached); each is listed in `errors`."},"errors":{"type":"array","description":"Each failed row: its `row` (the line number in a CSV file, counting the header as line 1; the 1-based position in a JSON `contacts` array), its `email` as given (null when the cell was empty) and why it failed. As many entries as `failed`.","x-provisional":"Designed: issue 13 asks for per-row errors; the document shows no payload.","items":{"type":"object","additionalProperties":false,"required":["row","email","message"],"properties":{"row":{"type":"integer","minimum":1,"description":"Line number (CSV) or 1-based position (JSON) of the row."},"email":{"type":["string","null"],"description":"The row's address as given."},"message":{"type":"string","description":"Why the row failed, naming the field."}}}},"created_at":{"type":"string","format":"date-time","description":"When the import was accepted."},"completed_at":{"type":["string","null"],"format":"date-time","description":"When the job ended (`completed` or `failed`); null before."}},"examples":[{"import_id":"8e4c5f6a-7b8c-4d9e-8f0a-1b2c3d4e5f6a","status":"completed","total":2,"created":2,"updated":0,"skipped":0,"failed":0,"created_at":"2026-03-01T12:00:00Z","completed_at":"2026-03-01T12:00:00Z","errors":[]},{"import_id":"8e4c5f6a-7b8c-4d9e-8f0a-1b2c3d4e5f6a","status":"completed","total":2,"created":1,"updated":0,"skipped":1,"failed":0,"created_at":"2026-03-01T12:00:00Z","completed_at":"2026-03-01T12:00:05Z","errors":[]}]};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/ContactImport.json" */;
@@ -6760,8 +6760,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.created_at === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "created_at"},message:"must have required property '"+"created_at"+"'"};
+if(data.errors === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "errors"},message:"must have required property '"+"errors"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -6770,8 +6770,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data.completed_at === undefined){
-const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "completed_at"},message:"must have required property '"+"completed_at"+"'"};
+if(data.created_at === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "created_at"},message:"must have required property '"+"created_at"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -6780,9 +6780,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema45.properties, key0))){
-const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.completed_at === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "completed_at"},message:"must have required property '"+"completed_at"+"'"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -6791,12 +6790,9 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-if(data.import_id !== undefined){
-let data0 = data.import_id;
-if(typeof data0 === "string"){
-if(!(formats0.test(data0))){
-const err10 = {instancePath:instancePath+"/import_id",schemaPath:"#/properties/import_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
+for(const key0 in data){
+if(!(func1.call(schema45.properties, key0))){
+const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -6806,8 +6802,11 @@ vErrors.push(err10);
 errors++;
 }
 }
-else {
-const err11 = {instancePath:instancePath+"/import_id",schemaPath:"#/properties/import_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.import_id !== undefined){
+let data0 = data.import_id;
+if(typeof data0 === "string"){
+if(!(formats0.test(data0))){
+const err11 = {instancePath:instancePath+"/import_id",schemaPath:"#/properties/import_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -6817,10 +6816,8 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.status !== undefined){
-let data1 = data.status;
-if(typeof data1 !== "string"){
-const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err12 = {instancePath:instancePath+"/import_id",schemaPath:"#/properties/import_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -6829,8 +6826,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!((((data1 === "queued") || (data1 === "processing")) || (data1 === "completed")) || (data1 === "failed"))){
-const err13 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema45.properties.status.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.status !== undefined){
+let data1 = data.status;
+if(typeof data1 !== "string"){
+const err13 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -6839,11 +6839,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.total !== undefined){
-let data2 = data.total;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err14 = {instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!((((data1 === "queued") || (data1 === "processing")) || (data1 === "completed")) || (data1 === "failed"))){
+const err14 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema45.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -6852,9 +6849,11 @@ vErrors.push(err14);
 }
 errors++;
 }
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 < 0 || isNaN(data2)){
-const err15 = {instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.total !== undefined){
+let data2 = data.total;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err15 = {instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -6863,12 +6862,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-}
-if(data.created !== undefined){
-let data3 = data.created;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err16 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+const err16 = {instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -6877,9 +6873,12 @@ vErrors.push(err16);
 }
 errors++;
 }
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 0 || isNaN(data3)){
-const err17 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data.created !== undefined){
+let data3 = data.created;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err17 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -6888,12 +6887,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-}
-if(data.updated !== undefined){
-let data4 = data.updated;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-const err18 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 0 || isNaN(data3)){
+const err18 = {instancePath:instancePath+"/created",schemaPath:"#/properties/created/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -6902,9 +6898,12 @@ vErrors.push(err18);
 }
 errors++;
 }
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 < 0 || isNaN(data4)){
-const err19 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data.updated !== undefined){
+let data4 = data.updated;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err19 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -6913,12 +6912,9 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-}
-if(data.skipped !== undefined){
-let data5 = data.skipped;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err20 = {instancePath:instancePath+"/skipped",schemaPath:"#/properties/skipped/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+const err20 = {instancePath:instancePath+"/updated",schemaPath:"#/properties/updated/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -6927,9 +6923,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 < 0 || isNaN(data5)){
-const err21 = {instancePath:instancePath+"/skipped",schemaPath:"#/properties/skipped/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data.skipped !== undefined){
+let data5 = data.skipped;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err21 = {instancePath:instancePath+"/skipped",schemaPath:"#/properties/skipped/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -6938,12 +6937,9 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-}
-if(data.failed !== undefined){
-let data6 = data.failed;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err22 = {instancePath:instancePath+"/failed",schemaPath:"#/properties/failed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+const err22 = {instancePath:instancePath+"/skipped",schemaPath:"#/properties/skipped/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -6952,9 +6948,12 @@ vErrors.push(err22);
 }
 errors++;
 }
-if((typeof data6 == "number") && (isFinite(data6))){
-if(data6 < 0 || isNaN(data6)){
-const err23 = {instancePath:instancePath+"/failed",schemaPath:"#/properties/failed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data.failed !== undefined){
+let data6 = data.failed;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err23 = {instancePath:instancePath+"/failed",schemaPath:"#/properties/failed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -6963,13 +6962,9 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-}
-if(data.created_at !== undefined){
-let data7 = data.created_at;
-if(typeof data7 === "string"){
-if(!(formats8.validate(data7))){
-const err24 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err24 = {instancePath:instancePath+"/failed",schemaPath:"#/properties/failed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -6979,8 +6974,16 @@ vErrors.push(err24);
 errors++;
 }
 }
-else {
-const err25 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.errors !== undefined){
+let data7 = data.errors;
+if(Array.isArray(data7)){
+const len0 = data7.length;
+for(let i0=0; i0<len0; i0++){
+let data8 = data7[i0];
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+if(data8.row === undefined){
+const err25 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"#/properties/errors/items/required",keyword:"required",params:{missingProperty: "row"},message:"must have required property '"+"row"+"'"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -6989,11 +6992,8 @@ vErrors.push(err25);
 }
 errors++;
 }
-}
-if(data.completed_at !== undefined){
-let data8 = data.completed_at;
-if((typeof data8 !== "string") && (data8 !== null)){
-const err26 = {instancePath:instancePath+"/completed_at",schemaPath:"#/properties/completed_at/type",keyword:"type",params:{type: schema45.properties.completed_at.type},message:"must be string,null"};
+if(data8.email === undefined){
+const err26 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"#/properties/errors/items/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -7002,9 +7002,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(typeof data8 === "string"){
-if(!(formats8.validate(data8))){
-const err27 = {instancePath:instancePath+"/completed_at",schemaPath:"#/properties/completed_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data8.message === undefined){
+const err27 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"#/properties/errors/items/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -7013,16 +7012,150 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key1 in data8){
+if(!(((key1 === "row") || (key1 === "email")) || (key1 === "message"))){
+const err28 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"#/properties/errors/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err28];
 }
 else {
 vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data8.row !== undefined){
+let data9 = data8.row;
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+const err29 = {instancePath:instancePath+"/errors/" + i0+"/row",schemaPath:"#/properties/errors/items/properties/row/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 < 1 || isNaN(data9)){
+const err30 = {instancePath:instancePath+"/errors/" + i0+"/row",schemaPath:"#/properties/errors/items/properties/row/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+}
+if(data8.email !== undefined){
+let data10 = data8.email;
+if((typeof data10 !== "string") && (data10 !== null)){
+const err31 = {instancePath:instancePath+"/errors/" + i0+"/email",schemaPath:"#/properties/errors/items/properties/email/type",keyword:"type",params:{type: schema45.properties.errors.items.properties.email.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data8.message !== undefined){
+if(typeof data8.message !== "string"){
+const err32 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"#/properties/errors/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+}
+else {
+const err33 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"#/properties/errors/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data12 = data.created_at;
+if(typeof data12 === "string"){
+if(!(formats8.validate(data12))){
+const err35 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data.completed_at !== undefined){
+let data13 = data.completed_at;
+if((typeof data13 !== "string") && (data13 !== null)){
+const err37 = {instancePath:instancePath+"/completed_at",schemaPath:"#/properties/completed_at/type",keyword:"type",params:{type: schema45.properties.completed_at.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+if(typeof data13 === "string"){
+if(!(formats8.validate(data13))){
+const err38 = {instancePath:instancePath+"/completed_at",schemaPath:"#/properties/completed_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err39 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
 }
 errors++;
 }
@@ -7968,7 +8101,7 @@ return errors === 0;
 validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const DnsCheck = validate34;
-const schema49 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/DnsCheck.json","title":"DnsCheck","description":"The result of a full DNS check of a monitored domain (returned as `dns_check` when a domain is added): `spf {valid, value, issues[]}`, `dkim {valid, value or null, issues[]}`, `dmarc {valid, value, issues[], policy}`, `mx [{priority, exchange}]`, `overallScore`.\n\nRecords a domain must publish (TXT unless noted):\n- SPF at the domain root; the value starts `v=spf1`; exactly one SPF record per name (merge into the existing one if there is one).\n- DKIM at `<selector>._domainkey.<domain>`.\n- DMARC at `_dmarc.<domain>`; the value starts `v=DMARC1; p=<none|quarantine|reject>` and may carry `rua`, `ruf`, `pct`.\n- Optional MX at the root, for domains that receive mail.\n\n`reject` policy scores highest (90+). Score bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical.","type":"object","additionalProperties":false,"required":["spf","dkim","dmarc","mx","overallScore"],"properties":{"spf":{"type":"object","description":"SPF check of the TXT record at the domain root (value starts `v=spf1`; exactly one SPF record per name).","additionalProperties":false,"required":["valid","value","issues"],"properties":{"valid":{"type":"boolean","description":"A single valid SPF record was found."},"value":{"type":"string","description":"The SPF record found; an empty string when there is none.","x-provisional":"The value when no record exists was designed (empty string): the document types only the DKIM value as nullable."},"issues":{"type":"array","items":{"type":"string"},"description":"Problems found, as messages."}}},"dkim":{"type":"object","description":"DKIM check of the TXT record at `<selector>._domainkey.<domain>`.","additionalProperties":false,"required":["valid","value","issues"],"properties":{"valid":{"type":"boolean","description":"A valid DKIM key record was found for the selector."},"value":{"type":["string","null"],"description":"The DKIM record found, or null."},"issues":{"type":"array","items":{"type":"string"},"description":"Problems found, as messages."}}},"dmarc":{"type":"object","description":"DMARC check of the TXT record at `_dmarc.<domain>` (value starts `v=DMARC1; p=<none|quarantine|reject>`, may carry `rua`, `ruf`, `pct`).","additionalProperties":false,"required":["valid","value","issues","policy"],"properties":{"valid":{"type":"boolean","description":"A valid DMARC record was found."},"value":{"type":"string","description":"The DMARC record found; an empty string when there is none.","x-provisional":"The value when no record exists was designed (empty string): the document types only the DKIM value as nullable."},"issues":{"type":"array","items":{"type":"string"},"description":"Problems found, as messages."},"policy":{"type":"string","enum":["reject","quarantine","none"],"description":"The record's `p=` policy; `none` when no DMARC record was found. `reject` scores highest (90+).","x-provisional":"Type designed as the monitored domain's `dmarc_policy`; reporting `none` when no record exists was designed."}}},"mx":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["priority","exchange"],"properties":{"priority":{"x-provisional":"DECISIONS G-4: minimum 0 was designed; the document publishes `mx_records[].priority` as an integer without a bound.","type":"integer","minimum":0,"description":"Preference (lower is preferred)."},"exchange":{"type":"string","description":"Host name of the mail exchanger."}}},"description":"The domain's MX records (optional: only domains that receive mail need them)."},"overallScore":{"type":"integer","minimum":0,"maximum":100,"description":"Overall health score, 0 to 100. Bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical."}},"examples":[{"spf":{"valid":true,"value":"v=spf1 include:_spf.example.net ~all","issues":[]},"dkim":{"valid":true,"value":"v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA","issues":[]},"dmarc":{"valid":true,"value":"v=DMARC1; p=reject; rua=mailto:dmarc@example.com; pct=100","issues":[],"policy":"reject"},"mx":[{"priority":10,"exchange":"mx1.example.com"}],"overallScore":95},{"spf":{"valid":true,"value":"v=spf1 include:_spf.example.net ~all","issues":[]},"dkim":{"valid":false,"value":null,"issues":["No DKIM record found at default._domainkey.example.org"]},"dmarc":{"valid":false,"value":"","issues":["No DMARC record found at _dmarc.example.org"],"policy":"none"},"mx":[],"overallScore":35}]};
+const schema49 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/DnsCheck.json","title":"DnsCheck","description":"The result of a full DNS check of a monitored domain (returned as `dns_check` when a domain is added): `spf {valid, value, issues[]}`, `dkim {valid, value or null, issues[]}`, `dmarc {valid, value, issues[], policy}`, `mx [{priority, exchange}]`, `overallScore`.\n\nRecords a domain must publish (TXT unless noted):\n- SPF at the domain root; the value starts `v=spf1`; exactly one SPF record per name (merge into the existing one if there is one).\n- DKIM at `<selector>._domainkey.<domain>`.\n- DMARC at `_dmarc.<domain>`; the value starts `v=DMARC1; p=<none|quarantine|reject>` and may carry `rua`, `ruf`, `pct`.\n- Optional MX at the root, for domains that receive mail.\n\n`reject` policy scores highest (90+). Score bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical.","type":"object","additionalProperties":false,"required":["spf","dkim","dmarc","mx","overallScore"],"properties":{"spf":{"type":"object","description":"SPF check of the TXT record at the domain root (value starts `v=spf1`; exactly one SPF record per name).","additionalProperties":false,"required":["valid","value","issues"],"properties":{"valid":{"type":"boolean","description":"A single valid SPF record was found. Valid when the domain root has exactly one TXT record starting `v=spf1` and it does not end with `+all` or a bare `all` (which let any server send). `?all` or a missing `all` stays valid but is an issue and scores less."},"value":{"type":"string","description":"The SPF record found; an empty string when there is none.","x-provisional":"The value when no record exists was designed (empty string): the document types only the DKIM value as nullable."},"issues":{"type":"array","items":{"type":"string"},"description":"Problems found, each a sentence saying what to change (for example `Publish one SPF record: found 2 at example.org; merge them into a single \"v=spf1\" record`).","x-provisional":"Validity rules and the issues reported designed from the record syntax the document describes (RFC 7208, 6376, 7489); a look-up the DNS server could not answer is reported as an issue saying the record could not be checked."}}},"dkim":{"type":"object","description":"DKIM check of the TXT record at `<selector>._domainkey.<domain>`.","additionalProperties":false,"required":["valid","value","issues"],"properties":{"valid":{"type":"boolean","description":"A valid DKIM key record was found for the selector. Valid when exactly one record is found at the selector, it starts `v=DKIM1` and carries a non-empty base64 `p=` public key."},"value":{"type":["string","null"],"description":"The DKIM record found, or null."},"issues":{"type":"array","items":{"type":"string"},"description":"Problems found, each a sentence saying what to change (for example `Publish one SPF record: found 2 at example.org; merge them into a single \"v=spf1\" record`).","x-provisional":"Validity rules and the issues reported designed from the record syntax the document describes (RFC 7208, 6376, 7489); a look-up the DNS server could not answer is reported as an issue saying the record could not be checked."}}},"dmarc":{"type":"object","description":"DMARC check of the TXT record at `_dmarc.<domain>` (value starts `v=DMARC1; p=<none|quarantine|reject>`, may carry `rua`, `ruf`, `pct`).","additionalProperties":false,"required":["valid","value","issues","policy"],"properties":{"valid":{"type":"boolean","description":"A valid DMARC record was found. Valid when exactly one record starting `v=DMARC1` is found with a `p` of `none`, `quarantine` or `reject` and, if present, a `pct` from 0 to 100. `p=none`, `pct` below 100, a missing `rua` and `rua`/`ruf` that are not `mailto:` lists are issues."},"value":{"type":"string","description":"The DMARC record found; an empty string when there is none.","x-provisional":"The value when no record exists was designed (empty string): the document types only the DKIM value as nullable."},"issues":{"type":"array","items":{"type":"string"},"description":"Problems found, each a sentence saying what to change (for example `Publish one SPF record: found 2 at example.org; merge them into a single \"v=spf1\" record`).","x-provisional":"Validity rules and the issues reported designed from the record syntax the document describes (RFC 7208, 6376, 7489); a look-up the DNS server could not answer is reported as an issue saying the record could not be checked."},"policy":{"type":"string","enum":["reject","quarantine","none"],"description":"The record's `p=` policy; `none` when no DMARC record was found. `reject` scores highest (90+).","x-provisional":"Type designed as the monitored domain's `dmarc_policy`; reporting `none` when no record exists was designed."}}},"mx":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["priority","exchange"],"properties":{"priority":{"x-provisional":"DECISIONS G-4: minimum 0 was designed; the document publishes `mx_records[].priority` as an integer without a bound.","type":"integer","minimum":0,"description":"Preference (lower is preferred)."},"exchange":{"type":"string","description":"Host name of the mail exchanger."}}},"description":"The domain's MX records (optional: only domains that receive mail need them). Empty also when the MX look-up could not be answered."},"overallScore":{"type":"integer","minimum":0,"maximum":100,"description":"Overall health score, 0 to 100. Bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical. Computed as: SPF 25 points when valid (15 when it ends with `?all` or has no `all`); DKIM 25 when valid; DMARC, when valid, 5 for the record plus its policy (`reject` 35, `quarantine` 20, `none` 0) times `pct`/100, rounded, plus 5 when it names an aggregate report address (`rua`); MX 5 when the domain has at least one MX record. A record that could not be checked (the DNS server did not answer) scores 0. A `reject` set-up (SPF, DKIM and DMARC `p=reject` at pct 100) therefore scores at least 90.","x-provisional":"Formula designed: the document publishes the bands and that `reject` scores 90+, not how the score is computed."}},"examples":[{"spf":{"valid":true,"value":"v=spf1 include:_spf.example.net ~all","issues":[]},"dkim":{"valid":true,"value":"v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA","issues":[]},"dmarc":{"valid":true,"value":"v=DMARC1; p=reject; rua=mailto:dmarc@example.com; pct=100","issues":[],"policy":"reject"},"mx":[{"priority":10,"exchange":"mx1.example.com"}],"overallScore":100},{"spf":{"valid":true,"value":"v=spf1 include:_spf.example.net ~all","issues":[]},"dkim":{"valid":false,"value":null,"issues":["No DKIM record found at default._domainkey.example.org: publish the public key of the \"default\" selector your mail provider gives you as a TXT record there (or check the selector name)."]},"dmarc":{"valid":false,"value":"","issues":["No DMARC record found at _dmarc.example.org: publish \"v=DMARC1; p=none; rua=mailto:dmarc@example.org\" to start receiving reports, then move to p=quarantine and p=reject."],"policy":"none"},"mx":[],"overallScore":25}]};
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/DnsCheck.json" */;
@@ -8557,8 +8690,8 @@ return errors === 0;
 validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const FilterGroup = validate35;
-const schema50 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FilterGroup.json","title":"FilterGroup","description":"A segment's filter criteria: a group that combines its `rules` with `operator` (`AND`: every rule matches; `OR`: at least one matches). Each entry of `rules` is either a leaf `{field, operator, value}` (FilterRule) or a nested group `{operator, rules}`. A group holds 1 to 50 rules.","type":"object","additionalProperties":false,"required":["operator","rules"],"properties":{"operator":{"type":"string","enum":["AND","OR"],"description":"`AND` or `OR`: how the group's rules are combined."},"rules":{"type":"array","minItems":1,"maxItems":50,"description":"1 to 50 entries, each a leaf rule or a nested group.","items":{"oneOf":[{"$ref":"FilterRule.json"},{"$ref":"FilterGroup.json"}]}}},"examples":[{"operator":"AND","rules":[{"field":"status","operator":"equals","value":"subscribed"},{"operator":"OR","rules":[{"field":"tags","operator":"contains","value":"newsletter"},{"field":"created_at","operator":"after","value":"2026-01-01T00:00:00Z"}]}]}]};
-const schema51 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FilterRule.json","title":"FilterRule","description":"A leaf rule of a segment's filter criteria: `{field, operator, value}`. It compares one contact field with `value`.\n\n| Operator | Meaning |\n|---|---|\n| `equals`, `not_equals` | Exact match |\n| `contains`, `not_contains` | Substring or array membership |\n| `starts_with`, `ends_with` | String prefix or suffix |\n| `greater_than`, `less_than` | Numeric or date comparison |\n| `before`, `after` | Date comparison |\n| `is_empty`, `is_not_empty` | Null or blank check |\n| `in`, `not_in` | Match against a list of values |","type":"object","additionalProperties":false,"required":["field","operator","value"],"properties":{"field":{"x-provisional":"DECISIONS G-4: minLength 1 was designed; the document names the leaf `field` only.","type":"string","minLength":1,"description":"The contact field the rule tests. Leaf fields used in the published shapes include `status`, `created_at` and `tags`; the full list of filterable fields is not published.","examples":["status","created_at","tags"]},"operator":{"type":"string","enum":["equals","not_equals","contains","not_contains","starts_with","ends_with","greater_than","less_than","before","after","is_empty","is_not_empty","in","not_in"],"description":"Comparison: `equals`/`not_equals` exact match; `contains`/`not_contains` substring or array membership; `starts_with`/`ends_with` string prefix or suffix; `greater_than`/`less_than` numeric or date comparison; `before`/`after` date comparison; `is_empty`/`is_not_empty` null or blank check; `in`/`not_in` match against a list of values."},"value":{"type":["string","number","boolean","array","null"],"items":{"type":["string","number","boolean"]},"description":"The value compared with the field: a string, number or boolean; an ISO 8601 timestamp for date comparisons (`before`, `after`, `greater_than`, `less_than` on dates); an array for `in` and `not_in`; `null` for `is_empty` and `is_not_empty`, which ignore it.","x-provisional":"The value types per operator were designed: the document shows the leaf as `{field, operator, value}` without typing `value`; `value` is kept required and is ignored (send `null`) by `is_empty`/`is_not_empty`."}},"examples":[{"field":"status","operator":"equals","value":"subscribed"},{"field":"created_at","operator":"after","value":"2026-01-01T00:00:00Z"},{"field":"tags","operator":"contains","value":"newsletter"},{"field":"status","operator":"in","value":["subscribed","complained"]},{"field":"tags","operator":"is_not_empty","value":null}]};
+const schema50 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FilterGroup.json","title":"FilterGroup","description":"A segment's filter criteria: a group that combines its `rules` with `operator` (`AND`: every rule matches; `OR`: at least one matches). Each entry of `rules` is either a leaf `{field, operator, value}` (FilterRule) or a nested group `{operator, rules}`. A group holds 1 to 50 rules. Groups nest at most 5 levels deep (the top group is level 1); deeper criteria are refused with 400.","x-provisional":"The nesting limit (5 levels, 400 beyond) was designed: the document bounds the rules per group only.","type":"object","additionalProperties":false,"required":["operator","rules"],"properties":{"operator":{"type":"string","enum":["AND","OR"],"description":"`AND` or `OR`: how the group's rules are combined."},"rules":{"type":"array","minItems":1,"maxItems":50,"description":"1 to 50 entries, each a leaf rule or a nested group.","items":{"oneOf":[{"$ref":"FilterRule.json"},{"$ref":"FilterGroup.json"}]}}},"examples":[{"operator":"AND","rules":[{"field":"status","operator":"equals","value":"subscribed"},{"operator":"OR","rules":[{"field":"tags","operator":"contains","value":"newsletter"},{"field":"created_at","operator":"after","value":"2026-01-01T00:00:00Z"}]}]}]};
+const schema51 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FilterRule.json","title":"FilterRule","description":"A leaf rule of a segment's filter criteria: `{field, operator, value}`. It compares one contact field with `value`.\n\n| Operator | Meaning |\n|---|---|\n| `equals`, `not_equals` | Exact match |\n| `contains`, `not_contains` | Substring or array membership |\n| `starts_with`, `ends_with` | String prefix or suffix |\n| `greater_than`, `less_than` | Numeric or date comparison |\n| `before`, `after` | Date comparison |\n| `is_empty`, `is_not_empty` | Null or blank check |\n| `in`, `not_in` | Match against a list of values |\n\nHow rules evaluate (designed, see `x-provisional`):\n- **Fields**: `email`, `first_name`, `last_name`, `phone`, `status`, `engagement_tier` (text), `tags` (list of text), `created_at`, `updated_at` (dates), and `custom_fields.<key>` for a custom field (any JSON value; missing counts as empty).\n- **Letter case** is ignored in every text comparison (`equals`, `contains`, `starts_with`, `ends_with`, `in` and their negations).\n- **Dates** (a rule value, or text in a custom field) are a calendar date `YYYY-MM-DD` (midnight UTC) or an RFC 3339 date-time with `Z` or an offset (`2026-01-01T00:00:00Z`); `created_at`/`updated_at` compare as instants. `equals` on a date field matches the same instant.\n- **Lists** (`tags`, list custom fields): `contains` is membership (an element equals the value); every other positive operator matches when any element does.\n- **Type mismatch** never matches and is not an error: `greater_than` 10 on text that is not a number, `before` on a field that is not a date, `starts_with` on a number. Numbers compare with numbers or numeric text; dates with dates.\n- **Negations**: `not_equals`, `not_contains`, `not_in` match exactly the contacts their positive operator does not, so an empty or missing field matches them.\n- **Empty**: `is_empty` matches null, a missing custom field, blank text (only spaces), an empty list or an empty object; `is_not_empty` the rest.\n- **Values per operator** (else 400 naming the rule path, for example `filter_criteria.rules.0.value`): `equals`/`not_equals` a string, number or boolean; `contains`, `not_contains`, `starts_with`, `ends_with` a non-empty string; `greater_than`/`less_than` a number or a date; `before`/`after` a date; `in`/`not_in` a non-empty list; `is_empty`/`is_not_empty` ignore the value (send `null`). An unknown field is also a 400.","x-provisional":"The evaluation rules listed in the description were designed (field names and custom fields, letter case, date parsing, lists, type mismatches, negations on empty values, value checks per operator); the document publishes only the operator table.","type":"object","additionalProperties":false,"required":["field","operator","value"],"properties":{"field":{"x-provisional":"DECISIONS G-4: minLength 1 was designed; the list of filterable fields and `custom_fields.<key>` were designed (the document names `status`, `created_at` and `tags`).","type":"string","minLength":1,"description":"The contact field the rule tests, named as the API shows a contact: `email`, `first_name`, `last_name`, `phone`, `status`, `engagement_tier`, `tags`, `created_at`, `updated_at`, or `custom_fields.<key>`. Leaf fields used in the published shapes include `status`, `created_at` and `tags`; the full list of filterable fields is not published. An unknown field is refused with 400 (checked by the service, not by a schema pattern, so that adding fields never breaks a client).","examples":["status","created_at","tags","custom_fields.plan"]},"operator":{"type":"string","enum":["equals","not_equals","contains","not_contains","starts_with","ends_with","greater_than","less_than","before","after","is_empty","is_not_empty","in","not_in"],"description":"Comparison: `equals`/`not_equals` exact match; `contains`/`not_contains` substring or array membership; `starts_with`/`ends_with` string prefix or suffix; `greater_than`/`less_than` numeric or date comparison; `before`/`after` date comparison; `is_empty`/`is_not_empty` null or blank check; `in`/`not_in` match against a list of values."},"value":{"type":["string","number","boolean","array","null"],"items":{"type":["string","number","boolean"]},"description":"The value compared with the field: a string, number or boolean; an ISO 8601 timestamp for date comparisons (`before`, `after`, `greater_than`, `less_than` on dates); an array for `in` and `not_in`; `null` for `is_empty` and `is_not_empty`, which ignore it.","x-provisional":"The value types per operator were designed: the document shows the leaf as `{field, operator, value}` without typing `value`; `value` is kept required and is ignored (send `null`) by `is_empty`/`is_not_empty`."}},"examples":[{"field":"status","operator":"equals","value":"subscribed"},{"field":"created_at","operator":"after","value":"2026-01-01T00:00:00Z"},{"field":"tags","operator":"contains","value":"newsletter"},{"field":"status","operator":"in","value":["subscribed","complained"]},{"field":"tags","operator":"is_not_empty","value":null}]};
 const wrapper0 = {validate: validate35};
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -8654,10 +8787,10 @@ errors++;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 let data2 = data1[i0];
-const _errs7 = errors;
+const _errs8 = errors;
 let valid3 = false;
 let passing0 = null;
-const _errs8 = errors;
+const _errs9 = errors;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 if(data2.field === undefined){
 const err7 = {instancePath:instancePath+"/rules/" + i0,schemaPath:"FilterRule.json/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
@@ -8789,13 +8922,13 @@ vErrors.push(err17);
 }
 errors++;
 }
-var _valid0 = _errs8 === errors;
+var _valid0 = _errs9 === errors;
 if(_valid0){
 valid3 = true;
 passing0 = 0;
 var props0 = true;
 }
-const _errs22 = errors;
+const _errs24 = errors;
 if(!(wrapper0.validate(data2, {instancePath:instancePath+"/rules/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? wrapper0.validate.errors : vErrors.concat(wrapper0.validate.errors);
 errors = vErrors.length;
@@ -8803,7 +8936,7 @@ errors = vErrors.length;
 else {
 var props1 = wrapper0.validate.evaluated.props;
 }
-var _valid0 = _errs22 === errors;
+var _valid0 = _errs24 === errors;
 if(_valid0 && valid3){
 valid3 = false;
 passing0 = [passing0, 1];
@@ -8834,10 +8967,10 @@ vErrors.push(err18);
 errors++;
 }
 else {
-errors = _errs7;
+errors = _errs8;
 if(vErrors !== null){
-if(_errs7){
-vErrors.length = _errs7;
+if(_errs8){
+vErrors.length = _errs8;
 }
 else {
 vErrors = null;
@@ -16051,7 +16184,7 @@ return errors === 0;
 validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const MonitoredDomain = validate61;
-const schema81 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/MonitoredDomain.json","title":"MonitoredDomain","description":"A sending domain under DMARC/DKIM/SPF/MX health monitoring.\n\nRecords a domain must publish (TXT unless noted): SPF at the domain root (value starts `v=spf1`, exactly one SPF record per name, merge if one exists); DKIM at `<selector>._domainkey.<domain>`; DMARC at `_dmarc.<domain>` (value starts `v=DMARC1; p=<none|quarantine|reject>`, may carry `rua`, `ruf`, `pct`); optional MX at the root for domains that receive mail. `reject` policy scores highest (90+).\n\nScore bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical.","type":"object","additionalProperties":false,"required":["id","domain","spf_valid","dkim_valid","dmarc_valid","dkim_selector","dmarc_policy","mx_records","overall_score","last_checked_at","billing_active","status","created_at"],"properties":{"id":{"type":"string","description":"Monitored-domain id (used as `domain_id` to remove it)."},"domain":{"type":"string","format":"hostname","description":"The monitored domain."},"spf_valid":{"type":"boolean","description":"The SPF record is valid."},"dkim_valid":{"type":"boolean","description":"The DKIM record at `<dkim_selector>._domainkey.<domain>` is valid."},"dmarc_valid":{"type":"boolean","description":"The DMARC record is valid."},"dkim_selector":{"type":"string","description":"The DKIM selector checked (default `default`)."},"dmarc_policy":{"type":"string","enum":["reject","quarantine","none"],"description":"The DMARC policy (`p=`). `reject` scores highest (90+)."},"mx_records":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["priority","exchange"],"properties":{"priority":{"x-provisional":"DECISIONS G-4: minimum 0 was designed; the document publishes `priority` as an integer without a bound.","type":"integer","minimum":0,"description":"Preference (lower is preferred)."},"exchange":{"type":"string","description":"Host name of the mail exchanger."}}},"description":"The domain's MX records, `{priority, exchange}`."},"overall_score":{"type":"integer","minimum":0,"maximum":100,"description":"Overall health score, 0 to 100. Bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical."},"last_checked_at":{"type":"string","format":"date-time","description":"When the DNS records were last checked."},"billing_active":{"type":"boolean","description":"Whether billing for monitoring this domain is active."},"status":{"type":"string","description":"Health status, for example `healthy`. The other values are not published.","examples":["healthy"]},"created_at":{"type":"string","format":"date-time","description":"When monitoring started."}},"examples":[{"id":"2c4e6a8b-0d1f-4a3b-8c5d-7e9f0a1b2c3d","domain":"example.com","spf_valid":true,"dkim_valid":true,"dmarc_valid":true,"dkim_selector":"default","dmarc_policy":"reject","mx_records":[{"priority":10,"exchange":"mx1.example.com"}],"overall_score":95,"last_checked_at":"2026-03-01T12:00:00Z","billing_active":true,"status":"healthy","created_at":"2026-02-01T09:00:00Z"}]};
+const schema81 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/MonitoredDomain.json","title":"MonitoredDomain","description":"A sending domain under DMARC/DKIM/SPF/MX health monitoring.\n\nRecords a domain must publish (TXT unless noted): SPF at the domain root (value starts `v=spf1`, exactly one SPF record per name, merge if one exists); DKIM at `<selector>._domainkey.<domain>`; DMARC at `_dmarc.<domain>` (value starts `v=DMARC1; p=<none|quarantine|reject>`, may carry `rua`, `ruf`, `pct`); optional MX at the root for domains that receive mail. `reject` policy scores highest (90+).\n\nScore bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical.","type":"object","additionalProperties":false,"required":["id","domain","spf_valid","dkim_valid","dmarc_valid","dkim_selector","dmarc_policy","mx_records","overall_score","last_checked_at","billing_active","status","created_at"],"properties":{"id":{"type":"string","description":"Monitored-domain id (used as `domain_id` to remove it)."},"domain":{"type":"string","format":"hostname","description":"The monitored domain."},"spf_valid":{"type":"boolean","description":"The SPF record is valid."},"dkim_valid":{"type":"boolean","description":"The DKIM record at `<dkim_selector>._domainkey.<domain>` is valid."},"dmarc_valid":{"type":"boolean","description":"The DMARC record is valid."},"dkim_selector":{"type":"string","description":"The DKIM selector checked (default `default`)."},"dmarc_policy":{"type":"string","enum":["reject","quarantine","none"],"description":"The DMARC policy (`p=`). `reject` scores highest (90+)."},"mx_records":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["priority","exchange"],"properties":{"priority":{"x-provisional":"DECISIONS G-4: minimum 0 was designed; the document publishes `priority` as an integer without a bound.","type":"integer","minimum":0,"description":"Preference (lower is preferred)."},"exchange":{"type":"string","description":"Host name of the mail exchanger."}}},"description":"The domain's MX records, `{priority, exchange}`."},"overall_score":{"type":"integer","minimum":0,"maximum":100,"description":"Overall health score, 0 to 100. Bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical. Computed as: SPF 25 points when valid (15 when it ends with `?all` or has no `all`); DKIM 25 when valid; DMARC, when valid, 5 for the record plus its policy (`reject` 35, `quarantine` 20, `none` 0) times `pct`/100, rounded, plus 5 when it names an aggregate report address (`rua`); MX 5 when the domain has at least one MX record. A record that could not be checked (the DNS server did not answer) scores 0. A `reject` set-up (SPF, DKIM and DMARC `p=reject` at pct 100) therefore scores at least 90.","x-provisional":"Formula designed: the document publishes the bands and that `reject` scores 90+, not how the score is computed."},"last_checked_at":{"type":"string","format":"date-time","description":"When the DNS records were last checked (at the moment the domain was added)."},"billing_active":{"type":"boolean","description":"Whether billing for monitoring this domain is active. Monitoring within the plan's monitored-domain allowance is part of the subscription, so this is `true` for every monitored domain.","x-provisional":"Designed: the document types the field but says nothing of billing per domain; domains beyond the allowance are refused (403), so every monitored domain is billed with the plan."},"status":{"type":"string","description":"Health status from the score band: `healthy` (90-100, Excellent), `good` (70-89), `warning` (50-69), `critical` (0-49); `unknown` when a record could not be checked at the last check (the DNS server did not answer), so an outage does not read as a broken set-up.","x-provisional":"Values designed from the published score bands; the document shows only `healthy`.","examples":["healthy"]},"created_at":{"type":"string","format":"date-time","description":"When monitoring started."}},"examples":[{"id":"2c4e6a8b-0d1f-4a3b-8c5d-7e9f0a1b2c3d","domain":"example.com","spf_valid":true,"dkim_valid":true,"dmarc_valid":true,"dkim_selector":"default","dmarc_policy":"reject","mx_records":[{"priority":10,"exchange":"mx1.example.com"}],"overall_score":100,"last_checked_at":"2026-03-01T12:00:00Z","billing_active":true,"status":"healthy","created_at":"2026-02-01T09:00:00Z"}]};
 
 function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/MonitoredDomain.json" */;
@@ -20098,7 +20231,7 @@ return errors === 0;
 validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const SendingDomain = validate74;
-const schema95 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/SendingDomain.json","title":"SendingDomain","description":"A custom sending domain. Added as `pending` with the DNS records it must publish; the service checks them and moves it to `verified` once the SPF and DKIM records are found (`verified_at` set), or to `failed` when they are still missing 72 hours after it was added. The outcome creates an in-app notification with entity_type `domain_verification`. The records are those the document describes for DMARC monitoring (TXT unless noted): SPF at the domain root (value starts `v=spf1`; exactly one SPF record per name, merge if one exists), DKIM at `<selector>._domainkey.<domain>`, DMARC at `_dmarc.<domain>` (value starts `v=DMARC1; p=<none|quarantine|reject>`, may carry `rua`, `ruf`, `pct`), and an optional MX at the root for domains that receive mail; a return-path CNAME routes bounces.","x-provisional":"Designed: the document names the domain routes and the `domain_verification` notification entity type, but shows neither a domain's fields nor its verification transitions.","type":"object","additionalProperties":false,"required":["id","domain","status","dns_records","created_at","verified_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Domain id."},"domain":{"type":"string","format":"hostname","description":"The domain name."},"status":{"type":"string","enum":["pending","verified","failed"],"description":"`pending` → `verified` (SPF and DKIM found) or `failed` (still missing after 72 hours)."},"dns_records":{"type":"array","description":"Records the domain must publish, with the result of the last check.","items":{"type":"object","additionalProperties":false,"required":["type","purpose","name","value","valid"],"properties":{"type":{"type":"string","enum":["TXT","MX","CNAME"],"description":"DNS record type."},"purpose":{"type":"string","enum":["spf","dkim","dmarc","mx","return_path"],"description":"What the record is for. `spf` and `dkim` are needed for verification; `dmarc` is recommended; `mx` only for domains that receive mail; `return_path` (CNAME) routes bounces."},"name":{"type":"string","description":"Host name to publish the record at (for example `<selector>._domainkey.<domain>`, `_dmarc.<domain>`)."},"value":{"type":"string","description":"Record value to publish."},"priority":{"type":"integer","minimum":0,"maximum":65535,"description":"MX priority; only on MX records."},"valid":{"type":"boolean","description":"Whether the last check found the record as expected."}}}},"created_at":{"type":"string","format":"date-time","description":"When the domain was added."},"verified_at":{"type":["string","null"],"format":"date-time","description":"When the domain was verified; null until then."}},"examples":[{"id":"1d5e7f9a-0b2c-4d3e-9f4a-5b6c7d8e9f0a","domain":"example.com","status":"verified","dns_records":[{"type":"TXT","purpose":"spf","name":"example.com","value":"v=spf1 include:spf.mail.platform.example ~all","valid":true},{"type":"TXT","purpose":"dkim","name":"svc._domainkey.example.com","value":"v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA","valid":true},{"type":"TXT","purpose":"dmarc","name":"_dmarc.example.com","value":"v=DMARC1; p=quarantine; rua=mailto:dmarc@example.com","valid":true}],"created_at":"2026-03-01T12:00:00Z","verified_at":"2026-03-01T12:20:00Z"}]};
+const schema95 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/SendingDomain.json","title":"SendingDomain","description":"A custom sending domain. Added as `pending` with the DNS records it must publish; the service checks them and moves it to `verified` once the SPF and DKIM records are found (`verified_at` set), or to `failed` when they are still missing 72 hours after it was added. The outcome creates an in-app notification with entity_type `domain_verification`. The records are those the document describes for DMARC monitoring (TXT unless noted): SPF at the domain root (value starts `v=spf1`; exactly one SPF record per name, merge if one exists), DKIM at `<selector>._domainkey.<domain>`, DMARC at `_dmarc.<domain>` (value starts `v=DMARC1; p=<none|quarantine|reject>`, may carry `rua`, `ruf`, `pct`), and an optional MX at the root for domains that receive mail; a return-path CNAME routes bounces.\n\nWhat is asked for: SPF `v=spf1 include:spf.mail.platform.example ~all` (merge the include into an existing SPF record); DKIM at `svc._domainkey.<domain>` with a key made for this domain (`p=` is the base64 DER SubjectPublicKeyInfo of a 2048-bit RSA key); DMARC `v=DMARC1; p=quarantine; rua=mailto:dmarc@<domain>`; return path `bounces.<domain>` CNAME `bounces.mail.platform.example`. A record is `valid` when: the root has exactly one SPF record and it includes `include:spf.mail.platform.example`; the DKIM record at the selector carries the same `p=`; a valid DMARC record exists (any policy); the return-path CNAME points at `bounces.mail.platform.example`.\n\nWhen checks run: at creation; when the list is read, for pending domains last checked at least 1 minute before; and every 10 minutes for pending domains. A check at or after 72 hours that still misses SPF or DKIM fails the domain. `verified` and `failed` are final (a failed domain is deleted and added again to retry).","x-provisional":"Designed: the document names the domain routes and the `domain_verification` notification entity type, but shows neither a domain's fields nor its verification transitions; the records asked for, their validity rules and the check cadence (at creation, on list reads at most once a minute, every 10 minutes, final at 72 hours) were designed.","type":"object","additionalProperties":false,"required":["id","domain","status","dns_records","created_at","verified_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Domain id."},"domain":{"type":"string","format":"hostname","description":"The domain name."},"status":{"type":"string","enum":["pending","verified","failed"],"description":"`pending` → `verified` (SPF and DKIM found) or `failed` (still missing after 72 hours)."},"dns_records":{"type":"array","description":"Records the domain must publish, with the result of the last check.","items":{"type":"object","additionalProperties":false,"required":["type","purpose","name","value","valid"],"properties":{"type":{"type":"string","enum":["TXT","MX","CNAME"],"description":"DNS record type."},"purpose":{"type":"string","enum":["spf","dkim","dmarc","mx","return_path"],"description":"What the record is for. `spf` and `dkim` are needed for verification; `dmarc` is recommended; `mx` only for domains that receive mail; `return_path` (CNAME) routes bounces."},"name":{"type":"string","description":"Host name to publish the record at (for example `<selector>._domainkey.<domain>`, `_dmarc.<domain>`)."},"value":{"type":"string","description":"Record value to publish."},"priority":{"type":"integer","minimum":0,"maximum":65535,"description":"MX priority; only on MX records."},"valid":{"type":"boolean","description":"Whether the last check found the record as expected."}}}},"created_at":{"type":"string","format":"date-time","description":"When the domain was added."},"verified_at":{"type":["string","null"],"format":"date-time","description":"When the domain was verified; null until then."}},"examples":[{"id":"1d5e7f9a-0b2c-4d3e-9f4a-5b6c7d8e9f0a","domain":"example.com","status":"verified","dns_records":[{"type":"TXT","purpose":"spf","name":"example.com","value":"v=spf1 include:spf.mail.platform.example ~all","valid":true},{"type":"TXT","purpose":"dkim","name":"svc._domainkey.example.com","value":"v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA","valid":true},{"type":"TXT","purpose":"dmarc","name":"_dmarc.example.com","value":"v=DMARC1; p=quarantine; rua=mailto:dmarc@example.com","valid":true}],"created_at":"2026-03-01T12:00:00Z","verified_at":"2026-03-01T12:20:00Z"}]};
 
 function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/SendingDomain.json" */;
@@ -20822,15 +20955,183 @@ return errors === 0;
 }
 validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const Template = validate77;
-const schema98 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Template.json","title":"Template","description":"A reusable email template. `subject`, `html` and `text` may hold `{{variable}}` placeholders, which `POST /v1/templates/render` (and campaign sends) replace; `variables` lists the placeholder names found in them.","x-provisional":"Designed: the document names the template routes but does not show a template's fields or its placeholder syntax.","type":"object","additionalProperties":false,"required":["id","name","subject","html","text","variables","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Template id."},"name":{"type":"string","minLength":1,"maxLength":200,"description":"Template name."},"subject":{"type":"string","minLength":1,"maxLength":998,"description":"Subject line; may hold placeholders."},"html":{"type":"string","minLength":1,"description":"HTML body; may hold placeholders."},"text":{"type":["string","null"],"description":"Plain-text body; may hold placeholders. Null when not set."},"variables":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_.]*$"},"uniqueItems":true,"description":"Names of the `{{variable}}` placeholders found in `subject`, `html` and `text`, computed by the service."},"created_at":{"type":"string","format":"date-time","description":"Creation time."},"updated_at":{"type":"string","format":"date-time","description":"Last change."}},"examples":[{"id":"4b8c0d2e-3f5a-4b7c-9d1e-2f3a4b5c6d7e","name":"Welcome","subject":"Welcome, {{first_name}}","html":"<p>Hi {{first_name}}, thanks for joining {{company}}.</p>","text":"Hi {{first_name}}, thanks for joining {{company}}.","variables":["first_name","company"],"created_at":"2026-03-01T12:00:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
-const pattern15 = new RegExp("^[A-Za-z_][A-Za-z0-9_.]*$", "u");
+export const Suppression = validate77;
+const schema98 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Suppression.json","title":"Suppression","description":"An address the user may no longer send marketing mail to. It enters the list when its contact unsubscribes or complains (a feedback-loop report, a contact set to `complained`), or when mail to it hard-bounces; it stays there when the contact is deleted.","x-provisional":"DECISIONS mail-5 makes the suppression list readable; its fields are designed.","type":"object","additionalProperties":false,"required":["email","reason","contact_id","created_at"],"properties":{"email":{"type":"string","description":"The suppressed address, in lower case."},"reason":{"type":"string","enum":["unsubscribed","complained","bounced"],"description":"Why the address entered the list: the contact unsubscribed, complained (spam report), or mail to it bounced permanently. The first reason is kept."},"contact_id":{"type":["string","null"],"format":"uuid","description":"The user's contact with this address today; null when there is none (for example it was deleted)."},"created_at":{"type":"string","format":"date-time","description":"When the address entered the list."}},"examples":[{"email":"ada@example.com","reason":"unsubscribed","contact_id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","created_at":"2026-03-01T12:00:00Z"}]};
 
 function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://contracts.platform.example/schemas/mail/Template.json" */;
+/*# sourceURL="https://contracts.platform.example/schemas/mail/Suppression.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate77.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.email === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.reason === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "reason"},message:"must have required property '"+"reason"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.contact_id === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "contact_id"},message:"must have required property '"+"contact_id"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.created_at === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "created_at"},message:"must have required property '"+"created_at"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((key0 === "email") || (key0 === "reason")) || (key0 === "contact_id")) || (key0 === "created_at"))){
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.email !== undefined){
+if(typeof data.email !== "string"){
+const err5 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.reason !== undefined){
+let data1 = data.reason;
+if(typeof data1 !== "string"){
+const err6 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(!(((data1 === "unsubscribed") || (data1 === "complained")) || (data1 === "bounced"))){
+const err7 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema98.properties.reason.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.contact_id !== undefined){
+let data2 = data.contact_id;
+if((typeof data2 !== "string") && (data2 !== null)){
+const err8 = {instancePath:instancePath+"/contact_id",schemaPath:"#/properties/contact_id/type",keyword:"type",params:{type: schema98.properties.contact_id.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(typeof data2 === "string"){
+if(!(formats0.test(data2))){
+const err9 = {instancePath:instancePath+"/contact_id",schemaPath:"#/properties/contact_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+if(data.created_at !== undefined){
+let data3 = data.created_at;
+if(typeof data3 === "string"){
+if(!(formats8.validate(data3))){
+const err10 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+validate77.errors = vErrors;
+return errors === 0;
+}
+validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const Template = validate78;
+const schema99 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Template.json","title":"Template","description":"A reusable email template. `subject`, `html` and `text` may hold `{{variable}}` placeholders, which `POST /v1/templates/render` (and campaign sends) replace; `variables` lists the placeholder names found in them.","x-provisional":"Designed: the document names the template routes but does not show a template's fields or its placeholder syntax.","type":"object","additionalProperties":false,"required":["id","name","subject","html","text","variables","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Template id."},"name":{"type":"string","minLength":1,"maxLength":200,"description":"Template name."},"subject":{"type":"string","minLength":1,"maxLength":998,"description":"Subject line; may hold placeholders."},"html":{"type":"string","minLength":1,"description":"HTML body; may hold placeholders."},"text":{"type":["string","null"],"description":"Plain-text body; may hold placeholders. Null when not set."},"variables":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_.]*$"},"uniqueItems":true,"description":"Names of the `{{variable}}` placeholders found in `subject`, `html` and `text`, computed by the service."},"created_at":{"type":"string","format":"date-time","description":"Creation time."},"updated_at":{"type":"string","format":"date-time","description":"Last change."}},"examples":[{"id":"4b8c0d2e-3f5a-4b7c-9d1e-2f3a4b5c6d7e","name":"Welcome","subject":"Welcome, {{first_name}}","html":"<p>Hi {{first_name}}, thanks for joining {{company}}.</p>","text":"Hi {{first_name}}, thanks for joining {{company}}.","variables":["first_name","company"],"created_at":"2026-03-01T12:00:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
+const pattern15 = new RegExp("^[A-Za-z_][A-Za-z0-9_.]*$", "u");
+
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://contracts.platform.example/schemas/mail/Template.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate78.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21053,7 +21354,7 @@ errors++;
 if(data.text !== undefined){
 let data4 = data.text;
 if((typeof data4 !== "string") && (data4 !== null)){
-const err19 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: schema98.properties.text.type},message:"must be string,null"};
+const err19 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: schema99.properties.text.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -21189,19 +21490,19 @@ vErrors.push(err28);
 }
 errors++;
 }
-validate77.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const TrackedEvent = validate78;
-const schema99 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/TrackedEvent.json","title":"TrackedEvent","description":"A custom event recorded for a contact with `POST /v1/track/event`. Automations can trigger on events by name.","x-provisional":"Designed: the document names `POST /v1/track/event` without payloads.","type":"object","additionalProperties":false,"required":["id","contact_id","event","properties","occurred_at","created_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Event id."},"contact_id":{"type":"string","format":"uuid","description":"The contact the event belongs to (resolved from `email` when the request gave an address)."},"event":{"type":"string","minLength":1,"maxLength":100,"description":"Event name, for example `signed_up`."},"properties":{"type":"object","additionalProperties":true,"description":"Free-form event properties (empty object when none were sent)."},"occurred_at":{"type":"string","format":"date-time","description":"When the event happened (the request time when not given)."},"created_at":{"type":"string","format":"date-time","description":"When the event was recorded."}},"examples":[{"id":"9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c01","contact_id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","event":"signed_up","properties":{"plan":"trial"},"occurred_at":"2026-03-01T11:58:00Z","created_at":"2026-03-01T12:00:00Z"}]};
+export const TrackedEvent = validate79;
+const schema100 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/TrackedEvent.json","title":"TrackedEvent","description":"A custom event recorded for a contact with `POST /v1/track/event`. Automations can trigger on events by name.","x-provisional":"Designed: the document names `POST /v1/track/event` without payloads.","type":"object","additionalProperties":false,"required":["id","contact_id","event","properties","occurred_at","created_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Event id."},"contact_id":{"type":"string","format":"uuid","description":"The contact the event belongs to (resolved from `email` when the request gave an address)."},"event":{"type":"string","minLength":1,"maxLength":100,"description":"Event name, for example `signed_up`."},"properties":{"type":"object","additionalProperties":true,"description":"Free-form event properties (empty object when none were sent)."},"occurred_at":{"type":"string","format":"date-time","description":"When the event happened (the request time when not given)."},"created_at":{"type":"string","format":"date-time","description":"When the event was recorded."}},"examples":[{"id":"9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c01","contact_id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","event":"signed_up","properties":{"plan":"trial"},"occurred_at":"2026-03-01T11:58:00Z","created_at":"2026-03-01T12:00:00Z"}]};
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/TrackedEvent.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate79.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21442,20 +21743,20 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate78.errors = vErrors;
+validate79.errors = vErrors;
 return errors === 0;
 }
-validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const TrackedPurchase = validate79;
-const schema100 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/TrackedPurchase.json","title":"TrackedPurchase","description":"A purchase recorded for a contact with `POST /v1/track/purchase`, optionally attributed to a campaign (revenue attribution).","x-provisional":"Designed: the document names `POST /v1/track/purchase` without payloads.","type":"object","additionalProperties":false,"required":["id","contact_id","order_id","amount","currency","items","campaign_id","occurred_at","created_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Purchase record id."},"contact_id":{"type":"string","format":"uuid","description":"The buying contact (resolved from `email` when the request gave an address)."},"order_id":{"type":"string","minLength":1,"maxLength":200,"description":"The shop's order id; unique per account."},"amount":{"type":"number","minimum":0,"description":"Order total in `currency`."},"currency":{"type":"string","pattern":"^[A-Z]{3}$","description":"ISO 4217 currency code."},"items":{"type":"array","description":"Line items (empty when none were sent).","items":{"type":"object","description":"A line item of a tracked purchase.","additionalProperties":false,"required":["name","quantity","price"],"properties":{"product_id":{"type":"string","minLength":1,"maxLength":200,"description":"The shop's product id or SKU."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"Product name."},"quantity":{"type":"integer","minimum":1,"description":"Units bought."},"price":{"type":"number","minimum":0,"description":"Unit price in the purchase's currency."}}}},"campaign_id":{"type":["string","null"],"format":"uuid","description":"Campaign the purchase is attributed to; null when none."},"occurred_at":{"type":"string","format":"date-time","description":"When the purchase happened (the request time when not given)."},"created_at":{"type":"string","format":"date-time","description":"When the purchase was recorded."}},"examples":[{"id":"9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c02","contact_id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","order_id":"ORD-10042","amount":59.9,"currency":"EUR","items":[{"product_id":"SKU-1","name":"Linen shirt","quantity":1,"price":59.9}],"campaign_id":"2f3a4b5c-6d7e-4f8a-9b0c-1d2e3f4a5b01","occurred_at":"2026-03-01T11:58:00Z","created_at":"2026-03-01T12:00:00Z"}]};
+export const TrackedPurchase = validate80;
+const schema101 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/TrackedPurchase.json","title":"TrackedPurchase","description":"A purchase recorded for a contact with `POST /v1/track/purchase`, optionally attributed to a campaign (revenue attribution).","x-provisional":"Designed: the document names `POST /v1/track/purchase` without payloads.","type":"object","additionalProperties":false,"required":["id","contact_id","order_id","amount","currency","items","campaign_id","occurred_at","created_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Purchase record id."},"contact_id":{"type":"string","format":"uuid","description":"The buying contact (resolved from `email` when the request gave an address)."},"order_id":{"type":"string","minLength":1,"maxLength":200,"description":"The shop's order id; unique per account."},"amount":{"type":"number","minimum":0,"description":"Order total in `currency`."},"currency":{"type":"string","pattern":"^[A-Z]{3}$","description":"ISO 4217 currency code."},"items":{"type":"array","description":"Line items (empty when none were sent).","items":{"type":"object","description":"A line item of a tracked purchase.","additionalProperties":false,"required":["name","quantity","price"],"properties":{"product_id":{"type":"string","minLength":1,"maxLength":200,"description":"The shop's product id or SKU."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"Product name."},"quantity":{"type":"integer","minimum":1,"description":"Units bought."},"price":{"type":"number","minimum":0,"description":"Unit price in the purchase's currency."}}}},"campaign_id":{"type":["string","null"],"format":"uuid","description":"Campaign the purchase is attributed to; null when none."},"occurred_at":{"type":"string","format":"date-time","description":"When the purchase happened (the request time when not given)."},"created_at":{"type":"string","format":"date-time","description":"When the purchase was recorded."}},"examples":[{"id":"9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c02","contact_id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","order_id":"ORD-10042","amount":59.9,"currency":"EUR","items":[{"product_id":"SKU-1","name":"Linen shirt","quantity":1,"price":59.9}],"campaign_id":"2f3a4b5c-6d7e-4f8a-9b0c-1d2e3f4a5b01","occurred_at":"2026-03-01T11:58:00Z","created_at":"2026-03-01T12:00:00Z"}]};
 const pattern16 = new RegExp("^[A-Z]{3}$", "u");
 
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/TrackedPurchase.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate79.evaluated;
+const evaluated0 = validate80.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21554,7 +21855,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema100.properties, key0))){
+if(!(func1.call(schema101.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -21896,7 +22197,7 @@ errors++;
 if(data.campaign_id !== undefined){
 let data11 = data.campaign_id;
 if((typeof data11 !== "string") && (data11 !== null)){
-const err37 = {instancePath:instancePath+"/campaign_id",schemaPath:"#/properties/campaign_id/type",keyword:"type",params:{type: schema100.properties.campaign_id.type},message:"must be string,null"};
+const err37 = {instancePath:instancePath+"/campaign_id",schemaPath:"#/properties/campaign_id/type",keyword:"type",params:{type: schema101.properties.campaign_id.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -21979,19 +22280,19 @@ vErrors.push(err43);
 }
 errors++;
 }
-validate79.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
-validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ValidationResult = validate80;
-const schema101 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/ValidationResult.json","title":"ValidationResult","description":"The result of validating one email address: an overall deliverability verdict (`is_valid`), a confidence `score`, the individual `checks` and risk `flags`.","type":"object","additionalProperties":false,"required":["email","is_valid","score","checks","flags","domain","provider","mx_records","verified_at"],"properties":{"email":{"type":"string","description":"Address checked."},"is_valid":{"type":"boolean","description":"Overall deliverability verdict."},"score":{"type":"integer","minimum":0,"maximum":100,"description":"Confidence, 0 to 100."},"checks":{"type":"object","description":"The individual checks.","additionalProperties":false,"required":["syntax","mx","smtp"],"properties":{"syntax":{"type":"boolean","description":"Valid address format."},"mx":{"type":"boolean","description":"Domain has MX records. (The published table prints this row's name as `{base_url}`, a typing slip for `checks.mx`.)"},"smtp":{"type":["boolean","null"],"description":"Server accepts the address; `null` when skipped (`options.skip_smtp`) or inconclusive."}}},"flags":{"type":"object","description":"Risk flags.","additionalProperties":false,"required":["disposable","role_account","catch_all","free_provider"],"properties":{"disposable":{"type":"boolean","description":"Disposable-domain address."},"role_account":{"type":"boolean","description":"Generic role address (for example `info@`, `support@`)."},"catch_all":{"type":["boolean","null"],"description":"Domain accepts all addresses; `null` when undetermined."},"free_provider":{"type":"boolean","description":"Free mailbox provider."}}},"domain":{"type":"string","description":"Domain part of the address."},"provider":{"type":["string","null"],"description":"Mailbox provider, or null when not recognized."},"mx_records":{"type":"array","items":{"type":"string"},"description":"The domain's MX hosts."},"verified_at":{"type":"string","format":"date-time","description":"When the address was checked."}},"examples":[{"email":"ada@example.com","is_valid":true,"score":95,"checks":{"syntax":true,"mx":true,"smtp":true},"flags":{"disposable":false,"role_account":false,"catch_all":false,"free_provider":false},"domain":"example.com","provider":"Google Workspace","mx_records":["aspmx.l.google.com","alt1.aspmx.l.google.com"],"verified_at":"2026-03-01T12:00:00Z"},{"email":"info@example.org","is_valid":true,"score":60,"checks":{"syntax":true,"mx":true,"smtp":null},"flags":{"disposable":false,"role_account":true,"catch_all":null,"free_provider":false},"domain":"example.org","provider":null,"mx_records":["mx.example.org"],"verified_at":"2026-03-01T12:00:00Z"}]};
+export const ValidationResult = validate81;
+const schema102 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/ValidationResult.json","title":"ValidationResult","description":"The result of validating one email address: an overall deliverability verdict (`is_valid`), a confidence `score`, the individual `checks` and risk `flags`.\n\n**Verdict.** `is_valid` is true when the syntax is valid, the domain has MX records (`checks.mx` true) and the SMTP probe did not reject the address (`checks.smtp` not false). A disposable or role address can be valid (it is flagged, and scored lower); an address whose MX look-up could not be answered is not valid (`checks.mx` false), as nothing shows it can receive mail.\n\n**Score.** 0 when `checks.syntax` or `checks.smtp` is false or the domain has no MX record. Otherwise 100, less 40 when the MX look-up could not be answered, 10 when `checks.smtp` is null, 20 when `flags.catch_all` is true or 5 when it is null, 20 for a role account and 50 for a disposable domain, never below 1 (so 0 means the address cannot receive mail). A free mailbox provider costs nothing.\n\n**Syntax.** As mailbox providers apply RFC 5321/5322: a dot-atom local part of at most 64 octets (UTF-8 allowed, RFC 6531), a domain that is a host name with a top-level domain (internationalized names accepted and checked in their ASCII form), at most 254 octets in all. Quoted local parts, IP-literal domains (`[192.0.2.1]`), display names and surrounding spaces are refused. When the syntax is invalid nothing else is checked: `checks.mx` false, every flag false, `catch_all` null, `mx_records` empty.","x-provisional":"Designed: the verdict rule, the score formula and the syntax profile (no quoted local parts, no IP literals, UTF-8 local parts and IDN domains accepted); the document names the fields only.","type":"object","additionalProperties":false,"required":["email","is_valid","score","checks","flags","domain","provider","mx_records","verified_at"],"properties":{"email":{"type":"string","description":"Address checked, as given."},"is_valid":{"type":"boolean","description":"Overall deliverability verdict."},"score":{"type":"integer","minimum":0,"maximum":100,"description":"Confidence, 0 to 100 (formula above)."},"checks":{"type":"object","description":"The individual checks.","additionalProperties":false,"required":["syntax","mx","smtp"],"properties":{"syntax":{"type":"boolean","description":"Valid address format."},"mx":{"type":"boolean","description":"Domain has MX records. False when the domain has no MX record (no A-record fallback: RFC 5321 implicit MX is not applied), has a null MX (RFC 7505), or when the look-up could not be answered (timeout, SERVFAIL): such a result has a score above 0 and counts as `unknown` in a batch summary. (The published table prints this row's name as `{base_url}`, a typing slip for `checks.mx`.)","x-provisional":"Designed: no implicit MX from A records; an unanswered look-up reports false (the published type has no null) and is told apart by its score above 0 and its `unknown` class."},"smtp":{"type":["boolean","null"],"description":"Server accepts the address; `null` when skipped (`options.skip_smtp`) or inconclusive."}}},"flags":{"type":"object","description":"Risk flags.","additionalProperties":false,"required":["disposable","role_account","catch_all","free_provider"],"properties":{"disposable":{"type":"boolean","description":"Disposable-domain address (the domain or a parent domain is on the disposable-email-domains list)."},"role_account":{"type":"boolean","description":"Generic role address: the local part (before any `+tag`) is one of abuse, admin, administrator, billing, contact, help, hello, hostmaster, info, jobs, marketing, noc, no-reply, noreply, office, postmaster, privacy, sales, security, support, team, webmaster.","x-provisional":"Designed: the list of role local parts; the document names the flag only."},"catch_all":{"type":["boolean","null"],"description":"Domain accepts all addresses; `null` when undetermined."},"free_provider":{"type":"boolean","description":"Free mailbox provider (a domain of the email-providers list that is not disposable)."}}},"domain":{"type":"string","description":"Domain part of the address, lower-cased, as written (an internationalized name stays in Unicode); empty when the address has no `@`."},"provider":{"type":["string","null"],"description":"Mailbox provider recognized from the MX hosts (for example `Google`, `Microsoft`, `Yahoo`, `Apple`, `Zoho`, `Proton`, `Fastmail`, `Yandex`, `Mimecast`, `Proofpoint`), or null when not recognized.","x-provisional":"Designed: the provider names and the MX host suffixes they are recognized by; the document types the field only."},"mx_records":{"type":"array","items":{"type":"string"},"description":"The domain's MX hosts, most preferred first."},"verified_at":{"type":"string","format":"date-time","description":"When the address was checked."}},"examples":[{"email":"ada@example.com","is_valid":true,"score":100,"checks":{"syntax":true,"mx":true,"smtp":true},"flags":{"disposable":false,"role_account":false,"catch_all":false,"free_provider":false},"domain":"example.com","provider":"Google","mx_records":["aspmx.l.google.com","alt1.aspmx.l.google.com"],"verified_at":"2026-03-01T12:00:00Z"},{"email":"info@example.org","is_valid":true,"score":65,"checks":{"syntax":true,"mx":true,"smtp":null},"flags":{"disposable":false,"role_account":true,"catch_all":null,"free_provider":false},"domain":"example.org","provider":null,"mx_records":["mx.example.org"],"verified_at":"2026-03-01T12:00:00Z"}]};
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/ValidationResult.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22090,7 +22391,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema101.properties, key0))){
+if(!(func1.call(schema102.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -22232,7 +22533,7 @@ errors++;
 if(data3.smtp !== undefined){
 let data6 = data3.smtp;
 if((typeof data6 !== "boolean") && (data6 !== null)){
-const err21 = {instancePath:instancePath+"/checks/smtp",schemaPath:"#/properties/checks/properties/smtp/type",keyword:"type",params:{type: schema101.properties.checks.properties.smtp.type},message:"must be boolean,null"};
+const err21 = {instancePath:instancePath+"/checks/smtp",schemaPath:"#/properties/checks/properties/smtp/type",keyword:"type",params:{type: schema102.properties.checks.properties.smtp.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -22336,7 +22637,7 @@ errors++;
 if(data7.catch_all !== undefined){
 let data10 = data7.catch_all;
 if((typeof data10 !== "boolean") && (data10 !== null)){
-const err30 = {instancePath:instancePath+"/flags/catch_all",schemaPath:"#/properties/flags/properties/catch_all/type",keyword:"type",params:{type: schema101.properties.flags.properties.catch_all.type},message:"must be boolean,null"};
+const err30 = {instancePath:instancePath+"/flags/catch_all",schemaPath:"#/properties/flags/properties/catch_all/type",keyword:"type",params:{type: schema102.properties.flags.properties.catch_all.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -22385,7 +22686,7 @@ errors++;
 if(data.provider !== undefined){
 let data13 = data.provider;
 if((typeof data13 !== "string") && (data13 !== null)){
-const err34 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema101.properties.provider.type},message:"must be string,null"};
+const err34 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema102.properties.provider.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -22459,20 +22760,20 @@ vErrors.push(err39);
 }
 errors++;
 }
-validate80.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const WebhookDelivery = validate81;
-const schema102 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/WebhookDelivery.json","title":"WebhookDelivery","description":"One delivery attempt of a Form B event to an API-managed webhook endpoint, as listed by `GET /v1/webhooks/{id}/events` (the last 100 attempts, with status codes and response bodies). An event is attempted once and, on a non-2xx answer or timeout, retried with exponential backoff: retry 1 after 1 min, 2 after 5 min, 3 after 30 min, 4 after 2 h, 5 after 8 h; after 5 failed retries the event is marked `failed`.","x-provisional":"The delivery-attempt record is not shown in the document; its fields were designed from the published description (status codes, response bodies, retry schedule, `failed` state).","type":"object","additionalProperties":false,"required":["id","webhook_id","event_id","event_type","attempt","status","response_status_code","response_body","duration_ms","attempted_at","next_retry_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Attempt id."},"webhook_id":{"type":"string","format":"uuid","description":"The endpoint the event was posted to."},"event_id":{"type":"string","description":"The event's `id` (the `id` of the posted envelope); the same for every attempt of one event."},"event_type":{"$ref":"WebhookEventType.json","description":"The event's `type` (a Form B event name)."},"attempt":{"type":"integer","minimum":1,"maximum":6,"description":"1 for the first attempt, 2 to 6 for retries 1 to 5."},"status":{"type":"string","enum":["succeeded","retrying","failed"],"description":"`succeeded`: the endpoint answered 2xx. `retrying`: this attempt failed (non-2xx or timeout) and a retry is scheduled at `next_retry_at`. `failed`: this attempt failed and no retry remains (the fifth retry failed), so the event is marked `failed`."},"response_status_code":{"type":["integer","null"],"minimum":100,"maximum":599,"description":"HTTP status the endpoint answered; null on timeout or connection failure."},"response_body":{"type":["string","null"],"description":"Body the endpoint answered (possibly truncated); null when there was no answer."},"duration_ms":{"type":["integer","null"],"minimum":0,"description":"Time until the answer, in milliseconds; null when the connection failed before sending."},"attempted_at":{"type":"string","format":"date-time","description":"When the attempt was made."},"next_retry_at":{"type":["string","null"],"format":"date-time","description":"When the next retry is scheduled (status `retrying`); null otherwise."}},"examples":[{"id":"9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d","webhook_id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","event_id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","event_type":"email.delivered","attempt":1,"status":"succeeded","response_status_code":200,"response_body":"{\"received\":true}","duration_ms":142,"attempted_at":"2026-03-01T12:00:00Z","next_retry_at":null},{"id":"8b7c6d5e-4f3a-4b2c-9d1e-0f9a8b7c6d5e","webhook_id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","event_id":"4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f70","event_type":"email.bounced","attempt":2,"status":"retrying","response_status_code":503,"response_body":"Service Unavailable","duration_ms":87,"attempted_at":"2026-03-01T12:01:00Z","next_retry_at":"2026-03-01T12:06:00Z"}]};
-const schema103 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/WebhookEventType.json","title":"WebhookEventType","description":"An event name of the endpoints managed through `/v1/webhooks` (Form B): `email.sent` (accepted for delivery), `email.delivered` (accepted by the recipient server), `email.opened` (tracking pixel loaded), `email.clicked`, `email.bounced`, `email.complained` (spam complaint received), `email.unsubscribed`, `campaign.sent`, `campaign.completed`, `contact.created`, `contact.updated`.","type":"string","enum":["email.sent","email.delivered","email.opened","email.clicked","email.bounced","email.complained","email.unsubscribed","campaign.sent","campaign.completed","contact.created","contact.updated"],"examples":["email.delivered","email.bounced"]};
+export const WebhookDelivery = validate82;
+const schema103 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/WebhookDelivery.json","title":"WebhookDelivery","description":"One delivery attempt of a Form B event to an API-managed webhook endpoint, as listed by `GET /v1/webhooks/{id}/events` (the last 100 attempts, with status codes and response bodies). An event is attempted once and, on a non-2xx answer or timeout, retried with exponential backoff: retry 1 after 1 min, 2 after 5 min, 3 after 30 min, 4 after 2 h, 5 after 8 h; after 5 failed retries the event is marked `failed`.","x-provisional":"The delivery-attempt record is not shown in the document; its fields were designed from the published description (status codes, response bodies, retry schedule, `failed` state).","type":"object","additionalProperties":false,"required":["id","webhook_id","event_id","event_type","attempt","status","response_status_code","response_body","duration_ms","attempted_at","next_retry_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Attempt id."},"webhook_id":{"type":"string","format":"uuid","description":"The endpoint the event was posted to."},"event_id":{"type":"string","description":"The event's `id` (the `id` of the posted envelope); the same for every attempt of one event."},"event_type":{"$ref":"WebhookEventType.json","description":"The event's `type` (a Form B event name)."},"attempt":{"type":"integer","minimum":1,"maximum":6,"description":"1 for the first attempt, 2 to 6 for retries 1 to 5."},"status":{"type":"string","enum":["succeeded","retrying","failed"],"description":"`succeeded`: the endpoint answered 2xx. `retrying`: this attempt failed (non-2xx or timeout) and a retry is scheduled at `next_retry_at`. `failed`: this attempt failed and no retry remains (the fifth retry failed), so the event is marked `failed`."},"response_status_code":{"type":["integer","null"],"minimum":100,"maximum":599,"description":"HTTP status the endpoint answered; null on timeout or connection failure."},"response_body":{"type":["string","null"],"description":"Body the endpoint answered (possibly truncated); null when there was no answer."},"duration_ms":{"type":["integer","null"],"minimum":0,"description":"Time until the answer, in milliseconds; null when the connection failed before sending."},"attempted_at":{"type":"string","format":"date-time","description":"When the attempt was made."},"next_retry_at":{"type":["string","null"],"format":"date-time","description":"When the next retry is scheduled (status `retrying`); null otherwise."}},"examples":[{"id":"9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d","webhook_id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","event_id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","event_type":"email.delivered","attempt":1,"status":"succeeded","response_status_code":200,"response_body":"{\"received\":true}","duration_ms":142,"attempted_at":"2026-03-01T12:00:00Z","next_retry_at":null},{"id":"8b7c6d5e-4f3a-4b2c-9d1e-0f9a8b7c6d5e","webhook_id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","event_id":"4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f70","event_type":"email.bounced","attempt":2,"status":"retrying","response_status_code":503,"response_body":"Service Unavailable","duration_ms":87,"attempted_at":"2026-03-01T12:01:00Z","next_retry_at":"2026-03-01T12:06:00Z"}]};
+const schema104 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/WebhookEventType.json","title":"WebhookEventType","description":"An event name of the endpoints managed through `/v1/webhooks` (Form B): `email.sent` (accepted for delivery), `email.delivered` (accepted by the recipient server), `email.opened` (tracking pixel loaded), `email.clicked`, `email.bounced`, `email.complained` (spam complaint received), `email.unsubscribed`, `campaign.sent`, `campaign.completed`, `contact.created`, `contact.updated`.","type":"string","enum":["email.sent","email.delivered","email.opened","email.clicked","email.bounced","email.complained","email.unsubscribed","campaign.sent","campaign.completed","contact.created","contact.updated"],"examples":["email.delivered","email.bounced"]};
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/WebhookDelivery.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate82.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22591,7 +22892,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema102.properties, key0))){
+if(!(func1.call(schema103.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -22677,7 +22978,7 @@ vErrors.push(err17);
 errors++;
 }
 if(!(((((((((((data3 === "email.sent") || (data3 === "email.delivered")) || (data3 === "email.opened")) || (data3 === "email.clicked")) || (data3 === "email.bounced")) || (data3 === "email.complained")) || (data3 === "email.unsubscribed")) || (data3 === "campaign.sent")) || (data3 === "campaign.completed")) || (data3 === "contact.created")) || (data3 === "contact.updated"))){
-const err18 = {instancePath:instancePath+"/event_type",schemaPath:"WebhookEventType.json/enum",keyword:"enum",params:{allowedValues: schema103.enum},message:"must be equal to one of the allowed values"};
+const err18 = {instancePath:instancePath+"/event_type",schemaPath:"WebhookEventType.json/enum",keyword:"enum",params:{allowedValues: schema104.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -22735,7 +23036,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!(((data5 === "succeeded") || (data5 === "retrying")) || (data5 === "failed"))){
-const err23 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema102.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema103.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -22748,7 +23049,7 @@ errors++;
 if(data.response_status_code !== undefined){
 let data6 = data.response_status_code;
 if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
-const err24 = {instancePath:instancePath+"/response_status_code",schemaPath:"#/properties/response_status_code/type",keyword:"type",params:{type: schema102.properties.response_status_code.type},message:"must be integer,null"};
+const err24 = {instancePath:instancePath+"/response_status_code",schemaPath:"#/properties/response_status_code/type",keyword:"type",params:{type: schema103.properties.response_status_code.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -22783,7 +23084,7 @@ errors++;
 if(data.response_body !== undefined){
 let data7 = data.response_body;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err27 = {instancePath:instancePath+"/response_body",schemaPath:"#/properties/response_body/type",keyword:"type",params:{type: schema102.properties.response_body.type},message:"must be string,null"};
+const err27 = {instancePath:instancePath+"/response_body",schemaPath:"#/properties/response_body/type",keyword:"type",params:{type: schema103.properties.response_body.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -22796,7 +23097,7 @@ errors++;
 if(data.duration_ms !== undefined){
 let data8 = data.duration_ms;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-const err28 = {instancePath:instancePath+"/duration_ms",schemaPath:"#/properties/duration_ms/type",keyword:"type",params:{type: schema102.properties.duration_ms.type},message:"must be integer,null"};
+const err28 = {instancePath:instancePath+"/duration_ms",schemaPath:"#/properties/duration_ms/type",keyword:"type",params:{type: schema103.properties.duration_ms.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -22846,7 +23147,7 @@ errors++;
 if(data.next_retry_at !== undefined){
 let data10 = data.next_retry_at;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err32 = {instancePath:instancePath+"/next_retry_at",schemaPath:"#/properties/next_retry_at/type",keyword:"type",params:{type: schema102.properties.next_retry_at.type},message:"must be string,null"};
+const err32 = {instancePath:instancePath+"/next_retry_at",schemaPath:"#/properties/next_retry_at/type",keyword:"type",params:{type: schema103.properties.next_retry_at.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -22879,20 +23180,20 @@ vErrors.push(err34);
 }
 errors++;
 }
-validate81.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const WebhookEndpoint = validate82;
-const schema104 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/WebhookEndpoint.json","title":"WebhookEndpoint","description":"A webhook endpoint managed through the API (`/v1/webhooks`). It receives the Form B events named in `events` as `{id, type, createdAt, data}` POSTs signed with `secret` (header `X-Service-Signature: sha256=<hex>`). Published fields: `url` (HTTPS), `events`, `secret`, `id`.","type":"object","additionalProperties":false,"required":["id","url","events","secret","enabled","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Endpoint id.","x-provisional":"DECISIONS G-4: format uuid was designed; the document does not type webhook endpoint ids."},"url":{"type":"string","format":"uri","pattern":"^https://","description":"Destination URL; HTTPS."},"events":{"type":"array","uniqueItems":true,"items":{"$ref":"WebhookEventType.json"},"description":"The event names the endpoint receives (Form B names)."},"secret":{"type":"string","description":"Signing secret chosen by the client. Every POST to the endpoint carries `X-Service-Signature: sha256=<hex>`, the HMAC-SHA256 (hex) of the raw body with this secret."},"enabled":{"type":"boolean","description":"Whether events are delivered to the endpoint; `false` pauses delivery.","x-provisional":"Designed so an endpoint can be paused through `PATCH /v1/webhooks/{id}` without deleting it; the document does not show it."},"created_at":{"type":"string","format":"date-time","description":"Creation time.","x-provisional":"Designed like the other resources' `created_at`; not shown for webhook endpoints."},"updated_at":{"type":"string","format":"date-time","description":"Last change.","x-provisional":"Designed like the other resources' `updated_at`; not shown for webhook endpoints."}},"examples":[{"id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","url":"https://hooks.example.com/mail-events","events":["email.delivered","email.bounced","email.complained"],"secret":"whsec_5f2b8c1d9e4a7b3c","enabled":true,"created_at":"2026-02-01T09:00:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
+export const WebhookEndpoint = validate83;
+const schema105 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/WebhookEndpoint.json","title":"WebhookEndpoint","description":"A webhook endpoint managed through the API (`/v1/webhooks`). It receives the Form B events named in `events` as `{id, type, createdAt, data}` POSTs signed with `secret` (header `X-Service-Signature: sha256=<hex>`). Published fields: `url` (HTTPS), `events`, `secret`, `id`.","type":"object","additionalProperties":false,"required":["id","url","events","secret","enabled","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Endpoint id.","x-provisional":"DECISIONS G-4: format uuid was designed; the document does not type webhook endpoint ids."},"url":{"type":"string","format":"uri","pattern":"^https://","description":"Destination URL; HTTPS."},"events":{"type":"array","uniqueItems":true,"items":{"$ref":"WebhookEventType.json"},"description":"The event names the endpoint receives (Form B names)."},"secret":{"type":"string","description":"Signing secret chosen by the client. Every POST to the endpoint carries `X-Service-Signature: sha256=<hex>`, the HMAC-SHA256 (hex) of the raw body with this secret."},"enabled":{"type":"boolean","description":"Whether events are delivered to the endpoint; `false` pauses delivery.","x-provisional":"Designed so an endpoint can be paused through `PATCH /v1/webhooks/{id}` without deleting it; the document does not show it."},"created_at":{"type":"string","format":"date-time","description":"Creation time.","x-provisional":"Designed like the other resources' `created_at`; not shown for webhook endpoints."},"updated_at":{"type":"string","format":"date-time","description":"Last change.","x-provisional":"Designed like the other resources' `updated_at`; not shown for webhook endpoints."}},"examples":[{"id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","url":"https://hooks.example.com/mail-events","events":["email.delivered","email.bounced","email.complained"],"secret":"whsec_5f2b8c1d9e4a7b3c","enabled":true,"created_at":"2026-02-01T09:00:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
 const func0 = jsonEqual;
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/WebhookEndpoint.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate83.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23059,7 +23360,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!(((((((((((data3 === "email.sent") || (data3 === "email.delivered")) || (data3 === "email.opened")) || (data3 === "email.clicked")) || (data3 === "email.bounced")) || (data3 === "email.complained")) || (data3 === "email.unsubscribed")) || (data3 === "campaign.sent")) || (data3 === "campaign.completed")) || (data3 === "contact.created")) || (data3 === "contact.updated"))){
-const err14 = {instancePath:instancePath+"/events/" + i0,schemaPath:"WebhookEventType.json/enum",keyword:"enum",params:{allowedValues: schema103.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/events/" + i0,schemaPath:"WebhookEventType.json/enum",keyword:"enum",params:{allowedValues: schema104.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -23186,18 +23487,18 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate82.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const WebhookEventType = validate83;
+export const WebhookEventType = validate84;
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/WebhookEventType.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate83.evaluated;
+const evaluated0 = validate84.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23215,7 +23516,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((((((((data === "email.sent") || (data === "email.delivered")) || (data === "email.opened")) || (data === "email.clicked")) || (data === "email.bounced")) || (data === "email.complained")) || (data === "email.unsubscribed")) || (data === "campaign.sent")) || (data === "campaign.completed")) || (data === "contact.created")) || (data === "contact.updated"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema103.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema104.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -23224,8 +23525,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate83.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
