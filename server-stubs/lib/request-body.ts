@@ -136,6 +136,9 @@ function chooseBranch(document: Record<string, any>, schema: Record<string, any>
       Object.entries<any>(p.properties ?? {}).every(([name, property]) => {
         const s = deref(document, property) ?? {};
         if (!Object.hasOwn(value, name)) return true;
+        // A `false` property schema says the branch forbids the field: a value carrying it is not for this branch.
+        if (s === false) return false;
+        if (typeof s !== 'object') return true;
         if ('const' in s) return s.const === value[name];
         if (Array.isArray(s.enum)) return s.enum.includes(value[name]);
         return true;

@@ -61,6 +61,13 @@ const fixture = {
                   { type: 'object', additionalProperties: false, required: ['side'], properties: { side: { type: 'number' } } },
                 ],
               },
+              // exactly one of `code` and `label`: each branch forbids the other with a false schema
+              tag: {
+                oneOf: [
+                  { type: 'object', required: ['code'], properties: { code: { type: 'string' }, label: false } },
+                  { type: 'object', required: ['label'], properties: { label: { type: 'string' }, code: false } },
+                ],
+              },
             },
           }),
         },
@@ -290,6 +297,13 @@ describe('the tolerant reader (DECISIONS G-1)', () => {
     expect(res.status).toBe(201);
     const wrong = await post('/items', '{"name": "ok", "extra": 1, "shape": {"side": "two"}}');
     expect(wrong.status).toBe(400);
+  });
+
+  test('a branch that forbids a field with a false schema is not chosen for a value carrying it: 400, not a crash', async () => {
+    expect((await post('/items', '{"name": "ok", "tag": {"code": "a"}}')).status).toBe(201);
+    expect((await post('/items', '{"name": "ok", "tag": {"label": "b"}}')).status).toBe(201);
+    const both = await post('/items', '{"name": "ok", "tag": {"code": "a", "label": "b"}}');
+    expect(both.status).toBe(400);
   });
 });
 
