@@ -6,6 +6,9 @@ import { passedThrough, type RouterSwitches, type StubCredential, type StubEnvir
 import { contactHandlers } from './audience/handlers/contacts.js';
 import { ContactsStore } from './audience/contacts-store.js';
 import { segmentHandlers } from './audience/handlers/segments.js';
+import { CampaignRuns, type CampaignContent } from './campaigns/campaign-runs.js';
+import { CampaignsStore } from './campaigns/campaigns-store.js';
+import { campaignHandlers } from './campaigns/handlers/campaigns.js';
 import { ChannelLog } from './channels/channel-log.js';
 import { channelHandlers } from './channels/handlers/channels.js';
 import { templateHandlers } from './content/handlers/templates.js';
@@ -30,6 +33,7 @@ import { Delivery } from './sending/delivery.js';
 import { sendHandlers } from './sending/handlers/send.js';
 import { IdempotencyKeys } from './sending/idempotency.js';
 import { Outbox } from './sending/outbox.js';
+import { overQuota } from './sending/sender-rules.js';
 import { relayFromEnv, type MailRelay } from './sending/relay.js';
 import { IdentityStore } from './identity/store.js';
 
@@ -64,15 +68,18 @@ export function createMailApp(options: MailAppOptions = {}) {
     sendingDomains: new SendingDomainsStore(clock, dns, events),
     outbox: new Outbox(clock),
     sendKeys: new IdempotencyKeys<unknown, any>(clock),
+    campaigns: new CampaignsStore(clock),
     templates: new TemplatesStore(clock),
     channels: new ChannelLog(clock),
     infrastructure: new InfrastructureStore(clock),
   };
   const delivery = new Delivery(clock, events, options.relay ?? relayFromEnv());
+  const campaignRuns = new CampaignRuns({ clock, ...stores, delivery, events, content: campaignContent(stores.templates) });
   const deps: MailDeps = {
     identity,
     clock,
     ...stores,
+    campaignRuns,
     dns,
     events,
     delivery,
@@ -89,6 +96,7 @@ export function createMailApp(options: MailAppOptions = {}) {
     ...dmarcHandlers(deps),
     ...domainHandlers(deps),
     ...sendHandlers(deps),
+    ...campaignHandlers(deps),
     ...templateHandlers(deps),
     ...channelHandlers(deps),
     ...infrastructureHandlers(deps),
@@ -103,6 +111,7 @@ export function createMailApp(options: MailAppOptions = {}) {
   });
   const runDue = async () => {
     await stores.sendingDomains.runDue();
+    campaignRuns.runDue((campaign, recipients) => overQuota(identity, stores.outbox, campaign.userId, recipients) === undefined);
     await delivery.settled();
   };
   const reset = () => {
@@ -112,6 +121,11 @@ export function createMailApp(options: MailAppOptions = {}) {
     limiter.reset();
   };
   return { router, identity, ...stores, events, delivery, limiter, basePath: contract.basePath, unimplemented, reset, runDue, close: () => delivery.close() };
+}
+
+/** Campaign bodies from the templates part, personalized per recipient. (Templates land with issue 14's templates.) */
+function campaignContent(_templates: TemplatesStore): CampaignContent {
+  return { template: () => undefined, personalize: (parts) => parts };
 }
 
 /** The provider and internal secrets, as their senders present them (test defaults unless set in the environment). */

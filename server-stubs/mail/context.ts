@@ -4,6 +4,8 @@ import type { RecordResolver } from '../lib/dns-records.js';
 import type { HandlerMap } from '../lib/handlers.js';
 import type { ContactsStore } from './audience/contacts-store.js';
 import type { SegmentsStore } from './audience/segments-store.js';
+import type { CampaignRuns } from './campaigns/campaign-runs.js';
+import type { CampaignsStore } from './campaigns/campaigns-store.js';
 import type { MailPrincipal } from './auth.js';
 import type { MonitoredDomainsStore } from './deliverability/monitored-domains-store.js';
 import type { SendingDomainsStore } from './deliverability/sending-domains-store.js';
@@ -40,6 +42,10 @@ export interface MailDeps {
   delivery: Delivery;
   /** the answers of accepted sends by idempotency key */
   sendKeys: IdempotencyKeys<unknown, any>;
+  /** campaigns per user */
+  campaigns: CampaignsStore;
+  /** how campaigns are sent: recipients, copies, schedules */
+  campaignRuns: CampaignRuns;
   /** templates per user */
   templates: TemplatesStore;
   /** WhatsApp and push messages the channel adapters recorded */

@@ -11,6 +11,10 @@ export interface MailEvents {
   'contact.imported': { userId: string; importId: string; created: number; updated: number; skipped: number; failed: number };
   /** a send was accepted for delivery (not sandboxed), to these recipients */
   'email.sent': { userId: string; messageId: string; to: string[] };
+  /** a campaign started sending to `recipients` contacts */
+  'campaign.sent': { userId: string; campaignId: string; recipients: number };
+  /** every copy of a campaign was handed over (delivered or failed) */
+  'campaign.completed': { userId: string; campaignId: string; delivered: number; failed: number };
   /** the relay took the message (or, without one, the outbox did) */
   'email.delivered': { userId: string; messageId: string; to: string[] };
   /** a sending domain's SPF and DKIM records were found */

@@ -30,3 +30,19 @@ export const sendOnly = (f: MailFixture) => createMailClient({ baseUrl: f.ctx.ba
 
 /** An id no seeded or created resource has: what a 404 needs. */
 export const unknownId = '0f0e0d0c-0b0a-4909-8807-060504030201';
+
+/**
+ * Calls with a key restricted to a new sender account (`allowed_account_id`), made through the
+ * dashboard and revoked afterwards so a long-running stub keeps room under the key limit.
+ */
+export async function withRestrictedKey<T>(f: MailFixture, call: (client: MailClient) => Promise<T>): Promise<T> {
+  const account = await f.dashboard.POST('/accounts', { body: { name: 'Restricted sender', email: fresh('sender') } });
+  if (account.response.status !== 201 || !account.data) throw new Error(`create a sender account: ${account.response.status}`);
+  const key = await f.dashboard.POST('/v1/keys', { body: { name: 'Restricted scenario key', allowed_account_id: account.data.data.id } });
+  if (key.response.status !== 201 || !key.data) throw new Error(`create a restricted key: ${key.response.status}`);
+  try {
+    return await call(createMailClient({ baseUrl: f.ctx.baseUrl, headers: { authorization: `Bearer ${key.data.data.key}` } }));
+  } finally {
+    await f.dashboard.DELETE('/v1/keys', { params: { query: { id: key.data.data.id } } });
+  }
+}

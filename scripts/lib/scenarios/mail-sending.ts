@@ -4,8 +4,7 @@
  * (a key reused with another body, a `from` outside the key's account, scopes).
  */
 import assert from 'node:assert/strict';
-import { createMailClient } from '../../../generated/mail/client.gen.js';
-import { fresh, notJson, sendOnly, type MailFixture, type MailScenarioPart } from './mail-fixture.js';
+import { fresh, notJson, sendOnly, withRestrictedKey, type MailScenarioPart } from './mail-fixture.js';
 import { outcomeOf, required } from './scenario.js';
 
 const message = () => ({ from: { email: 'hello@example.com', name: 'Scenario' }, to: [{ email: fresh('recipient') }], subject: 'Scenario', text: 'Hello from the scenario.' });
@@ -46,19 +45,7 @@ export const sendingPart: MailScenarioPart = {
         return outcomeOf(await f.api.POST('/v1/send', { body: { ...body, subject: 'Changed' } }));
       },
     },
-    {
-      id: 'sendEmail',
-      status: 403,
-      why: "a from address outside the key's allowed account",
-      call: async (f) => {
-        const account = required('create a sender account', await f.dashboard.POST('/accounts', { body: { name: 'Restricted sender', email: fresh('sender') } }), 201).data.id;
-        const key = required('create a key restricted to it', await f.dashboard.POST('/v1/keys', { body: { name: 'Restricted scenario sender', allowed_account_id: account } }), 201).data;
-        const restricted = createMailClient({ baseUrl: f.ctx.baseUrl, headers: { authorization: `Bearer ${key.key}` } });
-        const outcome = outcomeOf(await restricted.POST('/v1/send', { body: message() }));
-        required('revoke the key', await f.dashboard.DELETE('/v1/keys', { params: { query: { id: key.id } } }), 200);
-        return outcome;
-      },
-    },
+    { id: 'sendEmail', status: 403, why: "a from address outside the key's allowed account", call: (f) => withRestrictedKey(f, async (client) => outcomeOf(await client.POST('/v1/send', { body: message() }))) },
     { id: 'sendEmail', status: 415, why: 'a body that is not JSON', call: (f) => notJson(f, 'POST', '/v1/send') },
     { id: 'listSandboxMessages', status: 400, why: 'a page size over 100', call: async (f) => outcomeOf(await f.api.GET('/v1/sandbox', { params: { query: { limit: 101 } } })) },
     { id: 'listSandboxMessages', status: 403, why: 'a token without the read scope', call: async (f) => outcomeOf(await sendOnly(f).GET('/v1/sandbox')) },

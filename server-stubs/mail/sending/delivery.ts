@@ -18,19 +18,30 @@ export class Delivery {
     private relay: MailRelay | undefined,
   ) {}
 
-  dispatch(message: OutboxMessage): void {
+  /** Starts the hand-over; the promise settles when it ended, delivered or failed (it never rejects). */
+  dispatch(message: OutboxMessage): Promise<void> {
     const recipients = message.to.map((a) => a.email);
     this.events.emit('email.sent', { userId: message.userId, messageId: message.id, to: recipients });
-    if (!this.relay) return this.delivered(message);
-    const handOver = this.relay.deliver(message).then(
-      () => this.delivered(message),
-      (error: unknown) => {
-        message.status = 'failed';
-        message.error = error instanceof Error ? error.message : String(error);
-      },
+    if (!this.relay) {
+      this.delivered(message);
+      return Promise.resolve();
+    }
+    return this.track(
+      this.relay.deliver(message).then(
+        () => this.delivered(message),
+        (error: unknown) => {
+          message.status = 'failed';
+          message.error = error instanceof Error ? error.message : String(error);
+        },
+      ),
     );
-    const tracked = handOver.finally(() => this.pending.delete(tracked));
+  }
+
+  /** Background work `settled()` waits for (hand-overs, and what follows them). */
+  track(work: Promise<void>): Promise<void> {
+    const tracked = work.finally(() => this.pending.delete(tracked));
     this.pending.add(tracked);
+    return tracked;
   }
 
   /** Resolves once every hand-over started so far has ended. */

@@ -19,6 +19,8 @@ export interface OutboxMessage {
   text: string | null;
   /** captured by `X-Service-Sandbox`: never delivered, listed by `GET /v1/sandbox` */
   sandbox: boolean;
+  /** the campaign this message is one recipient's copy of; null for a transactional send */
+  campaignId: string | null;
   status: OutboxStatus;
   /** why delivery failed (the relay's answer), when it did */
   error: string | null;
@@ -55,6 +57,11 @@ export class Outbox {
 
   get(id: string): OutboxMessage | undefined {
     return this.messages.find((m) => m.id === id);
+  }
+
+  /** Every copy a campaign sent, sandboxed ones included. */
+  ofCampaign(campaignId: string): OutboxMessage[] {
+    return this.messages.filter((m) => m.campaignId === campaignId);
   }
 
   clearSandbox(userId: string): void {

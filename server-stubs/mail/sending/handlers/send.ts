@@ -1,8 +1,8 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
 import type { MailDeps, MailHandlers } from '../../context.js';
 import { iso, pageOf } from '../../identity/handlers/paging.js';
-import { planNames, planQuotas, withinQuota } from '../../identity/plans.js';
 import type { Address, OutboxMessage } from '../outbox.js';
+import { refuseForeignSender, refuseOverQuota } from '../sender-rules.js';
 
 type SendRequest = components['schemas']['SendEmailRequest'];
 type SendAnswer = { status: 200; body: components['schemas']['SendEmailResponse'] };
@@ -44,27 +44,18 @@ export function sendHandlers({ identity, contacts, outbox, delivery, sendKeys, c
         if (seen.kind === 'conflict') fail(422, undefined, 'idempotency_key was already used with a different request');
       }
       if (!body.html && !body.text) fail(400, undefined, 'Validation failed', { details: { formErrors: ['Provide html or text'] } });
-      if (principal.allowedAccountId) {
-        const account = identity.account(userId, principal.allowedAccountId);
-        if (account?.email.toLowerCase() !== body.from.email.toLowerCase()) fail(403, undefined, 'from.email does not match the account this API key is restricted to');
-      }
+      refuseForeignSender(identity, principal, body.from.email, fail);
 
       const recipients = distinct(body.to);
       const to = recipients.filter((r) => !contacts.isSuppressed(userId, r.email));
       const suppressed = recipients.filter((r) => !to.includes(r)).map((r) => r.email);
-      if (!sandbox && to.length > 0) {
-        const plan = identity.user(userId)?.plan ?? 'free';
-        const used = outbox.sentThisMonth(userId);
-        if (!withinQuota(plan, 'emails_per_month', used + to.length - 1)) {
-          fail(403, undefined, `Monthly email quota of the ${planNames[plan]} plan reached: ${used} of ${planQuotas[plan].emails_per_month} used, this send has ${to.length} recipients`);
-        }
-      }
+      if (!sandbox) refuseOverQuota(identity, outbox, userId, to.length, fail);
 
       let id: string = crypto.randomUUID();
       let status: SendAnswer['body']['data']['status'] = 'suppressed';
       if (to.length > 0) {
-        const message = outbox.add({ userId, from: body.from, to, subject: body.subject, html: body.html ?? null, text: body.text ?? null, sandbox });
-        if (!sandbox) delivery.dispatch(message);
+        const message = outbox.add({ userId, from: body.from, to, subject: body.subject, html: body.html ?? null, text: body.text ?? null, sandbox, campaignId: null });
+        if (!sandbox) void delivery.dispatch(message);
         id = message.id;
         status = sandbox ? 'sandboxed' : 'queued';
       }
