@@ -123,6 +123,8 @@ function flattenAllOf(document: Record<string, any>, schema: Record<string, any>
   return [schema, ...(schema.allOf ?? []).flatMap((part: unknown) => flattenAllOf(document, deref(document, part) ?? {}, depth + 1))];
 }
 
+const isEmptySchema = (schema: unknown) => schema !== null && typeof schema === 'object' && Object.keys(schema).length === 0;
+
 /** The branch a value is meant for: by discriminator, else the first whose required and constant properties it has. */
 function chooseBranch(document: Record<string, any>, schema: Record<string, any>, branches: unknown[], value: Record<string, unknown>): unknown {
   const discriminator = schema.discriminator?.propertyName as string | undefined;
@@ -136,8 +138,8 @@ function chooseBranch(document: Record<string, any>, schema: Record<string, any>
       Object.entries<any>(p.properties ?? {}).every(([name, property]) => {
         const s = deref(document, property) ?? {};
         if (!Object.hasOwn(value, name)) return true;
-        // A `false` property schema says the branch forbids the field: a value carrying it is not for this branch.
-        if (s === false) return false;
+        // A `false` (or `not: {}`) property schema says the branch forbids the field: a value carrying it is not for this branch.
+        if (s === false || (typeof s === 'object' && isEmptySchema(s.not))) return false;
         if (typeof s !== 'object') return true;
         if ('const' in s) return s.const === value[name];
         if (Array.isArray(s.enum)) return s.enum.includes(value[name]);

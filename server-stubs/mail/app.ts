@@ -6,6 +6,8 @@ import { passedThrough, type RouterSwitches, type StubCredential, type StubEnvir
 import { contactHandlers } from './audience/handlers/contacts.js';
 import { ContactsStore } from './audience/contacts-store.js';
 import { segmentHandlers } from './audience/handlers/segments.js';
+import { analyticsHandlers } from './analytics/handlers/analytics.js';
+import { TrackingStore } from './analytics/tracking-store.js';
 import { CampaignRuns, type CampaignContent } from './campaigns/campaign-runs.js';
 import { CampaignsStore } from './campaigns/campaigns-store.js';
 import { campaignHandlers } from './campaigns/handlers/campaigns.js';
@@ -69,6 +71,7 @@ export function createMailApp(options: MailAppOptions = {}) {
     outbox: new Outbox(clock),
     sendKeys: new IdempotencyKeys<unknown, any>(clock),
     campaigns: new CampaignsStore(clock),
+    tracking: new TrackingStore(clock),
     templates: new TemplatesStore(clock),
     channels: new ChannelLog(clock),
     infrastructure: new InfrastructureStore(clock),
@@ -97,6 +100,7 @@ export function createMailApp(options: MailAppOptions = {}) {
     ...domainHandlers(deps),
     ...sendHandlers(deps),
     ...campaignHandlers(deps),
+    ...analyticsHandlers(deps),
     ...templateHandlers(deps),
     ...channelHandlers(deps),
     ...infrastructureHandlers(deps),

@@ -3,6 +3,7 @@ import type { Clock } from '../lib/clock.js';
 import type { RecordResolver } from '../lib/dns-records.js';
 import type { HandlerMap } from '../lib/handlers.js';
 import type { ContactsStore } from './audience/contacts-store.js';
+import type { TrackingStore } from './analytics/tracking-store.js';
 import type { SegmentsStore } from './audience/segments-store.js';
 import type { CampaignRuns } from './campaigns/campaign-runs.js';
 import type { CampaignsStore } from './campaigns/campaigns-store.js';
@@ -42,6 +43,8 @@ export interface MailDeps {
   delivery: Delivery;
   /** the answers of accepted sends by idempotency key */
   sendKeys: IdempotencyKeys<unknown, any>;
+  /** custom events and purchases clients tracked */
+  tracking: TrackingStore;
   /** campaigns per user */
   campaigns: CampaignsStore;
   /** how campaigns are sent: recipients, copies, schedules */

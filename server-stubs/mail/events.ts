@@ -9,6 +9,8 @@ export interface MailEvents {
   'contact.unsubscribed': { userId: string; contactId: string };
   'contact.deleted': { userId: string; contactId: string };
   'contact.imported': { userId: string; importId: string; created: number; updated: number; skipped: number; failed: number };
+  /** a client tracked a custom event of a contact (`POST /v1/track/event`); automations trigger on it by name */
+  'contact.event_tracked': { userId: string; contactId: string; event: string };
   /** a send was accepted for delivery (not sandboxed), to these recipients */
   'email.sent': { userId: string; messageId: string; to: string[] };
   /** a campaign started sending to `recipients` contacts */

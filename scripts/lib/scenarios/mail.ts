@@ -13,6 +13,7 @@ import { deliverabilityPart } from './mail-deliverability.js';
 import { segmentsPart } from './mail-segments.js';
 import { sendingPart } from './mail-sending.js';
 import { campaignsPart } from './mail-campaigns.js';
+import { analyticsPart } from './mail-analytics.js';
 import { contentPart } from './mail-content.js';
 import { infrastructurePart } from './mail-infrastructure.js';
 import { validationPart } from './mail-validation.js';
@@ -31,4 +32,4 @@ export const mailScenario = composeScenario<MailFixture>(async (ctx) => {
     session: login.session,
     made: {},
   };
-}, [mailIdentityPart, oauthPart, audiencePart, segmentsPart, validationPart, deliverabilityPart, sendingPart, campaignsPart, contentPart, infrastructurePart]);
+}, [mailIdentityPart, oauthPart, audiencePart, segmentsPart, validationPart, deliverabilityPart, sendingPart, campaignsPart, analyticsPart, contentPart, infrastructurePart]);

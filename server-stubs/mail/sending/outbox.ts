@@ -55,6 +55,11 @@ export class Outbox {
     return this.messages.filter((m) => m.userId === userId && m.sandbox === sandbox).reverse();
   }
 
+  /** Every message of the user, sandboxed ones included, in the order they were accepted. */
+  all(userId: string): OutboxMessage[] {
+    return this.messages.filter((m) => m.userId === userId);
+  }
+
   get(id: string): OutboxMessage | undefined {
     return this.messages.find((m) => m.id === id);
   }
