@@ -8,8 +8,11 @@ import { ContactsStore } from './audience/contacts-store.js';
 import { segmentHandlers } from './audience/handlers/segments.js';
 import { analyticsHandlers } from './analytics/handlers/analytics.js';
 import { TrackingStore } from './analytics/tracking-store.js';
+import { AbTestsStore } from './campaigns/ab-tests-store.js';
 import { CampaignRuns, type CampaignContent } from './campaigns/campaign-runs.js';
 import { CampaignsStore } from './campaigns/campaigns-store.js';
+import { personalized } from './campaigns/personalize.js';
+import { abTestHandlers } from './campaigns/handlers/ab-tests.js';
 import { campaignHandlers } from './campaigns/handlers/campaigns.js';
 import { ChannelLog } from './channels/channel-log.js';
 import { channelHandlers } from './channels/handlers/channels.js';
@@ -71,6 +74,7 @@ export function createMailApp(options: MailAppOptions = {}) {
     outbox: new Outbox(clock),
     sendKeys: new IdempotencyKeys<unknown, any>(clock),
     campaigns: new CampaignsStore(clock),
+    abTests: new AbTestsStore(clock),
     tracking: new TrackingStore(clock),
     templates: new TemplatesStore(clock),
     channels: new ChannelLog(clock),
@@ -100,6 +104,7 @@ export function createMailApp(options: MailAppOptions = {}) {
     ...domainHandlers(deps),
     ...sendHandlers(deps),
     ...campaignHandlers(deps),
+    ...abTestHandlers(deps),
     ...analyticsHandlers(deps),
     ...templateHandlers(deps),
     ...channelHandlers(deps),
@@ -115,21 +120,25 @@ export function createMailApp(options: MailAppOptions = {}) {
   });
   const runDue = async () => {
     await stores.sendingDomains.runDue();
-    campaignRuns.runDue((campaign, recipients) => overQuota(identity, stores.outbox, campaign.userId, recipients) === undefined);
+    await campaignRuns.runDue((campaign, recipients) => overQuota(identity, stores.outbox, campaign.userId, recipients) === undefined);
     await delivery.settled();
   };
   const reset = () => {
     identity.reset();
     for (const store of Object.values(stores)) store.reset();
+    campaignRuns.reset();
     oauth.reset();
     limiter.reset();
   };
   return { router, identity, ...stores, events, delivery, limiter, basePath: contract.basePath, unimplemented, reset, runDue, close: () => delivery.close() };
 }
 
-/** Campaign bodies from the templates part, personalized per recipient. (Templates land with issue 14's templates.) */
-function campaignContent(_templates: TemplatesStore): CampaignContent {
-  return { template: () => undefined, personalize: (parts) => parts };
+/** Campaign bodies from the templates part, personalized per recipient with the same fenced engine. */
+function campaignContent(templates: TemplatesStore): CampaignContent {
+  return {
+    template: (userId, id) => templates.get(userId, id),
+    personalize: (parts, contact) => personalized(parts, contact),
+  };
 }
 
 /** The provider and internal secrets, as their senders present them (test defaults unless set in the environment). */

@@ -5,6 +5,7 @@ import type { HandlerMap } from '../lib/handlers.js';
 import type { ContactsStore } from './audience/contacts-store.js';
 import type { TrackingStore } from './analytics/tracking-store.js';
 import type { SegmentsStore } from './audience/segments-store.js';
+import type { AbTestsStore } from './campaigns/ab-tests-store.js';
 import type { CampaignRuns } from './campaigns/campaign-runs.js';
 import type { CampaignsStore } from './campaigns/campaigns-store.js';
 import type { MailPrincipal } from './auth.js';
@@ -47,6 +48,8 @@ export interface MailDeps {
   tracking: TrackingStore;
   /** campaigns per user */
   campaigns: CampaignsStore;
+  /** A/B tests of campaigns */
+  abTests: AbTestsStore;
   /** how campaigns are sent: recipients, copies, schedules */
   campaignRuns: CampaignRuns;
   /** templates per user */

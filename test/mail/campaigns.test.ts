@@ -200,4 +200,28 @@ describe('send', () => {
       await held.close();
     }
   });
+
+  test('each copy is written for its contact: fields and custom fields fill the placeholders, a missing value is written empty, values are escaped in html', async () => {
+    const audience = await segment();
+    await contact('ada@example.com', { first_name: 'Ada', custom_fields: { company: '<Analytical>' } });
+    await contact('anon@example.com');
+    const c = await campaign({ segment_id: audience.id, subject: 'Hi {{first_name}}', html: '<p>{{first_name}} at {{company}}</p>', text: 'Dear {{contact.email}}' });
+    answered(await send(c.id), 202, '/v1/campaigns/{id}/send', 'post');
+    const byEmail = Object.fromEntries(mail.app.outbox.ofCampaign(c.id).map((m) => [m.to[0]!.email, m]));
+    expect(byEmail['ada@example.com']).toMatchObject({ subject: 'Hi Ada', html: '<p>Ada at &lt;Analytical&gt;</p>', text: 'Dear ada@example.com' });
+    expect(byEmail['anon@example.com']).toMatchObject({ subject: 'Hi ', html: '<p> at </p>' });
+  });
+
+  test('a campaign may use a stored template for its body; a subject or body that does not parse is a 400 at once', async () => {
+    const audience = await segment();
+    await contact('tpl@example.com', { first_name: 'Tee' });
+    const template = answered(await max().POST('/v1/templates', { body: { name: 'Welcome', subject: 'Template subject', html: '<h1>Welcome {{first_name}}</h1>', text: 'Welcome {{first_name}}' } }), 201, '/v1/templates', 'post').data;
+    const c = await campaign({ segment_id: audience.id, html: undefined, template_id: template.id });
+    answered(await send(c.id), 202, '/v1/campaigns/{id}/send', 'post');
+    expect(mail.app.outbox.ofCampaign(c.id)[0]).toMatchObject({ subject: 'News for March', html: '<h1>Welcome Tee</h1>', text: 'Welcome Tee' });
+    const broken = answered(await max().POST('/v1/campaigns', { body: { name: 'x', subject: 'x', from, html: '<p>{{ first_name </p>' } }), 400, '/v1/campaigns', 'post');
+    expect(Object.keys(broken.details.fieldErrors)).toEqual(['html']);
+    expect(answered(await max().POST('/v1/campaigns', { body: { name: 'x', subject: 'x', from, html: '<p>x</p>', template_id: template.id } }), 400, '/v1/campaigns', 'post').details).toEqual({ formErrors: ['Give html or template_id, not both'] });
+  });
 });
+

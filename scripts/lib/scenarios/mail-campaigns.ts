@@ -1,12 +1,29 @@
 /**
  * The campaigns part of the mail scenario: create, list, update, delete and send (now, scheduled,
- * refused in each state it cannot be in), over a static segment of one contact made for the run.
+ * refused in each state it cannot be in), and A/B tests of campaigns, over a static segment of
+ * one contact made for the run.
  */
 import assert from 'node:assert/strict';
 import { fresh, notJson, sendOnly, unknownId, withRestrictedKey, type MailFixture, type MailScenarioPart } from './mail-fixture.js';
 import { outcomeOf, required } from './scenario.js';
 
 const from = { email: 'news@example.com', name: 'Scenario News' };
+const variants = [
+  { name: 'A', subject: 'Scenario A' },
+  { name: 'B', subject: 'Scenario B' },
+];
+
+async function newAbTest(f: MailFixture, label: string) {
+  return required(`create the A/B test "${label}"`, await f.api.POST('/v1/ab-tests', { body: { campaign_id: await newCampaign(f, label), variants, test_size_percent: 50 } }), 201).data;
+}
+
+/** An A/B test whose campaign was sent: running, ready for a winner. */
+async function runningAbTest(f: MailFixture, label: string) {
+  const test = await newAbTest(f, label);
+  required('send its campaign', await f.api.POST('/v1/campaigns/{id}/send', { params: { path: { id: test.campaign_id } } }), 202);
+  return test;
+}
+
 
 /** A draft to the run's segment; `withoutSegment` leaves the recipients unchosen. */
 async function newCampaign(f: MailFixture, name: string, withoutSegment = false) {
@@ -31,6 +48,16 @@ export const campaignsPart: MailScenarioPart = {
     updateCampaign: async ({ api, made }) => outcomeOf(await api.PATCH('/v1/campaigns', { params: { query: { id: made.campaign! } }, body: { subject: 'Scenario, changed' } })),
     deleteCampaign: async (f) => outcomeOf(await f.api.DELETE('/v1/campaigns', { params: { query: { id: await newCampaign(f, 'to delete') } } })),
     sendCampaign: async (f) => outcomeOf(await f.api.POST('/v1/campaigns/{id}/send', { params: { path: { id: await newCampaign(f, 'sent') } } })),
+    listAbTests: async (f) => {
+      f.made.abTest = (await newAbTest(f, 'listed test')).id;
+      return outcomeOf(await f.api.GET('/v1/ab-tests', { params: { query: { limit: 100 } } }));
+    },
+    createAbTest: async (f) => outcomeOf(await f.api.POST('/v1/ab-tests', { body: { campaign_id: await newCampaign(f, 'tested'), variants } })),
+    selectAbTestWinner: async (f) => {
+      const test = await runningAbTest(f, 'winner by hand');
+      f.made.abWinner = test.variants[1]!.id;
+      return outcomeOf(await f.api.POST('/v1/ab-tests/{id}/winner', { params: { path: { id: test.id } }, body: { variant_id: test.variants[1]!.id } }));
+    },
   },
 
   expectations: {
@@ -39,6 +66,9 @@ export const campaignsPart: MailScenarioPart = {
     updateCampaign: (b) => assert.equal(b.data.subject, 'Scenario, changed'),
     deleteCampaign: (b) => assert.deepEqual(b, { success: true }),
     sendCampaign: (b) => assert.deepEqual({ status: b.data.status, recipients: b.data.stats.recipients }, { status: 'sending', recipients: 1 }),
+    listAbTests: (b, f) => assert.ok(b.data.some((t: { id: string }) => t.id === f.made.abTest), 'the test made is listed'),
+    createAbTest: (b) => assert.deepEqual({ status: b.data.status, names: b.data.variants.map((v: { name: string }) => v.name) }, { status: 'draft', names: ['A', 'B'] }),
+    selectAbTestWinner: (b, f) => assert.deepEqual({ status: b.data.status, winner: b.data.winner_variant_id }, { status: 'completed', winner: f.made.abWinner }),
   },
 
   refusals: [
@@ -90,6 +120,29 @@ export const campaignsPart: MailScenarioPart = {
       },
     },
     { id: 'sendCampaign', status: 415, why: 'a body that is not JSON', call: (f) => notJson(f, 'POST', `/v1/campaigns/${unknownId}/send`) },
+    { id: 'listAbTests', status: 400, why: 'a page size over 100', call: async (f) => outcomeOf(await f.api.GET('/v1/ab-tests', { params: { query: { limit: 101 } } })) },
+    { id: 'listAbTests', status: 403, why: 'a token without the read scope', call: async (f) => outcomeOf(await sendOnly(f).GET('/v1/ab-tests')) },
+    { id: 'createAbTest', status: 404, why: 'a campaign the user does not have', call: async (f) => outcomeOf(await f.api.POST('/v1/ab-tests', { body: { campaign_id: unknownId, variants } })) },
+    {
+      id: 'createAbTest',
+      status: 409,
+      why: 'a campaign that already has a test',
+      call: async (f) => outcomeOf(await f.api.POST('/v1/ab-tests', { body: { campaign_id: (await newAbTest(f, 'tested twice')).campaign_id, variants } })),
+    },
+    { id: 'createAbTest', status: 403, why: 'a token without the write scope', call: async (f) => outcomeOf(await sendOnly(f).POST('/v1/ab-tests', { body: { campaign_id: unknownId, variants } })) },
+    { id: 'createAbTest', status: 415, why: 'a body that is not JSON', call: (f) => notJson(f, 'POST', '/v1/ab-tests') },
+    { id: 'selectAbTestWinner', status: 404, why: 'no test with that id', call: async (f) => outcomeOf(await f.api.POST('/v1/ab-tests/{id}/winner', { params: { path: { id: unknownId } }, body: { variant_id: unknownId } })) },
+    {
+      id: 'selectAbTestWinner',
+      status: 409,
+      why: 'a test whose campaign was not sent yet',
+      call: async (f) => {
+        const test = await newAbTest(f, 'not started');
+        return outcomeOf(await f.api.POST('/v1/ab-tests/{id}/winner', { params: { path: { id: test.id } }, body: { variant_id: test.variants[0]!.id } }));
+      },
+    },
+    { id: 'selectAbTestWinner', status: 403, why: 'a token without the write scope', call: async (f) => outcomeOf(await sendOnly(f).POST('/v1/ab-tests/{id}/winner', { params: { path: { id: unknownId } }, body: { variant_id: unknownId } })) },
+    { id: 'selectAbTestWinner', status: 415, why: 'a body that is not JSON', call: (f) => notJson(f, 'POST', `/v1/ab-tests/${unknownId}/winner`) },
   ],
 
   underSwitch: [{ id: 'deleteCampaign', status: 409, switch: 'a campaign still sending: without a relay holding its copies, sending ends at once (test/mail/campaigns.test.ts holds one)' }],

@@ -21,6 +21,8 @@ export interface OutboxMessage {
   sandbox: boolean;
   /** the campaign this message is one recipient's copy of; null for a transactional send */
   campaignId: string | null;
+  /** the A/B test variant the copy carries; null outside a test group */
+  variantId: string | null;
   status: OutboxStatus;
   /** why delivery failed (the relay's answer), when it did */
   error: string | null;

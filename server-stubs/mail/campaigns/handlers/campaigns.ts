@@ -2,6 +2,7 @@ import type { components } from '../../../../generated/mail/types.gen.js';
 import type { Fail } from '../../../lib/handlers.js';
 import type { MailDeps, MailHandlers } from '../../context.js';
 import { iso, pageOf } from '../../identity/handlers/paging.js';
+import { placeholders, TemplateSyntaxError } from '../../content/render.js';
 import type { Outbox } from '../../sending/outbox.js';
 import { refuseForeignSender, refuseOverQuota } from '../../sending/sender-rules.js';
 import { editable, type CampaignFields, type CampaignRecord } from '../campaigns-store.js';
@@ -54,8 +55,18 @@ const fieldsOf = (body: Omit<UpdateRequest, 'status'>): CampaignFields => ({
 });
 
 /** Campaigns: CRUD and send (now, scheduled, or into the sandbox) through `CampaignRuns`. */
-export function campaignHandlers({ campaigns, campaignRuns, segments, identity, outbox, clock }: MailDeps) {
+export function campaignHandlers({ campaigns, abTests, campaignRuns, segments, identity, outbox, clock }: MailDeps) {
   const find = (userId: string, id: string, fail: Fail<404>) => campaigns.get(userId, id) ?? fail(404, undefined, 'Campaign not found');
+
+  /** Subject and bodies are Liquid templates (as templates are): one that does not parse is a field error now, not a failed send later. */
+  const checkSyntax = (fields: CampaignFields, fail: Fail<400>) => {
+    try {
+      placeholders({ subject: fields.subject ?? '', html: fields.html ?? '', text: fields.text ?? null });
+    } catch (error) {
+      if (!(error instanceof TemplateSyntaxError)) throw error;
+      fail(400, undefined, 'Validation failed', { details: { fieldErrors: { [error.field]: [error.message] } } });
+    }
+  };
 
   /** A template or segment the request names must be the user's; the resulting body is inline html or a template, not both. */
   const checkReferences = (userId: string, named: CampaignFields, body: { templateId: string | null; html: string | null }, fail: Fail<400 | 404>) => {
@@ -73,6 +84,7 @@ export function campaignHandlers({ campaigns, campaignRuns, segments, identity, 
     createCampaign: ({ principal, body, fail }) => {
       refuseForeignSender(identity, principal, body.from.email, fail);
       const fields = fieldsOf(body);
+      checkSyntax(fields, fail);
       checkReferences(principal.userId, fields, { templateId: fields.templateId ?? null, html: fields.html ?? null }, fail);
       const record = campaigns.create(principal.userId, { ...fields, name: body.name, subject: body.subject, from: body.from });
       return { status: 201, body: { success: true, data: shown(record, outbox) } };
@@ -83,6 +95,7 @@ export function campaignHandlers({ campaigns, campaignRuns, segments, identity, 
       if (!editable.has(record.status)) fail(409, undefined, 'Campaign can no longer be changed');
       const { status, ...rest } = body;
       const fields = fieldsOf(rest);
+      checkSyntax(fields, fail);
       if (fields.from) refuseForeignSender(identity, principal, fields.from.email, fail);
       const after = { templateId: fields.templateId === undefined ? record.templateId : fields.templateId, html: fields.html === undefined ? record.html : fields.html };
       checkReferences(principal.userId, fields, after, fail);
@@ -94,10 +107,11 @@ export function campaignHandlers({ campaigns, campaignRuns, segments, identity, 
       const record = find(principal.userId, query.id, fail);
       if (record.status === 'sending') fail(409, undefined, 'Campaign is sending and cannot be deleted');
       campaigns.delete(principal.userId, record.id);
+      abTests.dropCampaign(record.id);
       return { status: 200, body: { success: true } };
     },
 
-    sendCampaign: ({ principal, params, body, headers, fail }) => {
+    sendCampaign: async ({ principal, params, body, headers, fail }) => {
       const record = find(principal.userId, params.id, fail);
       if (record.status === 'cancelled') fail(409, undefined, 'Campaign is cancelled');
       if (!editable.has(record.status)) fail(409, undefined, 'Campaign already sent');
@@ -111,7 +125,7 @@ export function campaignHandlers({ campaigns, campaignRuns, segments, identity, 
       else {
         const recipients = campaignRuns.recipientsOf(record);
         if (!sandbox) refuseOverQuota(identity, outbox, principal.userId, recipients.length, fail);
-        campaignRuns.start(record, sandbox, recipients);
+        await campaignRuns.start(record, sandbox, recipients);
       }
       return { status: 202, body: { success: true, data: shown(record, outbox) } };
     },

@@ -54,7 +54,7 @@ export function sendHandlers({ identity, contacts, outbox, delivery, sendKeys, c
       let id: string = crypto.randomUUID();
       let status: SendAnswer['body']['data']['status'] = 'suppressed';
       if (to.length > 0) {
-        const message = outbox.add({ userId, from: body.from, to, subject: body.subject, html: body.html ?? null, text: body.text ?? null, sandbox, campaignId: null });
+        const message = outbox.add({ userId, from: body.from, to, subject: body.subject, html: body.html ?? null, text: body.text ?? null, sandbox, campaignId: null, variantId: null });
         if (!sandbox) void delivery.dispatch(message);
         id = message.id;
         status = sandbox ? 'sandboxed' : 'queued';
