@@ -84,15 +84,45 @@ export function describeIssues(failure: Failure): string {
   return failure.issues.map((i) => (i.path ? `${i.path} ${i.message}` : i.message)).join('; ');
 }
 
+/** Messages a validator gives for a composition as a whole; beside a field's own message they add nothing. */
+const compositeNoise = new Set(['must NOT be valid', 'must match exactly one schema in oneOf', 'must match a schema in anyOf']);
+
+const fieldOf = (path: string) => path.replace(/^(body|query|path|params|headers)\.?/, '');
+
 /**
- * Issues grouped by field (`body.to` -> `to`), in a map without a prototype: field names come from
- * the request, and one named `__proto__` or `toString` must stay a field.
+ * Issues as a reader should get them: the same message once per field; the composite messages at the
+ * root dropped when a field says what is wrong; a field a branch forbids (`not: {}`) named as such.
+ */
+function readableIssues(failure: Failure): Array<{ field: string; message: string }> {
+  const issues = (failure.issues ?? []).map((i) => ({ field: fieldOf(i.path), message: i.message }));
+  const fieldSaid = issues.some((i) => i.field !== '');
+  const seen = new Set<string>();
+  return issues
+    .filter((i) => !(fieldSaid && i.field === '' && compositeNoise.has(i.message)))
+    .map((i) => (i.field !== '' && i.message === 'must NOT be valid' ? { ...i, message: 'is not allowed together with the other fields given' } : i))
+    .filter((i) => {
+      const key = JSON.stringify([i.field, i.message]);
+      return !seen.has(key) && (seen.add(key), true);
+    });
+}
+
+/**
+ * Issues grouped by field (`body.to` -> `to`; the request as a whole is `_`), in a map without a
+ * prototype: field names come from the request, and one named `__proto__` or `toString` must stay a field.
  */
 export function issuesByField(failure: Failure): Record<string, string[]> {
   const out: Record<string, string[]> = Object.create(null);
-  for (const issue of failure.issues ?? []) {
-    const field = issue.path.replace(/^(body|query|path|params|headers)\.?/, '') || '_';
-    (out[field] ??= []).push(issue.message);
-  }
+  for (const issue of readableIssues(failure)) (out[issue.field || '_'] ??= []).push(issue.message);
   return out;
+}
+
+/** For bodies with both: messages per field, and those about the request as a whole apart. */
+export function fieldAndFormErrors(failure: Failure): { fieldErrors: Record<string, string[]>; formErrors: string[] } {
+  const fieldErrors: Record<string, string[]> = Object.create(null);
+  const formErrors: string[] = [];
+  for (const issue of readableIssues(failure)) {
+    if (issue.field === '') formErrors.push(issue.message);
+    else (fieldErrors[issue.field] ??= []).push(issue.message);
+  }
+  return { fieldErrors, formErrors };
 }

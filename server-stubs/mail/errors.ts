@@ -1,4 +1,4 @@
-import { describeIssues, INVALID_JSON, issuesByField, type ErrorMapper, type Failure } from '../lib/errors.js';
+import { describeIssues, fieldAndFormErrors, INVALID_JSON, type ErrorMapper, type Failure } from '../lib/errors.js';
 import { authorizationErrorPage } from './oauth/consent-page.js';
 import { oauthValidationCode } from './oauth/validation-errors.js';
 
@@ -17,7 +17,7 @@ function serviceError(failure: Failure) {
       // The published wordings: 400 `Invalid JSON body`, 400 `Validation failed` with field errors.
       if (failure.code === INVALID_JSON) return answer('Invalid JSON body');
       if (!failure.issues?.length) return answer(failure.message);
-      return answer('Validation failed', { details: { fieldErrors: issuesByField(failure) } });
+      return answer('Validation failed', { details: validationDetails(failure) });
     case 'unsupported_media_type':
       return answer(failure.status === 415 ? `Content-Type must be ${acceptedTypes(failure).join(' or ')}` : failure.message);
     case 'payload_too_large':
@@ -34,6 +34,12 @@ function serviceError(failure: Failure) {
     case 'api':
       return answer(failure.message, failure.extras);
   }
+}
+
+/** `{fieldErrors}` as published, with `formErrors` beside it for what concerns the request as a whole. */
+function validationDetails(failure: Failure) {
+  const { fieldErrors, formErrors } = fieldAndFormErrors(failure);
+  return { fieldErrors, ...(formErrors.length > 0 && { formErrors }) };
 }
 
 /** The media types the operation takes (the published message names `application/json`, which most take alone). */
