@@ -306,6 +306,20 @@ export interface paths {
          *
          *     Errors: 400 invalid phone format; 403 channel not configured, or plan lacks the feature (the
          *     body carries `feature: 'whatsapp'`); 422 template not found or parameters mismatch.
+         *
+         *     Designed rules (provisional):
+         *     - Approved templates are looked up by `template_name` in `language`; a name not approved in
+         *       that language is "Template not found" (422). `parameters` must carry exactly as many values
+         *       as the template has variables (422 otherwise). The stub seeds the same approved set for
+         *       every account, in `en` and `es`: `welcome` (1 parameter), `order_shipped` (1),
+         *       `order_update` (2).
+         *     - The 24-hour session window of a number opens with an inbound WhatsApp message from it to
+         *       the account and lasts 24 hours from the latest one; a free-form `message` outside it answers
+         *       422 (send an approved template instead). Template sends need no window.
+         *     - `contact_id`, when given, must be a contact of the account (400 otherwise); it is recorded
+         *       with the message, and `to` is not compared with the contact's phone.
+         *     - The plan is checked before the channel: a lower plan hears the plan it needs. On the stub
+         *       every account has a connected WhatsApp Business account.
          */
         post: operations["sendWhatsAppMessage"];
         delete?: never;
@@ -334,6 +348,11 @@ export interface paths {
          *
          *     Needs the scope `send` and the Max plan. Errors: 404 contact not found or without push tokens;
          *     403 push not enabled or plan lacks the feature (the body carries `feature: 'push'`).
+         *
+         *     Designed (provisional): the notification is handed to the platform once per registered token;
+         *     a token the platform refuses counts in `failed` and the others are still sent. The plan is
+         *     checked before the channel, and on the stub push is enabled for every account. A contact of
+         *     another account is "Contact not found".
          */
         post: operations["sendPushNotification"];
         delete?: never;
@@ -1272,8 +1291,15 @@ export interface paths {
         /**
          * Create a template
          * @description Creates a template. `name`, `subject` and `html` are required; `text` is optional.
-         *     `subject`, `html` and `text` may hold `{{variable}}` placeholders; the response lists their
-         *     names in `variables`.
+         *     `subject`, `html` and `text` are Liquid templates: `{{variable}}` placeholders, filters
+         *     (`{{ name | upcase }}`), `{% if %}` and `{% for %}`. The response lists in `variables` the
+         *     names of the values a render needs: the root name of each placeholder (`user` for
+         *     `{{ user.name }}`), first use first; loop variables and `assign`ed names are the template's own.
+         *
+         *     Refused with 400 (`details.fieldErrors` names the part): a part that does not parse or uses an
+         *     unknown filter, and the tags `include`, `render` and `layout`: a template cannot load other
+         *     templates or files. A placeholder name outside letters, digits and `_` is refused with 400
+         *     (`details.formErrors`).
          */
         post: operations["createTemplate"];
         delete?: never;
@@ -1295,9 +1321,18 @@ export interface paths {
          * Render a template
          * @description Renders a stored template (`template_id`) or an inline one (`subject`, `html`, optionally
          *     `text`) with `variables`, the values of its `{{variable}}` placeholders, and returns the
-         *     result. Every placeholder needs a value (422 otherwise); values for names the template does
-         *     not use are ignored. Nothing is stored or sent. 404 when `template_id` names no template of
-         *     the account.
+         *     result. Every placeholder needs a value: one 422 names every missing one; values for names the
+         *     template does not use are ignored. Nothing is stored or sent. 404 when `template_id` names no
+         *     template of the account.
+         *
+         *     Values are escaped in `html` (a `script` tag in a value arrives as escaped text; a template
+         *     opts out per placeholder with `{{ value | raw }}`) and inserted as they are in `subject` and
+         *     `text`, which are not HTML. An inline template is checked as on create (400 for a part that
+         *     does not parse or loads a file).
+         *
+         *     Rendering is bounded: at most 1 s of work and 10,000,000 allocation units per part, and
+         *     1,000,000 characters of output per part; a template past a bound (a huge loop), or whose
+         *     filter fails on a value, answers 422 and renders nothing.
          */
         post: operations["renderTemplate"];
         delete?: never;
@@ -1400,8 +1435,12 @@ export interface paths {
         /**
          * Create an alias
          * @description Creates an alias: mail received at `alias` is forwarded to the 1 to 10 addresses of
-         *     `forward_to` while `enabled` (default true). `alias` must be an address on one of the
-         *     account's verified sending domains (422 otherwise); 409 when the alias exists.
+         *     `forward_to` while `enabled` (default true) and once the alias's sending domain is `verified`.
+         *     `alias` must be an address on one of the account's sending domains (`/v1/domains`, any status;
+         *     422 otherwise), so an alias can be prepared while the domain's DNS records are being published.
+         *     Addresses compare case-insensitively and are stored in lower case; 409 when the account already
+         *     has the alias. `forward_to` must not contain the alias itself (a forwarding loop) or an address
+         *     twice in another case (400 with field errors).
          */
         post: operations["createAlias"];
         /**
@@ -1415,7 +1454,8 @@ export interface paths {
         /**
          * Update an alias
          * @description Changes `forward_to` and/or `enabled` of the alias addressed by the query parameter `id`;
-         *     omitted fields are unchanged; the alias address cannot change. 404 when no alias has this id.
+         *     omitted fields are unchanged; the alias address cannot change. `forward_to` follows the rules
+         *     of creation (400 otherwise). 404 when the account has no alias with this id.
          */
         patch: operations["updateAlias"];
         trace?: never;
@@ -1437,9 +1477,11 @@ export interface paths {
         /**
          * Request a dedicated IP
          * @description Requests a dedicated IP for `pool` (default `default`). It is created `provisioning` (`ip`
-         *     null until assigned); with `warmup` (default true) it then goes `warming`, its volume raised
-         *     gradually (`warmup_progress` 0-100), before `active`; without warm-up it becomes `active` as
-         *     soon as it is provisioned. Max plan: other plans get 403 with `feature: dedicated_ips` and `required_plan: max`.
+         *     null until assigned); an address is assigned 10 minutes later (requests are served oldest
+         *     first, each getting the lowest free address; a request waits `provisioning` while none is
+         *     free). With `warmup` (default true) it then goes `warming`, its volume raised gradually
+         *     (`warmup_progress` grows linearly from 0 to 100 over 14 days), before `active`; without warm-up
+         *     it becomes `active` as soon as it is assigned. Max plan: other plans get 403 with `feature: dedicated_ips` and `required_plan: max`.
          */
         post: operations["createDedicatedIp"];
         /**
@@ -1455,8 +1497,10 @@ export interface paths {
         /**
          * Update a dedicated IP
          * @description Changes `pool` and/or `reverse_dns` of the IP addressed by the query parameter `id`; omitted
-         *     fields are unchanged. `reverse_dns` must resolve back to the IP (422 otherwise). 404 when no
-         *     IP has this id; 409 when it is `released`. Max plan: other plans get 403 with `feature: dedicated_ips` and `required_plan: max`.
+         *     fields are unchanged. `reverse_dns` must be a host name (400 for an IP literal) whose A records
+         *     include the IP (forward-confirmed reverse DNS; 422 otherwise, also while the IP is still
+         *     `provisioning` without an address, or when the name does not resolve); null clears it. 404
+         *     when the account has no IP with this id; 409 when it is `released`. Max plan: other plans get 403 with `feature: dedicated_ips` and `required_plan: max`.
          */
         patch: operations["updateDedicatedIp"];
         trace?: never;
@@ -1483,14 +1527,19 @@ export interface paths {
          *     `email.received` event: a flat payload (fields at top level, no `data` envelope) signed with
          *     `X-Service-Signature: sha256=<hex>` (HMAC-SHA256 of the raw body; the header is always
          *     present). Failed inbound deliveries are retried up to 3 times with short backoff. The route is
-         *     `pending` until the MX records are found, then `active`. A domain can be configured once
-         *     (409 otherwise).
+         *     `pending` until the domain's MX records name one of the `mx_records` hosts, then `active`:
+         *     DNS is checked at creation and again when the list is read, at most once a minute per pending
+         *     route (an unanswered look-up leaves it `pending`). `domain` must be a host name with a
+         *     top-level domain and `webhook_url` must not name a loopback, private or link-local address
+         *     literal (400). Received mail is routed by its domain, so a domain can be configured once
+         *     across the service, by any account (409 otherwise; case and a trailing dot do not matter).
          */
         post: operations["createInboundRoute"];
         /**
          * Remove an inbound domain
          * @description Removes the inbound route addressed by the query parameter `id`: mail received at the domain is
-         *     no longer posted. DNS records are untouched. 404 when no such route exists.
+         *     no longer posted, and the domain can be configured again. DNS records are untouched. 404 when
+         *     the account has no route with this id.
          */
         delete: operations["deleteInboundRoute"];
         options?: never;
@@ -1522,7 +1571,10 @@ export interface paths {
          *     `winner_criteria` (default `open_rate`) is sent to the remaining recipients, unless a winner
          *     was selected manually before (`POST /v1/ab-tests/{id}/winner`). A/B tests need the Pro plan:
          *     on a plan without them the answer is 403 with `feature: ab_tests` and `required_plan: pro`.
-         *     404 when `campaign_id` names no campaign of the user.
+         *     404 when `campaign_id` names no campaign of the user; 409 when the campaign is no longer a
+         *     `draft` or already has an A/B test. Variant names differ within a test (400 otherwise).
+         *     Results so far: `sent` counts each variant's copies in the test group; opens and clicks count
+         *     once tracking reports them, and a tie goes to the earlier variant.
          */
         post: operations["createAbTest"];
         delete?: never;
@@ -1599,7 +1651,9 @@ export interface paths {
          *     days up to today), for the whole account or one campaign (`campaign_id`): totals of sent,
          *     delivered, opened, clicked, bounced, complained and unsubscribed messages, the rates derived
          *     from them, and a series bucketed by `granularity` (`day` default, `week`, `month`). `from`
-         *     after `to` answers 400; an unknown `campaign_id` answers 404.
+         *     after `to`, or a range longer than 366 days, answers 400; an unknown `campaign_id` answers 404.
+         *     Each recipient of a message counts once as sent (on the day it was accepted) and once as
+         *     delivered (on the day it was handed over); sandboxed sends are not counted.
          */
         get: operations["getAnalytics"];
         put?: never;
@@ -5437,7 +5491,9 @@ export interface components {
          * @description What to render: exactly one of a stored template (`template_id`) or an inline template
          *     (`subject`, `html`, optionally `text`), with `variables`, the values of its `{{variable}}`
          *     placeholders. Every placeholder needs a value; values for names the template does not use are
-         *     ignored. Nothing is stored or sent.
+         *     ignored. Nothing is stored or sent. A body with both `template_id` and an inline part is
+         *     refused (400): the branches forbid each other's fields, so the tolerant reader (DECISIONS G-1)
+         *     cannot drop one silently.
          */
         RenderTemplateRequest: {
             /**
@@ -5445,6 +5501,9 @@ export interface components {
              * @description The stored template.
              */
             template_id: string;
+            subject?: never;
+            html?: never;
+            text?: never;
             /**
              * @description Placeholder values by name.
              * @default {}
@@ -5453,6 +5512,7 @@ export interface components {
                 [key: string]: string | number | boolean;
             };
         } | {
+            template_id?: never;
             /** @description Subject line with placeholders. */
             subject: string;
             /** @description HTML body with placeholders. */
@@ -5855,7 +5915,7 @@ export interface components {
         };
         /**
          * Alias
-         * @description An email alias: mail received at `alias` (an address on one of the account's verified sending domains) is forwarded to every address in `forward_to` while `enabled` is true.
+         * @description An email alias: mail received at `alias` (an address on one of the account's sending domains, stored in lower case) is forwarded to every address in `forward_to` while `enabled` is true and the domain is verified.
          * @example {
          *       "id": "0e4f6a8b-9c1d-4e2f-8a3b-4c5d6e7f8a9b",
          *       "alias": "support@example.com",
@@ -5912,7 +5972,7 @@ export interface components {
         };
         /**
          * CreateAliasRequest
-         * @description A new alias. `alias` must be an address on one of the account's verified sending domains; `forward_to` lists 1 to 10 addresses; `enabled` defaults to true.
+         * @description A new alias. `alias` must be an address on one of the account's sending domains (forwarding starts once the domain is verified); `forward_to` lists 1 to 10 addresses; `enabled` defaults to true.
          */
         CreateAliasRequest: {
             /**
@@ -6305,6 +6365,7 @@ export interface components {
          * @description Subject lines for an email body.
          */
         GenerateSubjectLinesFromContentRequest: {
+            topic?: never;
             /** @description The email body (HTML or text) to write subject lines for. */
             content: string;
             /**
@@ -6323,6 +6384,7 @@ export interface components {
          * @description Subject lines for a topic.
          */
         GenerateSubjectLinesFromTopicRequest: {
+            content?: never;
             /** @description A short description of the email, for example `spring sale, 20% off`. */
             topic: string;
             /**
@@ -6338,7 +6400,7 @@ export interface components {
         };
         /**
          * GenerateSubjectLinesRequest
-         * @description Exactly one of `content` (the email body) or `topic`, plus optional `tone` and `count`. Modelled as `oneOf` of two complete objects.
+         * @description Exactly one of `content` (the email body) or `topic`, plus optional `tone` and `count`. Modelled as `oneOf` of two complete objects, each forbidding the other's field (so a body with both is refused, not trimmed to one).
          */
         GenerateSubjectLinesRequest: components["schemas"]["GenerateSubjectLinesFromContentRequest"] | components["schemas"]["GenerateSubjectLinesFromTopicRequest"];
         /**
@@ -6513,6 +6575,8 @@ export interface components {
          * @description A custom event of the contact identified by `email`.
          */
         TrackEventByEmailRequest: {
+            /** @description Not allowed beside `email` (exactly one of `email` or `contact_id`). */
+            contact_id?: unknown;
             /**
              * Format: email
              * @description Address of the contact. An address with no contact answers 404.
@@ -6535,6 +6599,8 @@ export interface components {
          * @description A custom event of the contact identified by `contact_id`.
          */
         TrackEventByContactRequest: {
+            /** @description Not allowed beside `contact_id` (exactly one of `email` or `contact_id`). */
+            email?: unknown;
             /**
              * Format: uuid
              * @description Id of the contact. An unknown id answers 404.
@@ -6633,6 +6699,8 @@ export interface components {
          * @description A purchase of the contact identified by `email`.
          */
         TrackPurchaseByEmailRequest: {
+            /** @description Not allowed beside `email` (exactly one of `email` or `contact_id`). */
+            contact_id?: unknown;
             /**
              * Format: email
              * @description Address of the contact. An address with no contact answers 404.
@@ -6662,6 +6730,8 @@ export interface components {
          * @description A purchase of the contact identified by `contact_id`.
          */
         TrackPurchaseByContactRequest: {
+            /** @description Not allowed beside `contact_id` (exactly one of `email` or `contact_id`). */
+            email?: unknown;
             /**
              * Format: uuid
              * @description Id of the contact. An unknown id answers 404.
@@ -8930,7 +9000,7 @@ export interface operations {
                     "application/json": components["schemas"]["WhatsAppSendResponse"];
                 };
             };
-            /** @description Invalid phone format (`to` is not E.164), another validation failure, or the body is not valid JSON. */
+            /** @description Invalid phone format (`to` is not E.164), another validation failure (`details.fieldErrors` names the fields), a `contact_id` that is not the account's, or the body is not valid JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8953,7 +9023,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Template not found, or the parameters do not match the template. */
+            /** @description Template not found (in that language), the parameters do not match the template, or a free-form message outside the 24-hour session window. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10884,7 +10954,19 @@ export interface operations {
                     "application/json": components["schemas"]["TemplateResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description Validation failed (`details.fieldErrors` names the fields), a part is not a valid template
+             *     (unparsable, an unknown filter, or a file-loading tag), a placeholder name is refused, or the
+             *     body is not valid JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -10913,7 +10995,15 @@ export interface operations {
                     "application/json": components["schemas"]["RenderTemplateResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Validation failed (`details.fieldErrors` names the fields; both `template_id` and an inline part, or neither), an inline part is not a valid template, or the body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             /** @description `template_id` names no template of the account. */
@@ -10926,7 +11016,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description A placeholder of the template has no value in `variables` (`details.fieldErrors.variables` names the missing ones). */
+            /** @description A placeholder of the template has no value in `variables` (`details.fieldErrors.variables` names the missing ones), or the render went past a bound or a filter failed on a value (`error` says which part). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11222,7 +11312,15 @@ export interface operations {
                     "application/json": components["schemas"]["AliasResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Validation failed (for example `forward_to` containing the alias itself), or the body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             /** @description The alias address already exists. */
@@ -11235,7 +11333,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The address is not on a verified sending domain of the account. */
+            /** @description The address is not on a sending domain of the account. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11636,6 +11734,15 @@ export interface operations {
             403: components["responses"]["AbTestsForbidden"];
             /** @description `campaign_id` names no campaign of the user. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The campaign is no longer a `draft`, or it already has an A/B test. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

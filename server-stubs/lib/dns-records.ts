@@ -16,6 +16,8 @@ export interface RecordResolver {
   /** Sorted by preference, lowest first. */
   mx(name: string): Promise<MxRecord[]>;
   cname(name: string): Promise<string[]>;
+  /** IPv4 and IPv6 addresses (A and AAAA) of a name, for forward-confirming a PTR name. */
+  addresses(name: string): Promise<string[]>;
 }
 
 export interface MxRecord {
@@ -62,6 +64,7 @@ export function createRecordResolver(options: RecordResolverOptions = {}): Recor
     txt: (name) => ask('TXT', name, async (host) => (await server.resolveTxt(host)).map((chunks) => chunks.join(''))),
     mx: (name) => ask('MX', name, async (host) => (await server.resolveMx(host)).sort((a, b) => a.priority - b.priority)),
     cname: (name) => ask('CNAME', name, (host) => server.resolveCname(host)),
+    addresses: async (name) => [...(await ask('A', name, (host) => server.resolve4(host))), ...(await ask('AAAA', name, (host) => server.resolve6(host)))],
   };
 }
 

@@ -16,6 +16,7 @@ describe('the record resolver against a DNS server on loopback', () => {
       },
       'bounces.mail.test': { cname: ['bounces.mail.platform.example'] },
       'broken.test': { servfail: true },
+      'ptr.mail.test': ['203.0.113.5', '2001:db8::5'],
     });
   });
   afterAll(() => dns.close());
@@ -30,6 +31,11 @@ describe('the record resolver against a DNS server on loopback', () => {
   it('sorts MX records by preference and reads CNAMEs', async () => {
     expect((await resolver().mx('mail.test')).map((m) => m.exchange)).toEqual(['mx1.mail.test', 'mx2.mail.test']);
     expect(await resolver().cname('bounces.mail.test')).toEqual(['bounces.mail.platform.example']);
+  });
+
+  it('reads A and AAAA addresses together', async () => {
+    expect(await resolver().addresses('ptr.mail.test')).toEqual(['203.0.113.5', '2001:db8::5']);
+    expect(await resolver().addresses('mail.test')).toEqual([]);
   });
 
   it('answers an empty list for a name without the record and for a name that does not exist', async () => {

@@ -257,7 +257,7 @@ export interface Account {
   created_at: string;
 }
 /**
- * An email alias: mail received at `alias` (an address on one of the account's verified sending domains) is forwarded to every address in `forward_to` while `enabled` is true.
+ * An email alias: mail received at `alias` (an address on one of the account's sending domains, stored in lower case) is forwarded to every address in `forward_to` while `enabled` is true and the domain is verified.
  */
 export interface Alias {
   /**

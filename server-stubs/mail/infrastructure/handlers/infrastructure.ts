@@ -1,6 +1,15 @@
 import type { MailDeps, MailHandlers } from '../../context.js';
+import { aliasHandlers } from './aliases.js';
+import { dedicatedIpHandlers } from './dedicated-ips.js';
+import { inboundHandlers } from './inbound.js';
+import { subjectLineHandlers } from './subject-lines.js';
 
 /** Aliases, dedicated IPs (Max), inbound routes, AI subject lines (Pro). */
-export function infrastructureHandlers(_deps: MailDeps) {
-  return {} satisfies Partial<MailHandlers>;
+export function infrastructureHandlers(deps: MailDeps) {
+  return {
+    ...aliasHandlers(deps),
+    ...dedicatedIpHandlers(deps),
+    ...inboundHandlers(deps),
+    ...subjectLineHandlers(deps),
+  } satisfies Partial<MailHandlers>;
 }

@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../lib/clock.js';
+
+export interface AliasRecord {
+  id: string;
+  userId: string;
+  /** lower case: an alias is a routing key, and mail systems treat addresses case-insensitively */
+  alias: string;
+  forwardTo: string[];
+  /** the sending domain (`/v1/domains`) the address belongs to */
+  domainId: string;
+  enabled: boolean;
+  createdAt: number;
+  updatedAt: number;
+  /** creation order, so records made at the same stub instant still list newest first */
+  seq: number;
+}
+
+export type AliasFields = Pick<AliasRecord, 'alias' | 'forwardTo' | 'domainId' | 'enabled'>;
+
+/** Aliases per user; an address is unique within a user's aliases. */
+export class AliasBook {
+  private aliases = new Map<string, AliasRecord>();
+  private seq = 0;
+
+  constructor(private clock: Clock) {}
+
+  reset(): void {
+    this.aliases.clear();
+  }
+
+  /** The user's aliases, newest first. */
+  of(userId: string): AliasRecord[] {
+    return [...this.aliases.values()].filter((a) => a.userId === userId).sort((a, b) => b.createdAt - a.createdAt || b.seq - a.seq);
+  }
+
+  get(userId: string, id: string): AliasRecord | undefined {
+    const record = this.aliases.get(id);
+    return record?.userId === userId ? record : undefined;
+  }
+
+  byAddress(userId: string, address: string): AliasRecord | undefined {
+    const wanted = address.toLowerCase();
+    return this.of(userId).find((a) => a.alias === wanted);
+  }
+
+  create(userId: string, fields: AliasFields): AliasRecord {
+    const now = this.clock.now();
+    const record: AliasRecord = { id: randomUUID(), userId, ...fields, alias: fields.alias.toLowerCase(), createdAt: now, updatedAt: now, seq: this.seq++ };
+    this.aliases.set(record.id, record);
+    return record;
+  }
+
+  update(record: AliasRecord, changes: Partial<Pick<AliasRecord, 'forwardTo' | 'enabled'>>): AliasRecord {
+    if (changes.forwardTo !== undefined) record.forwardTo = [...changes.forwardTo];
+    if (changes.enabled !== undefined) record.enabled = changes.enabled;
+    record.updatedAt = this.clock.now();
+    return record;
+  }
+
+  delete(userId: string, id: string): boolean {
+    return this.get(userId, id) !== undefined && this.aliases.delete(id);
+  }
+
+  /** Every enabled alias with this address, of any user. */
+  enabledAt(address: string): AliasRecord[] {
+    const wanted = address.toLowerCase();
+    return [...this.aliases.values()].filter((a) => a.enabled && a.alias === wanted);
+  }
+}

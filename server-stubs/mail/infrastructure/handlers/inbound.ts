@@ -1,0 +1,59 @@
+import type { components } from '../../../../generated/mail/types.gen.js';
+import { isBlockedAddress } from '../../../lib/net-guard.js';
+import type { MailDeps, MailHandlers } from '../../context.js';
+import { isDomainName, normalizedDomain } from '../../deliverability/dns-check.js';
+import { iso, pageOf } from '../../identity/handlers/paging.js';
+import { publishesInboundMx } from '../dns-checks.js';
+import { inboundExchanges, type InboundRouteRecord } from '../inbound-routes.js';
+
+type InboundRoute = components['schemas']['InboundRoute'];
+
+function shown(r: InboundRouteRecord): InboundRoute {
+  return { id: r.id, domain: r.domain, webhook_url: r.webhookUrl, mx_records: inboundExchanges.map((mx) => ({ ...mx })), status: r.status, created_at: iso(r.createdAt)! };
+}
+
+/** A pending route is looked up again on a list read once its last check is this old (as sending domains are). */
+export const inboundRecheckAfterMs = 60_000;
+
+/**
+ * The delivery URL's host when it is an IP literal the SSRF guard blocks (loopback, private, link-local):
+ * refused now rather than at every delivery. Names are resolved and guarded when mail is delivered.
+ */
+function blockedLiteral(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === 'localhost' || host.endsWith('.localhost') || (/^[\d.]+$|^\[.*\]$/.test(host) && isBlockedAddress(host));
+}
+
+const alreadyConfigured = 'Inbound domain already configured';
+
+/** Inbound routes: configure a domain whose received mail is posted as `email.received`, list, remove. */
+export function inboundHandlers({ infrastructure, dns, clock }: MailDeps) {
+  const routes = infrastructure.inbound;
+  const check = async (record: InboundRouteRecord) => routes.checked(record, await publishesInboundMx(dns, record.domain));
+
+  return {
+    listInboundRoutes: async ({ principal, query }) => {
+      const now = clock.now();
+      await Promise.all(routes.of(principal.userId).filter((r) => r.status === 'pending' && now - r.lastCheckedAt >= inboundRecheckAfterMs).map(check));
+      return { status: 200, body: { success: true, ...pageOf(routes.of(principal.userId).map(shown), query.page, query.limit) } };
+    },
+
+    createInboundRoute: async ({ principal, body, fail }) => {
+      const fieldErrors = {
+        ...(!isDomainName(body.domain) && { domain: ['Invalid hostname'] }),
+        ...(blockedLiteral(body.webhook_url) && { webhook_url: ['Must not point at a loopback, private or link-local address'] }),
+      };
+      if (Object.keys(fieldErrors).length > 0) fail(400, undefined, 'Validation failed', { details: { fieldErrors } });
+      const domain = normalizedDomain(body.domain);
+      if (routes.forDomain(domain)) fail(409, undefined, alreadyConfigured);
+      const record = routes.add(principal.userId, domain, body.webhook_url, body.secret ?? null);
+      await check(record);
+      return { status: 201, body: { success: true, data: shown(record) } };
+    },
+
+    deleteInboundRoute: ({ principal, query, fail }) => {
+      if (!routes.delete(principal.userId, query.id)) fail(404, undefined, 'Inbound route not found');
+      return { status: 200, body: { success: true } };
+    },
+  } satisfies Partial<MailHandlers>;
+}
