@@ -9,6 +9,9 @@ import { segmentHandlers } from './audience/handlers/segments.js';
 import { analyticsHandlers } from './analytics/handlers/analytics.js';
 import { TrackingStore } from './analytics/tracking-store.js';
 import { AbTestsStore } from './campaigns/ab-tests-store.js';
+import { AutomationRuns } from './automations/automation-runs.js';
+import { AutomationsStore } from './automations/automations-store.js';
+import { automationHandlers } from './automations/handlers/automations.js';
 import { CampaignRuns, type CampaignContent } from './campaigns/campaign-runs.js';
 import { CampaignsStore } from './campaigns/campaigns-store.js';
 import { personalized } from './campaigns/personalize.js';
@@ -62,8 +65,8 @@ export function createMailApp(options: MailAppOptions = {}) {
   const secrets = { ...providerSecretsFromEnv(), ...options.secrets };
   const clock = options.clock ?? systemClock;
   const identity = new IdentityStore(clock);
-  const contacts = new ContactsStore(clock);
   const events = new MailEventBus();
+  const contacts = new ContactsStore(clock, (record, tags) => events.emit('contact.tag_added', { userId: record.userId, contactId: record.id, tags }));
   const dns = options.dns ?? createRecordResolver();
   const stores = {
     contacts,
@@ -77,16 +80,20 @@ export function createMailApp(options: MailAppOptions = {}) {
     abTests: new AbTestsStore(clock),
     tracking: new TrackingStore(clock),
     templates: new TemplatesStore(clock),
+    automations: new AutomationsStore(clock),
     channels: new ChannelLog(clock),
     infrastructure: new InfrastructureStore(clock),
   };
   const delivery = new Delivery(clock, events, options.relay ?? relayFromEnv());
   const campaignRuns = new CampaignRuns({ clock, ...stores, delivery, events, content: campaignContent(stores.templates) });
+  const fitsQuota = (userId: string, recipients: number) => overQuota(identity, stores.outbox, userId, recipients) === undefined;
+  const automationRuns = new AutomationRuns({ clock, ...stores, delivery, events, fitsQuota });
   const deps: MailDeps = {
     identity,
     clock,
     ...stores,
     campaignRuns,
+    automationRuns,
     dns,
     events,
     delivery,
@@ -105,6 +112,7 @@ export function createMailApp(options: MailAppOptions = {}) {
     ...sendHandlers(deps),
     ...campaignHandlers(deps),
     ...abTestHandlers(deps),
+    ...automationHandlers(deps),
     ...analyticsHandlers(deps),
     ...templateHandlers(deps),
     ...channelHandlers(deps),
@@ -120,13 +128,15 @@ export function createMailApp(options: MailAppOptions = {}) {
   });
   const runDue = async () => {
     await stores.sendingDomains.runDue();
-    await campaignRuns.runDue((campaign, recipients) => overQuota(identity, stores.outbox, campaign.userId, recipients) === undefined);
+    await campaignRuns.runDue((campaign, recipients) => fitsQuota(campaign.userId, recipients));
+    await automationRuns.runDue();
     await delivery.settled();
   };
   const reset = () => {
     identity.reset();
     for (const store of Object.values(stores)) store.reset();
     campaignRuns.reset();
+    automationRuns.reset();
     oauth.reset();
     limiter.reset();
   };

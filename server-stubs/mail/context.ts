@@ -5,6 +5,8 @@ import type { HandlerMap } from '../lib/handlers.js';
 import type { ContactsStore } from './audience/contacts-store.js';
 import type { TrackingStore } from './analytics/tracking-store.js';
 import type { SegmentsStore } from './audience/segments-store.js';
+import type { AutomationRuns } from './automations/automation-runs.js';
+import type { AutomationsStore } from './automations/automations-store.js';
 import type { AbTestsStore } from './campaigns/ab-tests-store.js';
 import type { CampaignRuns } from './campaigns/campaign-runs.js';
 import type { CampaignsStore } from './campaigns/campaigns-store.js';
@@ -52,6 +54,10 @@ export interface MailDeps {
   abTests: AbTestsStore;
   /** how campaigns are sent: recipients, copies, schedules */
   campaignRuns: CampaignRuns;
+  /** automations per user and the contacts going through them */
+  automations: AutomationsStore;
+  /** how automations run: triggers, steps, waits */
+  automationRuns: AutomationRuns;
   /** templates per user */
   templates: TemplatesStore;
   /** WhatsApp and push messages the channel adapters recorded */

@@ -9,6 +9,10 @@ export interface MailEvents {
   'contact.unsubscribed': { userId: string; contactId: string };
   'contact.deleted': { userId: string; contactId: string };
   'contact.imported': { userId: string; importId: string; created: number; updated: number; skipped: number; failed: number };
+  /** a contact gained tags (created with them, updated, imported, or by an automation step) */
+  'contact.tag_added': { userId: string; contactId: string; tags: string[] };
+  /** an automation moved to `active` or `paused` (in-app notifications land with part 4) */
+  'automation.status_changed': { userId: string; automationId: string; status: 'active' | 'paused' };
   /** a client tracked a custom event of a contact (`POST /v1/track/event`); automations trigger on it by name */
   'contact.event_tracked': { userId: string; contactId: string; event: string };
   /** a send was accepted for delivery (not sandboxed), to these recipients */

@@ -14,6 +14,7 @@ import { segmentsPart } from './mail-segments.js';
 import { sendingPart } from './mail-sending.js';
 import { campaignsPart } from './mail-campaigns.js';
 import { analyticsPart } from './mail-analytics.js';
+import { automationsPart } from './mail-automations.js';
 import { contentPart } from './mail-content.js';
 import { infrastructurePart } from './mail-infrastructure.js';
 import { validationPart } from './mail-validation.js';
@@ -32,4 +33,4 @@ export const mailScenario = composeScenario<MailFixture>(async (ctx) => {
     session: login.session,
     made: {},
   };
-}, [mailIdentityPart, oauthPart, audiencePart, segmentsPart, validationPart, deliverabilityPart, sendingPart, campaignsPart, analyticsPart, contentPart, infrastructurePart]);
+}, [mailIdentityPart, oauthPart, audiencePart, segmentsPart, validationPart, deliverabilityPart, sendingPart, campaignsPart, analyticsPart, automationsPart, contentPart, infrastructurePart]);

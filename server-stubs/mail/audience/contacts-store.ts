@@ -64,7 +64,11 @@ export class ContactsStore {
   /** per user: normalized address → why and since when it is suppressed */
   private suppressed = new Map<string, Map<string, SuppressionRecord>>();
 
-  constructor(private clock: Clock) {
+  /** `onTagsAdded` hears of every tag a contact gains after the seeds (automations start on it). */
+  constructor(
+    private clock: Clock,
+    private onTagsAdded: (record: ContactRecord, tags: string[]) => void = () => {},
+  ) {
     this.reset();
   }
 
@@ -103,7 +107,9 @@ export class ContactsStore {
   }
 
   create(userId: string, fields: ContactFields & { email: string }): ContactRecord {
-    return this.insert(userId, fields, this.clock.now());
+    const record = this.insert(userId, fields, this.clock.now());
+    if (record.tags.length > 0) this.onTagsAdded(record, [...record.tags]);
+    return record;
   }
 
   update(record: ContactRecord, fields: ContactFields): ContactRecord {
@@ -111,12 +117,15 @@ export class ContactsStore {
     if (fields.firstName !== undefined) record.firstName = fields.firstName;
     if (fields.lastName !== undefined) record.lastName = fields.lastName;
     if (fields.phone !== undefined) record.phone = fields.phone;
+    const before = new Set(record.tags);
     if (fields.tags !== undefined) record.tags = [...new Set(fields.tags)];
     if (fields.customFields !== undefined) record.customFields = { ...fields.customFields };
     if (fields.pushTokens !== undefined) record.pushTokens = fields.pushTokens.map((t) => ({ ...t }));
     if (fields.status !== undefined) record.status = fields.status;
     record.updatedAt = this.clock.now();
     this.noteSuppression(record);
+    const added = record.tags.filter((t) => !before.has(t));
+    if (added.length > 0) this.onTagsAdded(record, added);
     return record;
   }
 
