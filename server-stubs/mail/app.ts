@@ -34,6 +34,14 @@ import { mailErrors } from './errors.js';
 import { MailEventBus } from './events.js';
 import { oauthHandlers, OAuthState } from './handlers/oauth.js';
 import { identityHandlers } from './identity/handlers/index.js';
+import { notificationHandlers } from './notifications/handlers/notifications.js';
+import { NotificationsStore } from './notifications/notifications-store.js';
+import { providerHandlers } from './providers/handlers/providers.js';
+import { ProviderLog } from './providers/provider-log.js';
+import { referralHandlers } from './referrals/handlers/referrals.js';
+import { ReferralsStore } from './referrals/referrals-store.js';
+import { webhookHandlers } from './webhooks/handlers/webhooks.js';
+import { WebhooksStore } from './webhooks/webhooks-store.js';
 import { infrastructureHandlers } from './infrastructure/handlers/infrastructure.js';
 import { InfrastructureStore } from './infrastructure/infrastructure-store.js';
 import { ssoConfigFromEnv, ssoVerifier, type SsoConfig } from './identity/sso.js';
@@ -83,6 +91,10 @@ export function createMailApp(options: MailAppOptions = {}) {
     automations: new AutomationsStore(clock),
     channels: new ChannelLog(clock),
     infrastructure: new InfrastructureStore(clock),
+    webhooks: new WebhooksStore(clock),
+    providerLog: new ProviderLog(clock),
+    notifications: new NotificationsStore(clock),
+    referrals: new ReferralsStore(clock),
   };
   const delivery = new Delivery(clock, events, options.relay ?? relayFromEnv());
   const campaignRuns = new CampaignRuns({ clock, ...stores, delivery, events, content: campaignContent(stores.templates) });
@@ -113,6 +125,10 @@ export function createMailApp(options: MailAppOptions = {}) {
     ...campaignHandlers(deps),
     ...abTestHandlers(deps),
     ...automationHandlers(deps),
+    ...webhookHandlers(deps),
+    ...providerHandlers(deps),
+    ...notificationHandlers(deps),
+    ...referralHandlers(deps),
     ...analyticsHandlers(deps),
     ...templateHandlers(deps),
     ...channelHandlers(deps),
@@ -130,6 +146,7 @@ export function createMailApp(options: MailAppOptions = {}) {
     await stores.sendingDomains.runDue();
     await campaignRuns.runDue((campaign, recipients) => fitsQuota(campaign.userId, recipients));
     await automationRuns.runDue();
+    await stores.webhooks.runDue();
     await delivery.settled();
   };
   const reset = () => {

@@ -17,6 +17,10 @@ import type { ValidationLedger } from './deliverability/validation-ledger.js';
 import type { ChannelLog } from './channels/channel-log.js';
 import type { TemplatesStore } from './content/templates-store.js';
 import type { MailEventBus } from './events.js';
+import type { NotificationsStore } from './notifications/notifications-store.js';
+import type { ProviderLog } from './providers/provider-log.js';
+import type { ReferralsStore } from './referrals/referrals-store.js';
+import type { WebhooksStore } from './webhooks/webhooks-store.js';
 import type { InfrastructureStore } from './infrastructure/infrastructure-store.js';
 import type { Delivery } from './sending/delivery.js';
 import type { IdempotencyKeys } from './sending/idempotency.js';
@@ -64,6 +68,14 @@ export interface MailDeps {
   channels: ChannelLog;
   /** aliases, dedicated IPs and inbound routes per user */
   infrastructure: InfrastructureStore;
+  /** webhook endpoints, their delivery queue and attempt log */
+  webhooks: WebhooksStore;
+  /** what the provider webhooks recorded */
+  providerLog: ProviderLog;
+  /** in-app notifications per user */
+  notifications: NotificationsStore;
+  /** referral codes, referrals and milestone claims */
+  referrals: ReferralsStore;
   /** MX, TXT and CNAME look-ups of validation, DMARC monitoring and sending domains */
   dns: RecordResolver;
   /** what parts announce (contact created, import done) for later parts to act on */

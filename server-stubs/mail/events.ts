@@ -23,6 +23,10 @@ export interface MailEvents {
   'campaign.completed': { userId: string; campaignId: string; delivered: number; failed: number };
   /** the relay took the message (or, without one, the outbox did) */
   'email.delivered': { userId: string; messageId: string; to: string[] };
+  /** the recipient server refused the message (a provider webhook reported it) */
+  'email.bounced': { userId: string; messageId: string | null; email: string; bounceType: 'hard' | 'soft'; bounceCode: string | null; bounceMessage: string | null };
+  /** a recipient reported the message as spam (a feedback-loop report) */
+  'email.complained': { userId: string; messageId: string | null; email: string };
   /** a sending domain's SPF and DKIM records were found */
   'domain.verified': { userId: string; domainId: string; domain: string };
   /** a sending domain's SPF or DKIM record was still missing 72 hours after it was added */

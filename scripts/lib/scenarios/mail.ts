@@ -15,6 +15,9 @@ import { sendingPart } from './mail-sending.js';
 import { campaignsPart } from './mail-campaigns.js';
 import { analyticsPart } from './mail-analytics.js';
 import { automationsPart } from './mail-automations.js';
+import { notificationsPart } from './mail-notifications.js';
+import { providersPart } from './mail-providers.js';
+import { webhooksPart } from './mail-webhooks.js';
 import { contentPart } from './mail-content.js';
 import { infrastructurePart } from './mail-infrastructure.js';
 import { validationPart } from './mail-validation.js';
@@ -33,4 +36,4 @@ export const mailScenario = composeScenario<MailFixture>(async (ctx) => {
     session: login.session,
     made: {},
   };
-}, [mailIdentityPart, oauthPart, audiencePart, segmentsPart, validationPart, deliverabilityPart, sendingPart, campaignsPart, analyticsPart, automationsPart, contentPart, infrastructurePart]);
+}, [mailIdentityPart, oauthPart, audiencePart, segmentsPart, validationPart, deliverabilityPart, sendingPart, campaignsPart, analyticsPart, automationsPart, contentPart, infrastructurePart, webhooksPart, providersPart, notificationsPart]);
