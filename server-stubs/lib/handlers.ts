@@ -21,7 +21,7 @@ type ResultFor<S, R> =
       ? { status: S; headers?: Headers; stream: (events: EventStream<F & SseFrame>) => void | Promise<void> }
       : ContentOf<R> extends { 'application/json': infer B }
         ? { status: S; headers?: Headers; body: B }
-        : { status: S; headers?: Headers; contentType: Extract<keyof ContentOf<R>, string>; text: string };
+        : { status: S; headers?: Headers; contentType: Extract<keyof ContentOf<R>, string>; text: string | Uint8Array };
 
 /**
  * An upstream answer piped through unchanged: its status, headers (less hop-by-hop ones) and body,

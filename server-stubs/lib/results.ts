@@ -8,7 +8,8 @@ export interface RuntimeResult {
   status?: number;
   headers?: Record<string, string>;
   body?: unknown;
-  text?: string;
+  /** a text or binary body of the declared media type */
+  text?: string | Uint8Array;
   contentType?: string;
   stream?: (events: EventStream<SseFrame>) => void | Promise<void>;
   passthrough?: globalThis.Response;

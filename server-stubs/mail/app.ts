@@ -40,6 +40,8 @@ import { providerHandlers } from './providers/handlers/providers.js';
 import { ProviderLog } from './providers/provider-log.js';
 import { referralHandlers } from './referrals/handlers/referrals.js';
 import { ReferralsStore } from './referrals/referrals-store.js';
+import { EngagementLog } from './tracking/engagement-log.js';
+import { trackingHandlers } from './tracking/handlers/tracking.js';
 import { webhookHandlers } from './webhooks/handlers/webhooks.js';
 import { WebhooksStore } from './webhooks/webhooks-store.js';
 import { infrastructureHandlers } from './infrastructure/handlers/infrastructure.js';
@@ -62,6 +64,8 @@ export interface MailAppOptions extends StubEnvironment, RouterSwitches {
   dns?: RecordResolver;
   /** where accepted mail is relayed (default: SMTP to `MAIL_SMTP_URL` when set, else nowhere: the outbox keeps it) */
   relay?: MailRelay;
+  /** the public base URL of the mail service, where delivered copies' pixel and tracked links point (default: `MAIL_TRACKING_URL`, else http://localhost:$PORT/mail) */
+  trackingBaseUrl?: string;
 }
 
 /**
@@ -91,12 +95,13 @@ export function createMailApp(options: MailAppOptions = {}) {
     automations: new AutomationsStore(clock),
     channels: new ChannelLog(clock),
     infrastructure: new InfrastructureStore(clock),
+    engagement: new EngagementLog(clock),
     webhooks: new WebhooksStore(clock),
     providerLog: new ProviderLog(clock),
     notifications: new NotificationsStore(clock),
     referrals: new ReferralsStore(clock),
   };
-  const delivery = new Delivery(clock, events, options.relay ?? relayFromEnv());
+  const delivery = new Delivery(clock, events, options.relay ?? relayFromEnv(), options.trackingBaseUrl ?? trackingBaseUrlFromEnv());
   const campaignRuns = new CampaignRuns({ clock, ...stores, delivery, events, content: campaignContent(stores.templates) });
   const fitsQuota = (userId: string, recipients: number) => overQuota(identity, stores.outbox, userId, recipients) === undefined;
   const automationRuns = new AutomationRuns({ clock, ...stores, delivery, events, fitsQuota });
@@ -125,6 +130,7 @@ export function createMailApp(options: MailAppOptions = {}) {
     ...campaignHandlers(deps),
     ...abTestHandlers(deps),
     ...automationHandlers(deps),
+    ...trackingHandlers(deps),
     ...webhookHandlers(deps),
     ...providerHandlers(deps),
     ...notificationHandlers(deps),
@@ -140,6 +146,8 @@ export function createMailApp(options: MailAppOptions = {}) {
     security: mailSecurity(secrets, identity),
     errors: mailErrors,
     clock,
+    // Mail server B signs the exact bytes of its request (X-Postal-Signature).
+    rawBody: ['receiveMailServerBEvent'],
     ...passedThrough(options),
   });
   const runDue = async () => {
@@ -158,6 +166,11 @@ export function createMailApp(options: MailAppOptions = {}) {
     limiter.reset();
   };
   return { router, identity, ...stores, events, delivery, limiter, basePath: contract.basePath, unimplemented, reset, runDue, close: () => delivery.close() };
+}
+
+/** Where delivered copies' pixel and tracked links point: `MAIL_TRACKING_URL`, else this machine's `npm start`. */
+function trackingBaseUrlFromEnv(env: NodeJS.ProcessEnv = process.env): string {
+  return (env.MAIL_TRACKING_URL ?? `http://localhost:${env.PORT ?? 4000}/mail`).replace(/\/$/, '');
 }
 
 /** Campaign bodies from the templates part, personalized per recipient with the same fenced engine. */

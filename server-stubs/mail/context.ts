@@ -20,6 +20,7 @@ import type { MailEventBus } from './events.js';
 import type { NotificationsStore } from './notifications/notifications-store.js';
 import type { ProviderLog } from './providers/provider-log.js';
 import type { ReferralsStore } from './referrals/referrals-store.js';
+import type { EngagementLog } from './tracking/engagement-log.js';
 import type { WebhooksStore } from './webhooks/webhooks-store.js';
 import type { InfrastructureStore } from './infrastructure/infrastructure-store.js';
 import type { Delivery } from './sending/delivery.js';
@@ -68,6 +69,8 @@ export interface MailDeps {
   channels: ChannelLog;
   /** aliases, dedicated IPs and inbound routes per user */
   infrastructure: InfrastructureStore;
+  /** first opens and clicks of delivered messages */
+  engagement: EngagementLog;
   /** webhook endpoints, their delivery queue and attempt log */
   webhooks: WebhooksStore;
   /** what the provider webhooks recorded */

@@ -23,6 +23,10 @@ export interface MailEvents {
   'campaign.completed': { userId: string; campaignId: string; delivered: number; failed: number };
   /** the relay took the message (or, without one, the outbox did) */
   'email.delivered': { userId: string; messageId: string; to: string[] };
+  /** the tracking pixel of a delivered message was loaded (`machineOpen`: by a mail provider's image proxy, not a person) */
+  'email.opened': { userId: string; messageId: string; email: string; openedAt: string; userAgent: string | null; ip: string | null; machineOpen: boolean; campaignId: string | null };
+  /** a tracked link of a delivered message was followed */
+  'email.clicked': { userId: string; messageId: string; email: string; url: string; clickedAt: string; campaignId: string | null };
   /** the recipient server refused the message (a provider webhook reported it) */
   'email.bounced': { userId: string; messageId: string | null; email: string; bounceType: 'hard' | 'soft'; bounceCode: string | null; bounceMessage: string | null };
   /** a recipient reported the message as spam (a feedback-loop report) */

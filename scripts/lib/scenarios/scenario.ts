@@ -114,7 +114,8 @@ export async function runScenario<F>(scenario: ServiceScenario<F>, ctx: Scenario
     const outcome = await call(fixture);
     const problems: string[] = [];
     const expectation = scenario.expectations[id];
-    if (outcome.status >= 200 && outcome.status < 300 && expectation && outcome.stream === undefined) {
+    // A redirect is a success too: what it means is where it points, which the call keeps for its expectation.
+    if (outcome.status >= 200 && outcome.status < 400 && expectation && outcome.stream === undefined) {
       try {
         expectation(outcome.body, fixture);
       } catch (error) {

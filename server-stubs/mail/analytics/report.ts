@@ -1,5 +1,6 @@
 import type { components } from '../../../generated/mail/types.gen.js';
 import type { OutboxMessage } from '../sending/outbox.js';
+import type { EngagementLog } from '../tracking/engagement-log.js';
 
 type Report = components['schemas']['AnalyticsReport'];
 type Counts = Report['totals'];
@@ -29,11 +30,11 @@ const ratio = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((pa
 
 /**
  * The report over `[fromDay, toDay]` (UTC midnights, inclusive) from the messages the stub handled:
- * each recipient of a message counts once when it was sent and once when delivered, on the day it
- * happened. Engagement counters (opens, clicks, bounces, complaints, unsubscribes) stay 0 until
- * tracking lands (issue 15).
+ * each recipient of a message counts once when it was sent and once when delivered, and each
+ * message once when first opened and first clicked, on the day it happened. Bounces, complaints
+ * and unsubscribes stay 0 until the provider webhooks report them.
  */
-export function analyticsReport(messages: OutboxMessage[], fromDay: number, toDay: number, granularity: Granularity, campaignId: string | null): Report {
+export function analyticsReport(messages: OutboxMessage[], engagement: EngagementLog, fromDay: number, toDay: number, granularity: Granularity, campaignId: string | null): Report {
   const buckets = new Map<number, Counts>();
   for (let start = bucketStart(fromDay, granularity); start <= toDay; start = nextBucket(start, granularity)) buckets.set(start, zero());
   const totals = zero();
@@ -47,6 +48,8 @@ export function analyticsReport(messages: OutboxMessage[], fromDay: number, toDa
     if (m.sandbox) continue;
     count(m.createdAt, 'sent', m.to.length);
     if (m.status === 'delivered') count(m.deliveredAt, 'delivered', m.to.length);
+    count(engagement.openedAt(m.id) ?? null, 'opened', 1);
+    count(engagement.clickedAt(m.id) ?? null, 'clicked', 1);
   }
   return {
     from: isoDate(fromDay),

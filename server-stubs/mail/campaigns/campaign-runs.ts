@@ -4,6 +4,7 @@ import type { SegmentsStore } from '../audience/segments-store.js';
 import type { MailEventBus } from '../events.js';
 import type { Delivery } from '../sending/delivery.js';
 import type { Outbox } from '../sending/outbox.js';
+import type { EngagementLog } from '../tracking/engagement-log.js';
 import type { AbTestRecord, AbTestsStore, VariantRecord } from './ab-tests-store.js';
 import type { CampaignRecord, CampaignsStore } from './campaigns-store.js';
 
@@ -27,6 +28,7 @@ export interface CampaignRunDeps {
   segments: SegmentsStore;
   contacts: ContactsStore;
   outbox: Outbox;
+  engagement: EngagementLog;
   delivery: Delivery;
   events: MailEventBus;
   content: CampaignContent;
@@ -116,11 +118,13 @@ export class CampaignRuns {
     this.completeWhenHandedOver(campaign);
   }
 
-  /** Results of a variant so far; opens and clicks arrive with tracking (issue 15). */
+  /** Results of a variant so far: its copies in the test group, and how many were opened and clicked. */
   variantResults(test: AbTestRecord, variant: VariantRecord) {
-    const sent = this.deps.outbox.ofCampaign(test.campaignId).filter((m) => m.variantId === variant.id).length;
-    const opened = 0;
-    const clicked = 0;
+    const { outbox, engagement } = this.deps;
+    const copies = outbox.ofCampaign(test.campaignId).filter((m) => m.variantId === variant.id);
+    const sent = copies.length;
+    const opened = copies.filter((m) => engagement.openedAt(m.id) !== undefined).length;
+    const clicked = copies.filter((m) => engagement.clickedAt(m.id) !== undefined).length;
     const rate = (n: number) => (sent === 0 ? 0 : n / sent);
     return { sent, opened, clicked, open_rate: rate(opened), click_rate: rate(clicked) };
   }

@@ -12,7 +12,7 @@ const day = 86_400_000;
 export const maxRangeDays = 366;
 
 /** Analytics from what the stub recorded, and the custom events and purchases clients track. */
-export function analyticsHandlers({ outbox, campaigns, contacts, tracking, events, clock }: MailDeps) {
+export function analyticsHandlers({ outbox, engagement, campaigns, contacts, tracking, events, clock }: MailDeps) {
   /** The contact the request names by exactly one of `email` and `contact_id` (the schema's branches see to "exactly one"). */
   const contactOf = (userId: string, body: Identified, fail: Fail<404>): ContactRecord =>
     (body.contact_id !== undefined ? contacts.get(userId, body.contact_id) : contacts.byEmail(userId, body.email ?? '')) ?? fail(404, undefined, 'Contact not found');
@@ -31,7 +31,7 @@ export function analyticsHandlers({ outbox, campaigns, contacts, tracking, event
       if ((to - from) / day + 1 > maxRangeDays) fail(400, undefined, 'Validation failed', { details: { fieldErrors: { from: [`The range is at most ${maxRangeDays} days`] } } });
       const campaignId = campaignOf(principal.userId, query.campaign_id, fail);
       const messages = campaignId === null ? outbox.all(principal.userId) : outbox.ofCampaign(campaignId);
-      return { status: 200, body: { success: true, data: analyticsReport(messages, from, to, query.granularity, campaignId) } };
+      return { status: 200, body: { success: true, data: analyticsReport(messages, engagement, from, to, query.granularity, campaignId) } };
     },
 
     trackEvent: ({ principal, body, fail }) => {

@@ -4,28 +4,29 @@ import type { MailDeps, MailHandlers } from '../../context.js';
 import { iso, pageOf } from '../../identity/handlers/paging.js';
 import { placeholders, TemplateSyntaxError } from '../../content/render.js';
 import type { Outbox } from '../../sending/outbox.js';
+import type { EngagementLog } from '../../tracking/engagement-log.js';
 import { refuseForeignSender, refuseOverQuota } from '../../sending/sender-rules.js';
 import { editable, type CampaignFields, type CampaignRecord } from '../campaigns-store.js';
 
 type Campaign = components['schemas']['Campaign'];
 type UpdateRequest = components['schemas']['UpdateCampaignRequest'];
 
-/** Counters computed from the copies in the outbox; engagement counters arrive with tracking (part 4). */
-function statsOf(c: CampaignRecord, outbox: Outbox): Campaign['stats'] {
+/** Counters computed from the copies in the outbox and what recipients did with them; bounces and complaints arrive with the provider webhooks. */
+function statsOf(c: CampaignRecord, outbox: Outbox, engagement: EngagementLog): Campaign['stats'] {
   const copies = outbox.ofCampaign(c.id);
   return {
     recipients: c.recipients,
     sent: copies.length,
     delivered: copies.filter((m) => m.status === 'delivered').length,
-    opened: 0,
-    clicked: 0,
+    opened: copies.filter((m) => engagement.openedAt(m.id) !== undefined).length,
+    clicked: copies.filter((m) => engagement.clickedAt(m.id) !== undefined).length,
     bounced: 0,
     complained: 0,
     unsubscribed: 0,
   };
 }
 
-function shown(c: CampaignRecord, outbox: Outbox): Campaign {
+function shown(c: CampaignRecord, outbox: Outbox, engagement: EngagementLog): Campaign {
   return {
     id: c.id,
     name: c.name,
@@ -38,7 +39,7 @@ function shown(c: CampaignRecord, outbox: Outbox): Campaign {
     status: c.status,
     scheduled_at: iso(c.scheduledAt),
     sent_at: iso(c.sentAt),
-    stats: statsOf(c, outbox),
+    stats: statsOf(c, outbox, engagement),
     created_at: iso(c.createdAt)!,
     updated_at: iso(c.updatedAt)!,
   };
@@ -55,7 +56,7 @@ const fieldsOf = (body: Omit<UpdateRequest, 'status'>): CampaignFields => ({
 });
 
 /** Campaigns: CRUD and send (now, scheduled, or into the sandbox) through `CampaignRuns`. */
-export function campaignHandlers({ campaigns, abTests, campaignRuns, segments, identity, outbox, clock }: MailDeps) {
+export function campaignHandlers({ campaigns, abTests, campaignRuns, segments, identity, outbox, engagement, clock }: MailDeps) {
   const find = (userId: string, id: string, fail: Fail<404>) => campaigns.get(userId, id) ?? fail(404, undefined, 'Campaign not found');
 
   /** Subject and bodies are Liquid templates (as templates are): one that does not parse is a field error now, not a failed send later. */
@@ -78,7 +79,7 @@ export function campaignHandlers({ campaigns, abTests, campaignRuns, segments, i
   return {
     listCampaigns: ({ principal, query }) => {
       const listed = campaigns.of(principal.userId).filter((c) => query.status === undefined || c.status === query.status);
-      return { status: 200, body: { success: true, ...pageOf(listed.map((c) => shown(c, outbox)), query.page, query.limit) } };
+      return { status: 200, body: { success: true, ...pageOf(listed.map((c) => shown(c, outbox, engagement)), query.page, query.limit) } };
     },
 
     createCampaign: ({ principal, body, fail }) => {
@@ -87,7 +88,7 @@ export function campaignHandlers({ campaigns, abTests, campaignRuns, segments, i
       checkSyntax(fields, fail);
       checkReferences(principal.userId, fields, { templateId: fields.templateId ?? null, html: fields.html ?? null }, fail);
       const record = campaigns.create(principal.userId, { ...fields, name: body.name, subject: body.subject, from: body.from });
-      return { status: 201, body: { success: true, data: shown(record, outbox) } };
+      return { status: 201, body: { success: true, data: shown(record, outbox, engagement) } };
     },
 
     updateCampaign: ({ principal, query, body, fail }) => {
@@ -100,7 +101,7 @@ export function campaignHandlers({ campaigns, abTests, campaignRuns, segments, i
       const after = { templateId: fields.templateId === undefined ? record.templateId : fields.templateId, html: fields.html === undefined ? record.html : fields.html };
       checkReferences(principal.userId, fields, after, fail);
       campaigns.update(record, { ...fields, ...(status === 'cancelled' && { status }) });
-      return { status: 200, body: { success: true, data: shown(record, outbox) } };
+      return { status: 200, body: { success: true, data: shown(record, outbox, engagement) } };
     },
 
     deleteCampaign: ({ principal, query, fail }) => {
@@ -127,7 +128,7 @@ export function campaignHandlers({ campaigns, abTests, campaignRuns, segments, i
         if (!sandbox) refuseOverQuota(identity, outbox, principal.userId, recipients.length, fail);
         await campaignRuns.start(record, sandbox, recipients);
       }
-      return { status: 202, body: { success: true, data: shown(record, outbox) } };
+      return { status: 202, body: { success: true, data: shown(record, outbox, engagement) } };
     },
   } satisfies Partial<MailHandlers>;
 }
