@@ -4,15 +4,10 @@
  * variants when the campaign is sent, the winner chosen by hand or by the stub clock after
  * `duration_hours` (ties to the earlier variant) and sent to everyone else, then the campaign sent.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { answered, startMail, type MailStub } from './identity-support.js';
+import { describe, expect, test } from 'vitest';
+import { answered, mailForEachTest } from './identity-support.js';
 
-let mail: MailStub;
-beforeAll(async () => {
-  mail = await startMail();
-});
-afterAll(() => mail.close());
-beforeEach(() => mail.app.reset());
+const mail = mailForEachTest();
 
 const max = () => mail.key('msk_test_max');
 const unknownId = '0f0e0d0c-0b0a-4909-8807-060504030201';

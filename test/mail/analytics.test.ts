@@ -4,16 +4,11 @@
  * campaign, sandboxed sends left out), its range rules, and custom events and purchases tracked
  * for a contact named by exactly one of `email` and `contact_id`.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { MailEvents } from '../../server-stubs/mail/events.js';
-import { answered, startMail, type MailStub } from './identity-support.js';
+import { answered, mailForEachTest } from './identity-support.js';
 
-let mail: MailStub;
-beforeAll(async () => {
-  mail = await startMail();
-});
-afterAll(() => mail.close());
-beforeEach(() => mail.app.reset());
+const mail = mailForEachTest();
 
 const max = () => mail.key('msk_test_max');
 const unknownId = '0f0e0d0c-0b0a-4909-8807-060504030201';

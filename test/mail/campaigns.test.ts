@@ -5,16 +5,11 @@
  * subscribed, unsuppressed member of the segment in the outbox, the sandbox, the key's account
  * restriction and the monthly quota, `campaign.sent` and `campaign.completed` on the bus.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { MailEvents } from '../../server-stubs/mail/events.js';
-import { answered, startMail, type MailStub } from './identity-support.js';
+import { answered, mailForEachTest, startMail } from './identity-support.js';
 
-let mail: MailStub;
-beforeAll(async () => {
-  mail = await startMail();
-});
-afterAll(() => mail.close());
-beforeEach(() => mail.app.reset());
+const mail = mailForEachTest();
 
 const max = () => mail.key('msk_test_max');
 const dashboard = () => mail.session('sess_test_max');

@@ -4,16 +4,11 @@
  * their parameter counts, free-form messages only inside the 24-hour session window an inbound
  * message opens, channels not configured, and push counts per device token through the adapters.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { PushAdapter, WhatsAppAdapter } from '../../server-stubs/mail/channels/adapters.js';
-import { answered, startMail, type MailStub } from './identity-support.js';
+import { answered, mailForEachTest } from './identity-support.js';
 
-let mail: MailStub;
-beforeAll(async () => {
-  mail = await startMail();
-});
-afterAll(() => mail.close());
-beforeEach(() => mail.app.reset());
+const mail = mailForEachTest();
 
 const max = () => mail.key('msk_test_max');
 const phone = '+14155550100';

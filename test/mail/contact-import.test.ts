@@ -4,16 +4,11 @@
  * imported, a broken file is a 400 naming the line, a bad cell fails its row alone and is
  * reported with its line; `GET /v1/suppressions` lists what unsubscribes and complaints put there.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { planQuotas } from '../../server-stubs/mail/identity/plans.js';
-import { answered, contract, startMail, type MailStub } from './identity-support.js';
+import { answered, contract, mailForEachTest } from './identity-support.js';
 
-let mail: MailStub;
-beforeAll(async () => {
-  mail = await startMail();
-});
-afterAll(() => mail.close());
-beforeEach(() => mail.app.reset());
+const mail = mailForEachTest();
 
 const max = () => mail.key('msk_test_max');
 

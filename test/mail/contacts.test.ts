@@ -4,17 +4,12 @@
  * between users, the suppression list that unsubscribes and complaints feed, and JSON import
  * (skips, updates, quota failures, nothing imported from a malformed body, the completion event).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { MailEvents } from '../../server-stubs/mail/events.js';
 import { planQuotas } from '../../server-stubs/mail/identity/plans.js';
-import { answered, startMail, type MailStub } from './identity-support.js';
+import { answered, mailForEachTest } from './identity-support.js';
 
-let mail: MailStub;
-beforeAll(async () => {
-  mail = await startMail();
-});
-afterAll(() => mail.close());
-beforeEach(() => mail.app.reset());
+const mail = mailForEachTest();
 
 const max = () => mail.key('msk_test_max');
 const pro = () => mail.key('msk_test_pro');

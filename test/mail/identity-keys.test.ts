@@ -3,18 +3,13 @@
  * revocation at once, the raw key shown once, the plan's active-key limit, key management with a
  * key or a session, OAuth tokens limited to their scopes, and `allowed_account_id`.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { planQuotas } from '../../server-stubs/mail/identity/plans.js';
 import { IdentityStore, oauthTokenTtlSeconds } from '../../server-stubs/mail/identity/store.js';
 import { createManualClock } from '../../server-stubs/lib/clock.js';
-import { answered, startMail, type MailStub } from './identity-support.js';
+import { answered, mailForEachTest } from './identity-support.js';
 
-let mail: MailStub;
-beforeAll(async () => {
-  mail = await startMail();
-});
-afterAll(() => mail.close());
-beforeEach(() => mail.app.reset());
+const mail = mailForEachTest();
 
 describe('which keys authenticate', () => {
   test.each([

@@ -3,17 +3,12 @@
  * decides (the Limits table and DECISIONS mail-1), the subscription follows the plan, checkout
  * answers a payment page without changing anything, and `/accounts` CRUD stays within one user.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { hasFeature, requireFeature, validationCredits } from '../../server-stubs/mail/identity/plans.js';
 import { ApiError } from '../../server-stubs/lib/errors.js';
-import { answered, startMail, type MailStub } from './identity-support.js';
+import { answered, mailForEachTest, startMail } from './identity-support.js';
 
-let mail: MailStub;
-beforeAll(async () => {
-  mail = await startMail();
-});
-afterAll(() => mail.close());
-beforeEach(() => mail.app.reset());
+const mail = mailForEachTest();
 
 describe('plan limits', () => {
   test.each([

@@ -3,23 +3,18 @@
  * `Retry-After` in the mail error body; the window reopens when the stub clock moves on. One family's
  * window does not close another's, nor another key's. Every operation that declares 429 reaches it.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { seededCredentials } from '../../scripts/lib/credentials.js';
 import { exampleRequest } from '../../scripts/lib/example-request.js';
 import { listOperations } from '../../scripts/lib/operations.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import mailService from '../../server-stubs/mail/app.js';
-import { contract, startMail, type MailStub } from './identity-support.js';
+import { contract, mailForEachTest } from './identity-support.js';
 
 const { document } = loadContract('mail');
 const ruleOf = (path: string, method: string) => document.paths[path][method]['x-rate-limit'] as { requests: number; windowSeconds: number; bucket?: string };
 
-let mail: MailStub;
-beforeAll(async () => {
-  mail = await startMail();
-});
-afterAll(() => mail.close());
-beforeEach(() => mail.app.reset());
+const mail = mailForEachTest();
 
 const calls: Array<[string, string, string, RequestInit]> = [
   ['key management', '/v1/keys', 'get', { headers: { authorization: 'Bearer msk_test_max' } }],

@@ -2,7 +2,7 @@
  * Shared helpers of the mail identity tests (not a test file itself): a stub on a manual clock,
  * typed clients per credential, and the answer checked against the contract.
  */
-import { expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { createMailClient, type MailClient } from '../../generated/mail/client.gen.js';
 import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { createManualClock, type StubClock } from '../../server-stubs/lib/clock.js';
@@ -39,6 +39,25 @@ export async function startMail(options: MailAppOptions = {}): Promise<MailStub>
     anonymous: () => client({}),
     close: () => stub.close(),
   };
+}
+
+/**
+ * The file's stub: started once before its tests, put back to its seeds before each, closed after.
+ * Answers a stand-in that reaches the running stub, so a test file reads `mail.key(...)` as before.
+ */
+export function mailForEachTest(options: MailAppOptions = {}): MailStub {
+  let current: MailStub | undefined;
+  beforeAll(async () => {
+    current = await startMail(options);
+  });
+  afterAll(() => current?.close());
+  beforeEach(() => current!.app.reset());
+  return new Proxy({} as MailStub, {
+    get: (_target, name) => {
+      if (!current) throw new Error('the mail stub is not started yet: use it inside a test or hook');
+      return current[name as keyof MailStub];
+    },
+  });
 }
 
 type Result = { data?: unknown; error?: unknown; response: Response };

@@ -5,17 +5,12 @@
  * contact_count against the live membership_count, preview persists nothing, delete keeps contacts,
  * the API-key members route with scopes and paging, and every route per user.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { centralSegmentId } from '../../server-stubs/mail/audience/central-segments.js';
 import type { FilterGroup } from '../../server-stubs/mail/audience/segment-filter.js';
-import { answered, startMail, type MailStub } from './identity-support.js';
+import { answered, mailForEachTest } from './identity-support.js';
 
-let mail: MailStub;
-beforeAll(async () => {
-  mail = await startMail();
-});
-afterAll(() => mail.close());
-beforeEach(() => mail.app.reset());
+const mail = mailForEachTest();
 
 const max = () => mail.session('sess_test_max');
 const pro = () => mail.session('sess_test_pro');

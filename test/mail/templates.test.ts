@@ -4,15 +4,10 @@
  * stored or inline template with liquidjs: every missing value named in one 422, values escaped in
  * HTML only, no file access from a template, and bounded work (a huge loop is refused, not hung).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { answered, startMail, type MailStub } from './identity-support.js';
+import { describe, expect, test } from 'vitest';
+import { answered, mailForEachTest } from './identity-support.js';
 
-let mail: MailStub;
-beforeAll(async () => {
-  mail = await startMail();
-});
-afterAll(() => mail.close());
-beforeEach(() => mail.app.reset());
+const mail = mailForEachTest();
 
 const max = () => mail.key('msk_test_max');
 const unknownId = '0f0e0d0c-0b0a-4909-8807-060504030201';
