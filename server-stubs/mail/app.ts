@@ -76,8 +76,8 @@ export interface MailAppOptions extends StubEnvironment, RouterSwitches {
 export function createMailApp(options: MailAppOptions = {}) {
   const secrets = { ...providerSecretsFromEnv(), ...options.secrets };
   const clock = options.clock ?? systemClock;
-  const identity = new IdentityStore(clock);
   const events = new MailEventBus();
+  const identity = new IdentityStore(clock, (change) => events.emit('billing.plan_changed', change));
   const contacts = new ContactsStore(clock, (record, tags) => events.emit('contact.tag_added', { userId: record.userId, contactId: record.id, tags }));
   const dns = options.dns ?? createRecordResolver();
   const stores = {

@@ -31,6 +31,8 @@ export interface MailEvents {
   'email.bounced': { userId: string; messageId: string | null; email: string; bounceType: 'hard' | 'soft'; bounceCode: string | null; bounceMessage: string | null };
   /** a recipient reported the message as spam (a feedback-loop report) */
   'email.complained': { userId: string; messageId: string | null; email: string };
+  /** a user's plan changed (a subscription was bought, changed or ended) */
+  'billing.plan_changed': { userId: string; previousPlan: 'free' | 'pro' | 'max'; plan: 'free' | 'pro' | 'max' };
   /** a sending domain's SPF and DKIM records were found */
   'domain.verified': { userId: string; domainId: string; domain: string };
   /** a sending domain's SPF or DKIM record was still missing 72 hours after it was added */

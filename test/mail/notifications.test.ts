@@ -8,7 +8,6 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { RecordResolver } from '../../server-stubs/lib/dns-records.js';
-import { notifyPlanChange } from '../../server-stubs/mail/notifications/notices.js';
 import { answered, startMail, type MailStub } from './identity-support.js';
 
 /** A zone the tests fill: names without records answer "no records" at once (no network needed). */
@@ -140,13 +139,13 @@ describe('made by the other parts', () => {
     ]);
   });
 
-  test('a plan change (what identity calls once it announces one): billing', async () => {
-    notifyPlanChange(mail.app.notifications, { userId: 'usr_free', previousPlan: 'free', plan: 'pro', subscriptionId: 'sub_1' });
-    notifyPlanChange(mail.app.notifications, { userId: 'usr_free', previousPlan: 'pro', plan: 'free' });
+  test('a plan change, as identity announces it: billing', async () => {
+    mail.app.identity.setPlan('usr_free', 'pro');
+    mail.app.identity.setPlan('usr_free', 'free');
     const billing = (await list({}, dashboard('free'))).notifications.filter((n) => n.entity_type === 'billing');
     expect(billing.map((n) => [n.type, n.entity_id, n.body]).sort()).toEqual([
       ['plan_downgraded', null, 'Your plan changed from Pro to Free.'],
-      ['plan_upgraded', 'sub_1', 'Your plan changed from Free to Pro.'],
+      ['plan_upgraded', null, 'Your plan changed from Free to Pro.'],
     ]);
   });
 

@@ -115,6 +115,13 @@ describe('lifecycle: sign-up through the link, paid plan, reward', () => {
     expect(data.referrals[0].convertedAt).toBe(new Date(mail.clock.now()).toISOString());
   });
 
+  test('the referee buying a paid plan (identity announces the change) converts the referral', async () => {
+    const { code } = await generate(dashboard('pro'));
+    mail.app.referrals.recordSignup(code, { userId: 'usr_free', email: 'free@example.com' });
+    mail.app.identity.setPlan('usr_free', 'max');
+    expect(await summary(dashboard('pro'))).toMatchObject({ pendingReferrals: 0, convertedReferrals: 1 });
+  });
+
   test('nothing is recorded for an unknown code, a self-referral or a referee already referred; a user who signed up without a link converts nothing', async () => {
     const { code } = await generate(dashboard('pro'));
     expect(mail.app.referrals.recordSignup('NOSUCHCODE', { userId: 'usr_x', email: 'x@example.com' })).toBeUndefined();

@@ -89,7 +89,11 @@ export class IdentityStore {
   private readonly sessions = new Map<string, string>(); // cookie value -> user id
   readonly accounts = new Map<string, MailAccount>();
 
-  constructor(readonly clock: Clock) {
+  /** `onPlanChanged` hears of every plan change after the seeds (billing notifications, referral conversions). */
+  constructor(
+    readonly clock: Clock,
+    private onPlanChanged: (change: { userId: string; previousPlan: Plan; plan: Plan }) => void = () => {},
+  ) {
     this.reset();
   }
 
@@ -138,7 +142,10 @@ export class IdentityStore {
 
   setPlan(userId: string, plan: Plan): void {
     const user = this.users.get(userId);
-    if (user) user.plan = plan;
+    if (!user || user.plan === plan) return;
+    const previousPlan = user.plan;
+    user.plan = plan;
+    this.onPlanChanged({ userId, previousPlan, plan });
   }
 
   issueKey(input: IssueKeyInput): { record: ApiKeyRecord; raw: string } {

@@ -51,6 +51,7 @@ export function subscribeNotices(events: MailEventBus, notifications: Notificati
     notifications.add(userId, { type: 'campaign_completed', title: 'Campaign sent', body: `${name} was delivered to ${plural(delivered, 'contact')}; ${failed} failed.`, entityType: 'campaign', entityId: campaignId });
   });
 
+  events.on('billing.plan_changed', (change) => notifyPlanChange(notifications, change));
   events.on('automation.status_changed', ({ userId, automationId, status }) => {
     const name = quoted(names.automation(userId, automationId), 'Your automation');
     notifications.add(userId, {
@@ -63,11 +64,7 @@ export function subscribeNotices(events: MailEventBus, notifications: Notificati
   });
 }
 
-/**
- * The billing notification of a plan change. The bus has no billing event yet (identity owns
- * checkout and subscriptions): identity should emit one, e.g. `billing.plan_changed {userId,
- * previousPlan, plan, subscriptionId}`, and this is what its listener calls.
- */
+/** The billing notification of a plan change (`billing.plan_changed`, which identity announces). */
 export function notifyPlanChange(notifications: NotificationsStore, change: { userId: string; previousPlan: Plan; plan: Plan; subscriptionId?: string | null }) {
   const order = Object.keys(planNames); // plans.ts lists them cheapest first
   const upgraded = order.indexOf(change.plan) > order.indexOf(change.previousPlan);

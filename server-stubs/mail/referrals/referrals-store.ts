@@ -158,9 +158,8 @@ export class ReferralsStore {
   }
 
   /**
-   * The referee activated a paid plan: their `pending` referral becomes `converted`. Identity should
-   * call this when a subscription or checkout moves the user off the Free plan. Later plan changes
-   * change nothing (a referral converts once).
+   * The referee activated a paid plan: their `pending` referral becomes `converted` (the handlers
+   * call this on `billing.plan_changed` off Free). Later plan changes change nothing (a referral converts once).
    */
   recordConversion(refereeId: string): ReferralRecord | undefined {
     const record = this.referrals.find((r) => r.refereeId === refereeId && r.status === 'pending');

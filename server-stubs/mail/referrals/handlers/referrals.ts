@@ -19,7 +19,12 @@ const byThreshold = () => [...milestones].sort((a, b) => a.referralsRequired - b
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** Referrals (session routes without `/api`); the share links point at `DASHBOARD_URL` (see the store). */
-export function referralHandlers({ referrals, identity }: MailDeps) {
+export function referralHandlers({ referrals, identity, events }: MailDeps) {
+  // A referee who moves off the Free plan converts their referral.
+  events.on('billing.plan_changed', ({ userId, previousPlan, plan }) => {
+    if (previousPlan === 'free' && plan !== 'free') referrals.recordConversion(userId);
+  });
+
   const count = (userId: string, status: ReferralRecord['status']) => referrals.referralsOf(userId).filter((r) => r.status === status).length;
 
   return {
