@@ -132,6 +132,14 @@ describe('SSO token exchange', () => {
     expect(accounts.data).toEqual([expect.objectContaining({ email: 'new@example.org', is_default: true })]);
   });
 
+  test('a first sign-in through a referral link records a pending referral of the code owner; a returning user records none', async () => {
+    const code = mail.app.referrals.codeOf('usr_max')!;
+    answered(await mail.anonymous().POST('/api/auth/sso', { body: { token: await token({ email: 'referred@example.org' }), referral_code: code } }), 200, '/api/auth/sso', 'post');
+    answered(await mail.anonymous().POST('/api/auth/sso', { body: { token: await token({ email: 'pro@example.com' }), referral_code: code } }), 200, '/api/auth/sso', 'post');
+    const referred = answered(await mail.session('sess_test_max').GET('/referrals'), 200, '/referrals', 'get').data.referrals.filter((r: { status: string }) => r.status === 'pending');
+    expect(referred.map((r: { refereeEmail: string }) => r.refereeEmail)).toEqual(['referred@example.org', expect.any(String)]); // and the seeded one
+  });
+
   test.each([
     ['signed by another key', () => token({ email: 'max@example.com' }, { key: strangerKey }), /signature/],
     ['from another issuer', () => token({ email: 'max@example.com' }, { iss: 'https://other.example' }), /iss/],

@@ -36,7 +36,7 @@ ${buttons}
 }
 
 /** Sign-in (identity-provider token, development login page) and sign-out: the `session` cookie. */
-export function sessionHandlers({ identity, sso }: MailDeps) {
+export function sessionHandlers({ identity, sso, referrals }: MailDeps) {
   return {
     showLoginPage: ({ req, query }) => {
       const current = identity.sessionUser(String(req.cookies?.session ?? ''));
@@ -59,7 +59,9 @@ export function sessionHandlers({ identity, sso }: MailDeps) {
         if (error instanceof SsoTokenRefused) fail(400, undefined, error.message);
         throw error;
       }
-      const user = identity.userByEmail(claims.email) ?? identity.createUser({ email: claims.email, name: claims.name ?? claims.email.split('@')[0]! });
+      const existing = identity.userByEmail(claims.email);
+      const user = existing ?? identity.createUser({ email: claims.email, name: claims.name ?? claims.email.split('@')[0]! });
+      if (!existing && body.referral_code) referrals.recordSignup(body.referral_code, { userId: user.id, email: user.email });
       const session = identity.createSession(user.id);
       return { status: 200, headers: { 'Set-Cookie': sessionCookie(req, session) }, body: { success: true, data: { user: shownUser(user) } } };
     },
