@@ -188,7 +188,13 @@ function providerCredentials(secrets: ProviderSecrets): StubCredential[] {
     { label: 'Feedback loop, as a bearer (FBL_WEBHOOK_SECRET)', scheme: 'fblBearer', value: secrets.fbl },
     { label: 'Mail server A (INBOUND_WEBHOOK_SECRET)', scheme: 'inboundSecret', value: secrets.inbound },
     { label: 'Internal (INTERNAL_SECRET)', scheme: 'internalSecret', value: secrets.internal },
-    { label: 'Mail server B (from an allowlisted address, POSTAL_ALLOWED_IPS)', scheme: 'postalSignature', value: 'any-value-until-verification-lands' },
+    // No fixed value passes: the signature covers each body (sign with POSTAL_PUBLIC_KEY's private half; test default in providers/postal-test-keys.ts).
+    {
+      label: 'Mail server B (from an allowlisted address, POSTAL_ALLOWED_IPS): X-Postal-Signature, base64 RSA-SHA1 of the raw body; this value is refused',
+      scheme: 'postalSignature',
+      value: 'not-a-signature',
+      valid: false,
+    },
   ];
 }
 

@@ -3,6 +3,8 @@ import { bearerToken, type Principal, type SecurityHandler } from '../lib/auth.j
 import { ApiError } from '../lib/errors.js';
 import type { StubCredential } from '../lib/service.js';
 import type { ApiKeyRecord, IdentityStore, MailUser, Plan } from './identity/store.js';
+import { postalPublicKey, verifyPostalSignature } from './providers/postal-signature.js';
+import { postalTestPublicKey } from './providers/postal-test-keys.js';
 
 export type { Plan } from './identity/store.js';
 
@@ -37,6 +39,8 @@ export interface ProviderSecrets {
   internal: string;
   /** source addresses the mail-server-B webhook accepts */
   postalAllowlist: string[];
+  /** the public key mail server B signs with (PEM or base64 SPKI) */
+  postalPublicKey: string;
 }
 
 export function providerSecretsFromEnv(env: NodeJS.ProcessEnv = process.env): ProviderSecrets {
@@ -45,6 +49,7 @@ export function providerSecretsFromEnv(env: NodeJS.ProcessEnv = process.env): Pr
     inbound: env.INBOUND_WEBHOOK_SECRET ?? 'inbound_test_secret',
     internal: env.INTERNAL_SECRET ?? 'internal_test_secret',
     postalAllowlist: (env.POSTAL_ALLOWED_IPS ?? '127.0.0.1,::1,::ffff:127.0.0.1').split(',').map((s) => s.trim()),
+    postalPublicKey: env.POSTAL_PUBLIC_KEY ?? postalTestPublicKey,
   };
 }
 
@@ -123,6 +128,8 @@ export function mailSecurity(secrets: ProviderSecrets, identity: IdentityStore):
     const named = missing.map((m) => m.join(' and ')).join(' or ');
     return refuse(req, new ApiError(403, undefined, `Insufficient scope: this route needs the scope ${named}`), 3);
   };
+  // Parsed once, so a malformed POSTAL_PUBLIC_KEY stops the stub at start rather than at the first event.
+  const postalKey = postalPublicKey(secrets.postalPublicKey);
   const secretHeader = (header: string, secret: () => string): SecurityHandler => (req) => {
     if (req.get(header) !== secret()) refuse(req, unauthenticated(`Invalid ${header}`), 1);
     req.principal = { id: header, userId: 'provider', plan: 'max', via: 'provider', scopes: [] } satisfies MailPrincipal;
@@ -152,8 +159,10 @@ export function mailSecurity(secrets: ProviderSecrets, identity: IdentityStore):
     internalSecret: secretHeader('x-internal-secret', () => secrets.internal),
     postalSignature: (req) => {
       if (!secrets.postalAllowlist.includes(req.socket.remoteAddress ?? '')) refuse(req, new ApiError(403, undefined, 'Source address not allowed'), 2);
-      // The signature itself is checked with the provider-webhook behaviour; here it must be present.
-      if (!req.get('X-Postal-Signature')) refuse(req, unauthenticated('Missing X-Postal-Signature'), 1);
+      const signature = req.get('X-Postal-Signature');
+      if (!signature) refuse(req, unauthenticated('Missing X-Postal-Signature'), 1);
+      // The exact bytes are kept for this operation (the router's `rawBody` option); re-serialized JSON would not verify.
+      if (!req.rawBody || !verifyPostalSignature(req.rawBody, signature, postalKey)) refuse(req, unauthenticated('Invalid signature'), 1);
       req.principal = { id: 'mailserver-b', userId: 'provider', plan: 'max', via: 'provider', scopes: [] } satisfies MailPrincipal;
       return true;
     },

@@ -1,0 +1,44 @@
+/**
+ * The test default key pair of the mail-server-B webhook (CONVENTIONS §6: provider secrets come from the
+ * environment, with test defaults). The stub verifies with the public half unless `POSTAL_PUBLIC_KEY` is set;
+ * the private half is published on purpose so tests and the scenario can sign like the mail server.
+ * Never configure this pair in a real deployment.
+ */
+export const postalTestPublicKey = `-----BEGIN PUBLIC KEY-----
+MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA1nu4z1Lg2tRVsolYHVoo
+1KFIzzxWr6LEuYVApWo4ruBbPmz7VnDghS4JtoDa7MrXFnSpNQAGc0PU63HgQwJZ
+z7KvJbomHVO5wRfBlsCykOBICMJ6/aayOf1M5vrg8UIyHF39xucj6fbBlApgqwVm
+AbkrVO+cyggK7dWdjm7Wo+FOKfkrFoX39RWEOnL/g6ebxBHSumMKSTgPVhu1eQBw
+ocjNkq1HBs1zJ4/HRAhB/ZTPPEIbSuznpJBjZc2psF1l/CpekmUeZjXFQSYFKp2v
+ugfT64krmb5Tc3A7KYz/MBAWOdn5tOGHNInsnRiMl6gPB3MUb6c0YBME/+fgWxn9
+RwIDAQAB
+-----END PUBLIC KEY-----`;
+
+export const postalTestPrivateKey = `-----BEGIN PRIVATE KEY-----
+MIIEvgIBADANBgkqhkiG9w0BAQEFAASCBKgwggSkAgEAAoIBAQDWe7jPUuDa1FWy
+iVgdWijUoUjPPFavosS5hUClajiu4Fs+bPtWcOCFLgm2gNrsytcWdKk1AAZzQ9Tr
+ceBDAlnPsq8luiYdU7nBF8GWwLKQ4EgIwnr9prI5/Uzm+uDxQjIcXf3G5yPp9sGU
+CmCrBWYBuStU75zKCArt1Z2Obtaj4U4p+SsWhff1FYQ6cv+Dp5vEEdK6YwpJOA9W
+G7V5AHChyM2SrUcGzXMnj8dECEH9lM88QhtK7OekkGNlzamwXWX8Kl6SZR5mNcVB
+JgUqna+6B9PriSuZvlNzcDspjP8wEBY52fm04Yc0ieydGIyXqA8HcxRvpzRgEwT/
+5+BbGf1HAgMBAAECggEABS6tGvlOLItn3K373o2wod6Zw0QadhjxNuhU1QpZf0Q1
+gC8i7YZBroYbvvijEYifJNBBzGGJRlyzttKkEAptABs5pyg1xoyg1t0LlOhoCB8b
+LncAgMN31/XaV1Rlff7S9iOBP76S/BK1v612g3tYaR8/wEgf2jPSi8eXDHt6HTCH
+nYFVet+al4bi0hLNtxWq1DceDuZ9fdaVUJq1sMko63tDmgsZBmw2z7amTyMejQTq
+95SGD9XlrRyit/WlD+MPP1YwRCoSsVPOu/AorRJQruW/S4aIJwalcyposPndEHU2
+g8pFDAyyDe7tXoSAsP6MHZ/D6jwUfoPMWQIwPf+wGQKBgQDzbrQgOOLDoT84tOoa
+aSAHOdaZQW9iwRLhUAItpuRopTFugqWc7rH9e40D2oK7ZvgHLJGRx64CHQYoAqeS
+VBCXaO5sdynRs64ZRZVn0hfOU3hVFuBof/1rSBIcKknKkLMifgZtbzxyOug+7y9U
+2xQHQ0xeISSvYn1EZS6reuHv3wKBgQDhjmpPIvqsBVnqsISlGfuXJUdi2zzTiHTb
+Ya4ix4ti+4K+zPyURArFJJ7uIHWm5j0TpBoAhcIWbqxztoKkaPijLywqogHZmz/2
+ZATqbH2DcAeAkKAViqE5W1MmnTPXNS8LA2YgJVpf98Z9WYqbzyGiDMJPfIFFHd8C
+g9d6hi5/mQKBgA9sHA1OjU9Hj/HPxGUX8+eBSo87Dgt7n+6WWwz5Xc8jaBZQQJ3I
+oY4lnbF4zn+A7oXF1RMfS27m19UBFgy3NrXg9/n3MrcOYyFGv0hsjwWLVDxPzrfQ
+JAX/8uXF6BblQ/QTd+TG/1VdVglmreD6YDJ1mQj9oI1b+AO1RVen2ViRAoGBALdf
+MM5lgaWYNCG4oB4ZoZCfngmgczMGHPq9zvQ3hfpSv1ifDjj7mEXuH8c4XG3zgHQX
+VYxXMhNKpqjsGAnRzVHdZ+rBCv/+V2HYrqZmzSOuUGsVKRBaQ/h9ZnxeEWdEtZoe
+iUhZFcAvkA8YXLePDajQ9qfocK/gOQ2yYdwaenMBAoGBAIWLgXQHleNyijbwr4eP
+kux5MtYf1lOX0yuqDNpMnuFQaPyVQBwQJzOHBzpRqxWYnlYIkRGMZr9Ji7fnB8eL
+80LavFz/GQcUlTehUKO1rh/abhRT4k4vC9dOVqldR+iyxmd60KIGKLgP/Ljv8sCS
+sxiz0HsTz/aqQ9YdC0BpXrht
+-----END PRIVATE KEY-----`;
