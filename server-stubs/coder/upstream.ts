@@ -1,4 +1,4 @@
-import { isBlockedAddress, LookupFailed, type Resolver } from '../lib/net-guard.js';
+import { BlockedDestination, guardedAddresses, type Resolver } from '../lib/net-guard.js';
 
 /**
  * The vendor upstream for `claude-*` models (DECISIONS coder-1): `POST {base}/v1/messages` with the
@@ -76,14 +76,10 @@ export type VendorUpstream = ReturnType<typeof vendorUpstream>;
 
 /** The SSRF guard: an http(s) URL whose every address is public (loopback only where allowed). */
 async function guard(url: URL, options: UpstreamOptions): Promise<void> {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UpstreamFailure(502, `The upstream URL must be http or https, not ${url.protocol}`);
-  let addresses: string[];
   try {
-    addresses = await options.resolver.resolve(url.hostname);
+    await guardedAddresses(url, options.resolver, { allowLoopback: options.allowLoopback });
   } catch (error) {
-    if (error instanceof LookupFailed) throw new UpstreamFailure(502, `The upstream host did not resolve: ${error.message}`);
+    if (error instanceof BlockedDestination) throw new UpstreamFailure(502, `The upstream is refused: ${error.message}`);
     throw error;
   }
-  const blocked = addresses.find((address) => isBlockedAddress(address, { allowLoopback: options.allowLoopback }));
-  if (blocked) throw new UpstreamFailure(502, `The upstream ${url.hostname} resolves to ${blocked}, an address the SSRF guard refuses`);
 }

@@ -156,3 +156,24 @@ export function isBlockedAddress(address: string, options?: GuardOptions): boole
   if (embedded) return embedded.some((a) => isBlockedIPv4(a, allowLoopback));
   return range !== 'unicast';
 }
+
+/** A URL the SSRF guard refuses: not http(s), a host that did not resolve, or a blocked address. */
+export class BlockedDestination extends Error {}
+
+/**
+ * The SSRF guard for one outbound URL: answers the addresses its host resolves to when every one
+ * may be reached (loopback only with `allowLoopback`), else throws BlockedDestination.
+ */
+export async function guardedAddresses(url: URL, resolver: Resolver, options: GuardOptions = {}): Promise<string[]> {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BlockedDestination(`the URL must be http or https, not ${url.protocol}`);
+  let addresses: string[];
+  try {
+    addresses = await resolver.resolve(url.hostname);
+  } catch (error) {
+    if (error instanceof LookupFailed) throw new BlockedDestination(`the host did not resolve: ${error.message}`);
+    throw error;
+  }
+  const blocked = addresses.find((address) => isBlockedAddress(address, { allowLoopback: options.allowLoopback ?? allowLoopbackFromEnv() }));
+  if (blocked) throw new BlockedDestination(`${url.hostname} resolves to ${blocked}, an address the SSRF guard refuses`);
+  return addresses;
+}

@@ -121,6 +121,12 @@ export const designedRoutes: ReadonlyArray<readonly [method: string, path: strin
   ['post', '/api/segments/{id}/members', 'addSegmentMembers'],
   ['delete', '/api/segments/{id}/members', 'removeSegmentMembers'],
   ['get', '/v1/suppressions', 'listSuppressions'],
+  // DECISIONS mail-3: Form A endpoints are configured through session routes.
+  ['get', '/api/webhooks', 'listDashboardWebhooks'],
+  ['post', '/api/webhooks', 'createDashboardWebhook'],
+  ['patch', '/api/webhooks/{id}', 'updateDashboardWebhook'],
+  ['delete', '/api/webhooks/{id}', 'deleteDashboardWebhook'],
+  ['post', '/api/webhooks/{id}/enable', 'enableDashboardWebhook'],
 ];
 
 /** Error statuses the document names for an operation, beyond the ones every route of its family has. */
