@@ -867,6 +867,101 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List dashboard webhook endpoints (Form A)
+         * @description Lists the webhook endpoints configured in the dashboard (DECISIONS mail-3), oldest first. They
+         *     receive the Form A events (`{event, timestamp, data}`) named in their `events`: one attempt per
+         *     event, 10-second timeout, no retry; after 10 consecutive failures an endpoint is disabled
+         *     (`enabled: false`) until re-enabled with `POST /api/webhooks/{id}/enable`. Session-cookie route
+         *     (dashboard); API keys are not accepted.
+         */
+        get: operations["listDashboardWebhooks"];
+        put?: never;
+        /**
+         * Create a dashboard webhook endpoint (Form A)
+         * @description Configures an endpoint for the Form A events: `url` (HTTPS), `events` (Form A names) and an
+         *     optional `secret`. Deliveries carry `X-Service-Signature: sha256=<hex>` (HMAC-SHA256 of the raw
+         *     body) only when the secret has at least 16 characters. A URL whose host is an IP address the
+         *     SSRF guard refuses (private, loopback, link-local, ...) is refused with 400; host names are
+         *     checked at each delivery, where a refused address counts as a failed delivery.
+         *     Session-cookie route (dashboard); API keys are not accepted.
+         */
+        post: operations["createDashboardWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Resource id (UUID).
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a dashboard webhook endpoint (Form A)
+         * @description Deletes a dashboard endpoint; it receives no further events. Session-cookie route (dashboard); API keys are not accepted.
+         */
+        delete: operations["deleteDashboardWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a dashboard webhook endpoint (Form A)
+         * @description Changes any of `url` (HTTPS), `events` and `secret` (null removes it: deliveries go unsigned)
+         *     of a dashboard endpoint; omitted fields are unchanged. The enabled state and the failure count
+         *     are not changed here: `POST /api/webhooks/{id}/enable` re-enables. Session-cookie route
+         *     (dashboard); API keys are not accepted.
+         */
+        patch: operations["updateDashboardWebhook"];
+        trace?: never;
+    };
+    "/api/webhooks/{id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Resource id (UUID).
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-enable a dashboard webhook endpoint (Form A)
+         * @description Re-enables a dashboard endpoint disabled after 10 consecutive failed deliveries: `enabled`
+         *     becomes true, the failure count 0 and `disabled_at` null, and the next events are delivered
+         *     again. Enabling an endpoint that is enabled resets its failure count the same way.
+         *     Session-cookie route (dashboard); API keys are not accepted.
+         */
+        post: operations["enableDashboardWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/fbl": {
         parameters: {
             query?: never;
@@ -877,7 +972,8 @@ export interface paths {
         /**
          * Feedback-loop webhook health
          * @description Health check of the feedback-loop webhook; no authentication. Returns exactly
-         *     `{status: 'ok', accepts: ['message/rfc822','application/json','text/plain']}`.
+         *     `{status: 'ok', accepts: ['message/rfc822','application/json','text/plain']}`. Rate limited:
+         *     120 requests per 60 s per caller.
          */
         get: operations["getFeedbackLoopHealth"];
         put?: never;
@@ -894,6 +990,15 @@ export interface paths {
          *     recipient joins the suppression list and the contact status becomes `complained`. A repeated
          *     report with the same message id is ignored without error: it answers 200 with `suppressed`
          *     false and changes nothing (this answer is designed; see the `duplicate` example).
+         *
+         *     Which user a report concerns (designed): the returned original names the service's message,
+         *     by its header `X-Mail-Message-Id` or by its `Message-ID` `<id@mail.platform.example>`. The
+         *     recipient (`Original-Rcpt-To`, else `Removal-Recipient`) is suppressed for the user who sent
+         *     that message, when the message went to that recipient and the `Feedback-Type` is a complaint
+         *     (anything but `not-spam`); the contact with that address, if any, becomes `complained` and the
+         *     `email.complained` event is emitted. A report naming no message of the service is recorded
+         *     and answers `suppressed` false. "The same message id" is the report's own `Message-ID`; a
+         *     report without one is recognized by its content (line endings aside), in any content type.
          */
         post: operations["receiveFeedbackReport"];
         delete?: never;
@@ -916,6 +1021,15 @@ export interface paths {
          * @description Called by mail server A (not by client apps) with one delivery, bounce or complaint event as
          *     JSON in `payload`. The event is normalized into email-event and bounce-event records.
          *     Authentication: header `x-inbound-secret` equal to the configured secret.
+         *
+         *     What each event does (designed): `message_id` names the service's message (the id `POST
+         *     /v1/send` answered; `<id@host>` is read as `id`). A delivery marks a queued message
+         *     delivered. A bounce is recorded and emits `email.bounced`; a hard bounce puts the recipient on
+         *     the sender's suppression list (reason `bounced`), sets a subscribed contact with that address
+         *     `bounced`, and marks the message failed once every recipient bounced for good. A complaint
+         *     suppresses the recipient (reason `complained`), sets the contact `complained` and emits
+         *     `email.complained`. Only a message sent to that recipient changes a user's data; an event about
+         *     another message is recorded and answered 200 all the same.
          */
         post: operations["receiveMailServerAEvent"];
         delete?: never;
@@ -942,6 +1056,15 @@ export interface paths {
          *     Authentication: the request must come from an address on the source-IP allowlist and carry the
          *     header `X-Postal-Signature`, a signature of the raw body by the mail server. The request body is
          *     not shown in the document; the body below is designed.
+         *
+         *     What each kind does (designed): the message is `payload.message` (`payload.original_message`
+         *     for `MessageBounced`), with the recipient in `to` and the service's Message-ID
+         *     `<id@mail.platform.example>` in `message_id`. `MessageSent` and `MessageDelivered` mark a queued
+         *     message delivered; `MessageBounced`, and `MessageDeliveryFailed` with `status` `HardFail`, are
+         *     hard bounces (recorded, `email.bounced`, the recipient suppressed with reason `bounced` for the
+         *     sender); another `MessageDeliveryFailed` is a soft bounce; `MessageDelayed`, `MessageHeld` and
+         *     `MessageLinkClicked` are recorded; `DomainDNSError` records the domain's DNS error. A request
+         *     whose `uuid` was handled before changes nothing and answers 200 (the server retries).
          */
         post: operations["receiveMailServerBEvent"];
         delete?: never;
@@ -963,6 +1086,12 @@ export interface paths {
          * Translate a stored email (internal)
          * @description Internal only (header `x-internal-secret`). Body: `emailId` (required), `targetLanguage`
          *     (required), `text`, `html`. Translates the content and updates the stored email.
+         *
+         *     Designed: the stored email is a sent message (the id `POST /v1/send` answered, any user's:
+         *     the caller is internal). `text` and `html` default to the stored ones; what was translated
+         *     replaces the stored text and HTML. `targetLanguage` must be a BCP-47 tag and is answered in
+         *     its canonical spelling (`pt-br` → `pt-BR`). Translation goes through an adapter; the stub's
+         *     default needs no network and marks each run of text with the language (`[de] Hello`).
          */
         post: operations["translateStoredEmail"];
         delete?: never;
@@ -984,6 +1113,16 @@ export interface paths {
          *     domain verification, billing, system announcements and automation changes). Query
          *     `unread_only` (`true`/`false`, default false) keeps only unread ones; `limit` (1-100, default
          *     50) caps the list. `unreadCount` is always returned, regardless of the filter.
+         *
+         *     Designed (provisional): every user starts with one system announcement (`type`
+         *     `announcement`, `entity_type` `system`, `entity_id` null). Notifications are made by these
+         *     actions, with these `type` values: a contact import finished (`import_completed`,
+         *     `contact_import`, the import id); a sending domain verified or still unverified 72 hours after
+         *     it was added (`domain_verified`, `domain_verification_failed`; `domain_verification`, the
+         *     domain id); a campaign started and finished sending (`campaign_sending`, `campaign_completed`;
+         *     `campaign`, the campaign id); an automation activated or paused (`automation_activated`,
+         *     `automation_paused`; `automation`, the automation id); a plan change (`plan_upgraded`,
+         *     `plan_downgraded`; `billing`, the subscription id or null).
          *
          *     Session cookie only (dashboard route under `/api/` without `v1`: no stability promise is
          *     stated).
@@ -1020,6 +1159,13 @@ export interface paths {
          *     `converted` when the referee activates a paid plan; converted referrals count toward
          *     milestone thresholds.
          *
+         *     Designed (provisional): `{dashboard_url}` is the stub's `DASHBOARD_URL` setting (default
+         *     `https://dashboard.platform.example`, a trailing slash dropped). The rewarded state is reached
+         *     by claiming a milestone: the claim applies the reward for the user's `converted` referrals,
+         *     which become `rewarded` (`rewardedAt` the claim time) and keep counting toward later
+         *     milestones. A user is referred at most once, never by themself. Referrals are listed newest
+         *     first.
+         *
          *     Session cookie only; the path has no `/api` segment.
          */
         get: operations["getReferralSummary"];
@@ -1046,6 +1192,9 @@ export interface paths {
          *     code on the first call. Idempotent: a second call returns the same code. Body `source`
          *     (share source; default `direct`).
          *
+         *     Designed (provisional): codes are 8 characters from `A-Z` and `2-9` without look-alikes;
+         *     `source` is logged as a share (like `POST /referrals/log-share`) and changes no count.
+         *
          *     Session cookie only; the path has no `/api` segment.
          */
         post: operations["generateReferralCode"];
@@ -1066,6 +1215,13 @@ export interface paths {
          * Get the referral leaderboard
          * @description Up to 50 leaderboard entries in rank order and the caller's rank (`myRank`, integer or null).
          *     Other users are masked: only the caller's own entry carries `userId` and is flagged `isSelf`.
+         *
+         *     Designed (provisional): every user with at least one referral is ranked, by
+         *     `activeReferrals` (referrals past `pending`: converted or rewarded), then `totalReferrals`,
+         *     then who referred first; ranks are positions 1, 2, 3, ... A masked name keeps the first and
+         *     last letter of the first name and the initial of the last (`Max User` → `M***x U.`).
+         *     `myRank` is the caller's position even below the first 50, and null when the caller has no
+         *     referral.
          *
          *     Session cookie only; the path has no `/api` segment.
          */
@@ -1122,6 +1278,11 @@ export interface paths {
          *     Errors: 400 `milestone_id is required`; 404 milestone not found; 422 threshold not met; 409
          *     milestone already claimed.
          *
+         *     Designed (provisional): the count compared with `referrals_required` is the user's converted
+         *     and rewarded referrals (pending ones do not count); the checks run in the order 400, 404,
+         *     409, 422; a successful claim applies the reward (`reward_applied` true) by moving the user's
+         *     `converted` referrals to `rewarded`.
+         *
          *     Session cookie only; the path has no `/api` segment.
          */
         post: operations["claimReferralMilestone"];
@@ -1164,6 +1325,9 @@ export interface paths {
          * Get a referral nudge
          * @description A suggestion to share the referral link: the user's `code`, the share `url`
          *     (`{dashboard_url}/ref/<code>`), `referralCount` and a `nudgeMessage`. Sends no e-mail.
+         *
+         *     Designed (provisional): `referralCount` is all the user's referrals; the message names the
+         *     first milestone not yet claimed and its threshold, or says every milestone is claimed.
          *
          *     Session cookie only; the path has no `/api` segment.
          */
@@ -1705,6 +1869,63 @@ export interface paths {
          *     does not exist.
          */
         post: operations["trackPurchase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/t/open/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The message id the pixel was made for (it is in the delivered copy's HTML). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Tracking pixel of a delivered message
+         * @description The 1×1 image every delivered HTML copy carries (`<img src=".../t/open/<message id>">`, added
+         *     when the copy leaves the service). Loading it records the first open of the message and raises
+         *     `email.opened` (its `userAgent`, `ip`, and `machineOpen` when a mail provider's image proxy
+         *     fetched it rather than a person). No authentication: mail clients load it. The answer is always
+         *     the same image, also for an unknown message, so the address tells a stranger nothing.
+         */
+        get: operations["trackOpen"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/t/click/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description `<message id>.<n>`: the message and the place of the link among its links (in the delivered copy's HTML).
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c.0
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Tracked link of a delivered message
+         * @description Every `http`/`https` link of a delivered HTML copy points here (rewritten when the copy leaves
+         *     the service). Following it records the click, raises `email.clicked` with the original `url`,
+         *     and redirects there. Only links the message itself holds are redirected to, so the address
+         *     cannot send anyone elsewhere; an unknown message or link answers 404. No authentication: the
+         *     recipient's browser follows it.
+         */
+        get: operations["trackClick"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3059,6 +3280,8 @@ export interface components {
         SsoExchangeRequest: {
             /** @description A signed JWT (JWS compact form) from the identity provider, with the user's `email` (and optionally `name`) claims. */
             token: string;
+            /** @description The code of the referral link (`{dashboard_url}/ref/<code>`) the user arrived through. A first sign-in with it records a `pending` referral of the code's owner; an unknown code, or a user who exists already, records nothing. */
+            referral_code?: string;
         };
         /**
          * SessionUserResponse
@@ -4587,9 +4810,9 @@ export interface components {
              * @enum {string}
              */
             status: "succeeded" | "retrying" | "failed";
-            /** @description HTTP status the endpoint answered; null on timeout or connection failure. */
+            /** @description HTTP status the endpoint answered; null when there was no answer: a timeout (10 seconds), a connection failure, or a destination the SSRF guard refuses. */
             response_status_code: number | null;
-            /** @description Body the endpoint answered (possibly truncated); null when there was no answer. */
+            /** @description Body the endpoint answered, cut to its first 1024 characters; null when there was no answer. */
             response_body: string | null;
             /** @description Time until the answer, in milliseconds; null when the connection failed before sending. */
             duration_ms: number | null;
@@ -4612,6 +4835,138 @@ export interface components {
             /** @constant */
             success: true;
             data: components["schemas"]["WebhookDelivery"][];
+        };
+        /**
+         * DashboardWebhookEventType
+         * @description An event name of the endpoints configured in the dashboard (Form A): `contact.created`, `contact.updated`, `contact.unsubscribed`, `campaign.sent`, `campaign.completed`, `email.opened`, `email.clicked`, `email.bounced`.
+         * @example contact.created
+         * @example email.bounced
+         * @enum {string}
+         */
+        DashboardWebhookEventType: "contact.created" | "contact.updated" | "contact.unsubscribed" | "campaign.sent" | "campaign.completed" | "email.opened" | "email.clicked" | "email.bounced";
+        /**
+         * DashboardWebhook
+         * @description A webhook endpoint configured in the dashboard (Form A, DECISIONS mail-3). It receives the events named in `events` as `{event, timestamp, data}` POSTs: one attempt per event, 10-second timeout, no retry; signed (`X-Service-Signature: sha256=<hex>`) only when `secret` has at least 16 characters. After 10 consecutive failed deliveries it is disabled until re-enabled with `POST /api/webhooks/{id}/enable`.
+         * @example {
+         *       "id": "2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091",
+         *       "url": "https://hooks.example.com/dashboard-events",
+         *       "events": [
+         *         "contact.created",
+         *         "email.bounced"
+         *       ],
+         *       "secret": "dashboard-signing-secret",
+         *       "enabled": true,
+         *       "consecutive_failures": 0,
+         *       "disabled_at": null,
+         *       "last_attempt_at": "2026-03-01T12:00:00Z",
+         *       "last_status_code": 200,
+         *       "created_at": "2026-02-01T09:00:00Z",
+         *       "updated_at": "2026-03-01T12:00:00Z"
+         *     }
+         */
+        DashboardWebhook: {
+            /**
+             * Format: uuid
+             * @description Endpoint id.
+             */
+            id: string;
+            /**
+             * Format: uri
+             * @description Destination URL; HTTPS.
+             */
+            url: string;
+            /** @description The event names the endpoint receives (Form A names). */
+            events: components["schemas"]["DashboardWebhookEventType"][];
+            /** @description Signing secret. Deliveries carry `X-Service-Signature` only when it has at least 16 characters; null: unsigned. */
+            secret: string | null;
+            /** @description False once 10 consecutive deliveries failed; the endpoint then receives no events until re-enabled. */
+            enabled: boolean;
+            /** @description Failed deliveries (non-2xx or timeout) since the last success or re-enable. */
+            consecutive_failures: number;
+            /**
+             * Format: date-time
+             * @description When the tenth consecutive failure disabled the endpoint; null while enabled.
+             */
+            disabled_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the last delivery was attempted; null before the first.
+             */
+            last_attempt_at: string | null;
+            /** @description HTTP status of the last attempt; null before the first, or when it got no answer (timeout, connection failure, refused destination). */
+            last_status_code: number | null;
+            /**
+             * Format: date-time
+             * @description Creation time.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Last change (by the dashboard, or the state change of a delivery).
+             */
+            updated_at: string;
+        };
+        /**
+         * DashboardWebhookListResponse
+         * @description `{success, data: DashboardWebhook[]}`: the webhook endpoints configured in the dashboard (Form A), oldest first.
+         */
+        DashboardWebhookListResponse: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["DashboardWebhook"][];
+        };
+        /**
+         * CreateDashboardWebhookRequest
+         * @description A dashboard webhook endpoint (Form A). `url` (HTTPS) and `events` are required; `secret` is optional, and deliveries are signed only when it has at least 16 characters.
+         * @example {
+         *       "url": "https://hooks.example.com/dashboard-events",
+         *       "events": [
+         *         "contact.created",
+         *         "email.bounced"
+         *       ],
+         *       "secret": "dashboard-signing-secret"
+         *     }
+         */
+        CreateDashboardWebhookRequest: {
+            /**
+             * Format: uri
+             * @description Destination URL; must be HTTPS.
+             */
+            url: string;
+            /** @description The Form A event names the endpoint receives. */
+            events: components["schemas"]["DashboardWebhookEventType"][];
+            /** @description Signing secret; deliveries carry `X-Service-Signature` only when it has at least 16 characters. Absent or null means unsigned. */
+            secret?: string | null;
+        };
+        /**
+         * DashboardWebhookResponse
+         * @description `{success, data: DashboardWebhook}`: one dashboard webhook endpoint (Form A).
+         */
+        DashboardWebhookResponse: {
+            /** @constant */
+            success: true;
+            data: components["schemas"]["DashboardWebhook"];
+        };
+        /**
+         * UpdateDashboardWebhookRequest
+         * @description Fields to change on a dashboard webhook endpoint; omitted fields are unchanged. At least one field. Re-enabling a disabled endpoint is `POST /api/webhooks/{id}/enable`.
+         * @example {
+         *       "events": [
+         *         "contact.created",
+         *         "contact.updated"
+         *       ]
+         *     }
+         */
+        UpdateDashboardWebhookRequest: {
+            /**
+             * Format: uri
+             * @description New destination URL; must be HTTPS.
+             */
+            url?: string;
+            /** @description The event names the endpoint receives (replaces the list). */
+            events?: components["schemas"]["DashboardWebhookEventType"][];
+            /** @description New signing secret (null removes it, so deliveries go unsigned). */
+            secret?: string | null;
         };
         /**
          * FeedbackLoopHealth
@@ -5114,8 +5469,13 @@ export interface components {
          *     }
          */
         ClaimMilestoneRequest: {
-            /** @description Id of the milestone to claim (`id` of a milestone definition). Required; missing it is answered 400 `milestone_id is required`. */
-            milestone_id: string;
+            /**
+             * @description Id of the milestone to claim (`id` of a milestone definition). Required: a body without it
+             *     (or with an empty one) is answered 400 `milestone_id is required`, the published message,
+             *     which is why the schema does not list it as required (schema validation would answer
+             *     `Validation failed`).
+             */
+            milestone_id?: string;
         };
         /**
          * ClaimMilestoneResponse
@@ -10152,6 +10512,154 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    listDashboardWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dashboard webhook endpoints. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardWebhookListResponse"];
+                };
+            };
+            401: components["responses"]["SessionRequired"];
+        };
+    };
+    createDashboardWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDashboardWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint was created, enabled. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardWebhookResponse"];
+                };
+            };
+            /** @description Validation failed (a URL that is not HTTPS or points at a refused address, an unknown event name), or the body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SessionRequired"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    deleteDashboardWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Resource id (UUID).
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["SessionRequired"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateDashboardWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Resource id (UUID).
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateDashboardWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardWebhookResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["SessionRequired"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    enableDashboardWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Resource id (UUID).
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, enabled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardWebhookResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["SessionRequired"];
+            404: components["responses"]["NotFound"];
+        };
+    };
     getFeedbackLoopHealth: {
         parameters: {
             query?: never;
@@ -10170,15 +10678,7 @@ export interface operations {
                     "application/json": components["schemas"]["FeedbackLoopHealth"];
                 };
             };
-            /** @description A client error. Not expected on this route, which takes no input. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
         };
     };
     receiveFeedbackReport: {
@@ -10205,7 +10705,7 @@ export interface operations {
                     "application/json": components["schemas"]["FeedbackReportResponse"];
                 };
             };
-            /** @description The report cannot be parsed as an ARF report (or the JSON body carries none). */
+            /** @description The report cannot be parsed as an ARF report (not a `multipart/report` with `report-type=feedback-report`, no `message/feedback-report` part, no `Feedback-Type`), or the JSON body carries none. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10289,7 +10789,7 @@ export interface operations {
                     "application/json": components["schemas"]["Success"];
                 };
             };
-            /** @description The body is not valid JSON or is not a mail-server-B event. */
+            /** @description The body is not valid JSON, is not a mail-server-B event, or a message event lacks its message or the message's recipient address. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10340,7 +10840,7 @@ export interface operations {
                     "application/json": components["schemas"]["TranslateStoredEmailResponse"];
                 };
             };
-            /** @description Validation failed (`emailId` or `targetLanguage` missing), or the body is not valid JSON. */
+            /** @description Validation failed (`emailId` or `targetLanguage` missing, or `targetLanguage` not a BCP-47 language tag), or the body is not valid JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10548,7 +11048,8 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        /** @description `{milestone_id}`. An absent body is answered like one without `milestone_id`: 400 `milestone_id is required`. */
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["ClaimMilestoneRequest"];
             };
@@ -12005,6 +12506,68 @@ export interface operations {
             };
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
+        };
+    };
+    trackOpen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The message id the pixel was made for (it is in the delivered copy's HTML). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A transparent 1×1 GIF. */
+            200: {
+                headers: {
+                    /** @description `no-store`, so every load reaches the service. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/gif": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+        };
+    };
+    trackClick: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description `<message id>.<n>`: the message and the place of the link among its links (in the delivered copy's HTML).
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c.0
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the link's original address. */
+            302: {
+                headers: {
+                    /** @description The original link. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description No delivered message with this id, or no link at this place. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listSandboxMessages: {

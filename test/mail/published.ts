@@ -127,6 +127,9 @@ export const designedRoutes: ReadonlyArray<readonly [method: string, path: strin
   ['patch', '/api/webhooks/{id}', 'updateDashboardWebhook'],
   ['delete', '/api/webhooks/{id}', 'deleteDashboardWebhook'],
   ['post', '/api/webhooks/{id}/enable', 'enableDashboardWebhook'],
+  // Issue 15: the open pixel and tracked links that email.opened and email.clicked come from.
+  ['get', '/t/open/{token}', 'trackOpen'],
+  ['get', '/t/click/{token}', 'trackClick'],
 ];
 
 /** Error statuses the document names for an operation, beyond the ones every route of its family has. */

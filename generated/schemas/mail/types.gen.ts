@@ -14,6 +14,18 @@ export type AutomationStep = SendEmailStep | WaitStep | AddTagStep | RemoveTagSt
  */
 export type ContactStatus = (("subscribed" | "complained") | ("unsubscribed" | "bounced")) & string;
 /**
+ * An event name of the endpoints configured in the dashboard (Form A): `contact.created`, `contact.updated`, `contact.unsubscribed`, `campaign.sent`, `campaign.completed`, `email.opened`, `email.clicked`, `email.bounced`.
+ */
+export type DashboardWebhookEventType =
+  | "contact.created"
+  | "contact.updated"
+  | "contact.unsubscribed"
+  | "campaign.sent"
+  | "campaign.completed"
+  | "email.opened"
+  | "email.clicked"
+  | "email.bounced";
+/**
  * The plan of the key's user with its quotas, current usage and feature flags (`GET /v1/plan-limits`). Plans are Free, Pro and Max: WhatsApp, push, dedicated IPs and workspaces need Max (priced at a monthly fee); validation, A/B tests and AI subject lines need Pro (Max includes them). The feature flags follow the plan (enforced below with `if`/`then`). All API operations obey the same plan limits as the dashboard.
  */
 export type PlanLimits = {
@@ -873,6 +885,55 @@ export interface CreatedApiKey {
    * Revocation time; null while active. Revoked keys return 401 immediately.
    */
   revoked_at: string | null;
+}
+/**
+ * A webhook endpoint configured in the dashboard (Form A, DECISIONS mail-3). It receives the events named in `events` as `{event, timestamp, data}` POSTs: one attempt per event, 10-second timeout, no retry; signed (`X-Service-Signature: sha256=<hex>`) only when `secret` has at least 16 characters. After 10 consecutive failed deliveries it is disabled until re-enabled with `POST /api/webhooks/{id}/enable`.
+ */
+export interface DashboardWebhook {
+  /**
+   * Endpoint id.
+   */
+  id: string;
+  /**
+   * Destination URL; HTTPS.
+   */
+  url: string;
+  /**
+   * The event names the endpoint receives (Form A names).
+   */
+  events: DashboardWebhookEventType[];
+  /**
+   * Signing secret. Deliveries carry `X-Service-Signature` only when it has at least 16 characters; null: unsigned.
+   */
+  secret: string | null;
+  /**
+   * False once 10 consecutive deliveries failed; the endpoint then receives no events until re-enabled.
+   */
+  enabled: boolean;
+  /**
+   * Failed deliveries (non-2xx or timeout) since the last success or re-enable.
+   */
+  consecutive_failures: number;
+  /**
+   * When the tenth consecutive failure disabled the endpoint; null while enabled.
+   */
+  disabled_at: string | null;
+  /**
+   * When the last delivery was attempted; null before the first.
+   */
+  last_attempt_at: string | null;
+  /**
+   * HTTP status of the last attempt; null before the first, or when it got no answer (timeout, connection failure, refused destination).
+   */
+  last_status_code: number | null;
+  /**
+   * Creation time.
+   */
+  created_at: string;
+  /**
+   * Last change (by the dashboard, or the state change of a delivery).
+   */
+  updated_at: string;
 }
 /**
  * A dedicated sending IP address (Max plan). Status: `provisioning` (requested; `ip` is null until assigned) → `warming` (sending volume is raised gradually, `warmup_progress` 0-100) → `active`; without warm-up it goes from `provisioning` straight to `active`. Deleting it moves it to `released`: it sends no more mail and stays listed.
@@ -2648,11 +2709,11 @@ export interface WebhookDelivery {
    */
   status: "succeeded" | "retrying" | "failed";
   /**
-   * HTTP status the endpoint answered; null on timeout or connection failure.
+   * HTTP status the endpoint answered; null when there was no answer: a timeout (10 seconds), a connection failure, or a destination the SSRF guard refuses.
    */
   response_status_code: number | null;
   /**
-   * Body the endpoint answered (possibly truncated); null when there was no answer.
+   * Body the endpoint answered, cut to its first 1024 characters; null when there was no answer.
    */
   response_body: string | null;
   /**

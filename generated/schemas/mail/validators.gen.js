@@ -7781,17 +7781,516 @@ return errors === 0;
 }
 validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const DedicatedIp = validate33;
-const schema48 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/DedicatedIp.json","title":"DedicatedIp","description":"A dedicated sending IP address (Max plan). Status: `provisioning` (requested; `ip` is null until assigned) → `warming` (sending volume is raised gradually, `warmup_progress` 0-100) → `active`; without warm-up it goes from `provisioning` straight to `active`. Deleting it moves it to `released`: it sends no more mail and stays listed.","x-provisional":"Designed: the document names the dedicated-IP routes and the Max-plan gate but does not show an IP's fields or states.","type":"object","additionalProperties":false,"required":["id","ip","pool","status","warmup_progress","reverse_dns","created_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Dedicated IP id."},"ip":{"type":["string","null"],"format":"ipv4","description":"The IPv4 address; null while `provisioning`."},"pool":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[a-z0-9][a-z0-9_-]*$","description":"Pool the IP sends for (for example `default`, `marketing`, `transactional`)."},"status":{"type":"string","enum":["provisioning","warming","active","released"],"description":"`provisioning` → `warming` → `active` (or `provisioning` → `active` without warm-up); any → `released` on delete."},"warmup_progress":{"type":"integer","minimum":0,"maximum":100,"description":"Warm-up progress in percent; 100 once `active`."},"reverse_dns":{"type":["string","null"],"format":"hostname","description":"PTR host name of the IP; null while not set."},"created_at":{"type":"string","format":"date-time","description":"When the IP was requested."}},"examples":[{"id":"f1e2d3c4-b5a6-4978-8a9b-0c1d2e3f4a5b","ip":"203.0.113.25","pool":"marketing","status":"warming","warmup_progress":40,"reverse_dns":"mta1.example.com","created_at":"2026-03-01T12:00:00Z"}]};
-const formats108 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
-const formats110 = /^(?=.{1,253}\.?$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[-0-9a-z]{0,61}[0-9a-z])?)*\.?$/i;
-const pattern8 = new RegExp("^[a-z0-9][a-z0-9_-]*$", "u");
+export const DashboardWebhook = validate33;
+const schema48 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/DashboardWebhook.json","title":"DashboardWebhook","description":"A webhook endpoint configured in the dashboard (Form A, DECISIONS mail-3). It receives the events named in `events` as `{event, timestamp, data}` POSTs: one attempt per event, 10-second timeout, no retry; signed (`X-Service-Signature: sha256=<hex>`) only when `secret` has at least 16 characters. After 10 consecutive failed deliveries it is disabled until re-enabled with `POST /api/webhooks/{id}/enable`.","x-provisional":"The document does not show the dashboard endpoint's fields; they were designed like the API-managed endpoint's, plus the failure count and the disabled state the published delivery rules need.","type":"object","additionalProperties":false,"required":["id","url","events","secret","enabled","consecutive_failures","disabled_at","last_attempt_at","last_status_code","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Endpoint id."},"url":{"type":"string","format":"uri","pattern":"^https://","description":"Destination URL; HTTPS."},"events":{"type":"array","uniqueItems":true,"items":{"$ref":"DashboardWebhookEventType.json"},"description":"The event names the endpoint receives (Form A names)."},"secret":{"type":["string","null"],"description":"Signing secret. Deliveries carry `X-Service-Signature` only when it has at least 16 characters; null: unsigned."},"enabled":{"type":"boolean","description":"False once 10 consecutive deliveries failed; the endpoint then receives no events until re-enabled."},"consecutive_failures":{"type":"integer","minimum":0,"description":"Failed deliveries (non-2xx or timeout) since the last success or re-enable."},"disabled_at":{"type":["string","null"],"format":"date-time","description":"When the tenth consecutive failure disabled the endpoint; null while enabled."},"last_attempt_at":{"type":["string","null"],"format":"date-time","description":"When the last delivery was attempted; null before the first."},"last_status_code":{"type":["integer","null"],"minimum":100,"maximum":599,"description":"HTTP status of the last attempt; null before the first, or when it got no answer (timeout, connection failure, refused destination)."},"created_at":{"type":"string","format":"date-time","description":"Creation time."},"updated_at":{"type":"string","format":"date-time","description":"Last change (by the dashboard, or the state change of a delivery)."}},"examples":[{"id":"2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091","url":"https://hooks.example.com/dashboard-events","events":["contact.created","email.bounced"],"secret":"dashboard-signing-secret","enabled":true,"consecutive_failures":0,"disabled_at":null,"last_attempt_at":"2026-03-01T12:00:00Z","last_status_code":200,"created_at":"2026-02-01T09:00:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
+const schema49 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/DashboardWebhookEventType.json","title":"DashboardWebhookEventType","description":"An event name of the endpoints configured in the dashboard (Form A): `contact.created`, `contact.updated`, `contact.unsubscribed`, `campaign.sent`, `campaign.completed`, `email.opened`, `email.clicked`, `email.bounced`.","type":"string","enum":["contact.created","contact.updated","contact.unsubscribed","campaign.sent","campaign.completed","email.opened","email.clicked","email.bounced"],"examples":["contact.created","email.bounced"]};
+const func0 = jsonEqual;
+const formats108 = ajvFormats.fullFormats.uri;
+const pattern8 = new RegExp("^https://", "u");
 
 function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://contracts.platform.example/schemas/mail/DedicatedIp.json" */;
+/*# sourceURL="https://contracts.platform.example/schemas/mail/DashboardWebhook.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate33.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.url === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.events === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "events"},message:"must have required property '"+"events"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.secret === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "secret"},message:"must have required property '"+"secret"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.enabled === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "enabled"},message:"must have required property '"+"enabled"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.consecutive_failures === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "consecutive_failures"},message:"must have required property '"+"consecutive_failures"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.disabled_at === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "disabled_at"},message:"must have required property '"+"disabled_at"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.last_attempt_at === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "last_attempt_at"},message:"must have required property '"+"last_attempt_at"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.last_status_code === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "last_status_code"},message:"must have required property '"+"last_status_code"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.created_at === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "created_at"},message:"must have required property '"+"created_at"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data.updated_at === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "updated_at"},message:"must have required property '"+"updated_at"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func1.call(schema48.properties, key0))){
+const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!(formats0.test(data0))){
+const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.url !== undefined){
+let data1 = data.url;
+if(typeof data1 === "string"){
+if(!pattern8.test(data1)){
+const err14 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/pattern",keyword:"pattern",params:{pattern: "^https://"},message:"must match pattern \""+"^https://"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(!(formats108(data1))){
+const err15 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.events !== undefined){
+let data2 = data.events;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(typeof data3 !== "string"){
+const err17 = {instancePath:instancePath+"/events/" + i0,schemaPath:"DashboardWebhookEventType.json/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(!((((((((data3 === "contact.created") || (data3 === "contact.updated")) || (data3 === "contact.unsubscribed")) || (data3 === "campaign.sent")) || (data3 === "campaign.completed")) || (data3 === "email.opened")) || (data3 === "email.clicked")) || (data3 === "email.bounced"))){
+const err18 = {instancePath:instancePath+"/events/" + i0,schemaPath:"DashboardWebhookEventType.json/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+let i1 = data2.length;
+let j0;
+if(i1 > 1){
+outer0:
+for(;i1--;){
+for(j0 = i1; j0--;){
+if(func0(data2[i1], data2[j0])){
+const err19 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+break outer0;
+}
+}
+}
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.secret !== undefined){
+let data4 = data.secret;
+if((typeof data4 !== "string") && (data4 !== null)){
+const err21 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: schema48.properties.secret.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err22 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data.consecutive_failures !== undefined){
+let data6 = data.consecutive_failures;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err23 = {instancePath:instancePath+"/consecutive_failures",schemaPath:"#/properties/consecutive_failures/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err24 = {instancePath:instancePath+"/consecutive_failures",schemaPath:"#/properties/consecutive_failures/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+if(data.disabled_at !== undefined){
+let data7 = data.disabled_at;
+if((typeof data7 !== "string") && (data7 !== null)){
+const err25 = {instancePath:instancePath+"/disabled_at",schemaPath:"#/properties/disabled_at/type",keyword:"type",params:{type: schema48.properties.disabled_at.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if(typeof data7 === "string"){
+if(!(formats8.validate(data7))){
+const err26 = {instancePath:instancePath+"/disabled_at",schemaPath:"#/properties/disabled_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+if(data.last_attempt_at !== undefined){
+let data8 = data.last_attempt_at;
+if((typeof data8 !== "string") && (data8 !== null)){
+const err27 = {instancePath:instancePath+"/last_attempt_at",schemaPath:"#/properties/last_attempt_at/type",keyword:"type",params:{type: schema48.properties.last_attempt_at.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+if(typeof data8 === "string"){
+if(!(formats8.validate(data8))){
+const err28 = {instancePath:instancePath+"/last_attempt_at",schemaPath:"#/properties/last_attempt_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+if(data.last_status_code !== undefined){
+let data9 = data.last_status_code;
+if((!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))) && (data9 !== null)){
+const err29 = {instancePath:instancePath+"/last_status_code",schemaPath:"#/properties/last_status_code/type",keyword:"type",params:{type: schema48.properties.last_status_code.type},message:"must be integer,null"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 > 599 || isNaN(data9)){
+const err30 = {instancePath:instancePath+"/last_status_code",schemaPath:"#/properties/last_status_code/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+if(data9 < 100 || isNaN(data9)){
+const err31 = {instancePath:instancePath+"/last_status_code",schemaPath:"#/properties/last_status_code/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+}
+if(data.created_at !== undefined){
+let data10 = data.created_at;
+if(typeof data10 === "string"){
+if(!(formats8.validate(data10))){
+const err32 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+else {
+const err33 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(data.updated_at !== undefined){
+let data11 = data.updated_at;
+if(typeof data11 === "string"){
+if(!(formats8.validate(data11))){
+const err34 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+}
+else {
+const err36 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+validate33.errors = vErrors;
+return errors === 0;
+}
+validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const DashboardWebhookEventType = validate34;
+
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://contracts.platform.example/schemas/mail/DashboardWebhookEventType.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate34.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!((((((((data === "contact.created") || (data === "contact.updated")) || (data === "contact.unsubscribed")) || (data === "campaign.sent")) || (data === "campaign.completed")) || (data === "email.opened")) || (data === "email.clicked")) || (data === "email.bounced"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate34.errors = vErrors;
+return errors === 0;
+}
+validate34.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+export const DedicatedIp = validate35;
+const schema51 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/DedicatedIp.json","title":"DedicatedIp","description":"A dedicated sending IP address (Max plan). Status: `provisioning` (requested; `ip` is null until assigned) → `warming` (sending volume is raised gradually, `warmup_progress` 0-100) → `active`; without warm-up it goes from `provisioning` straight to `active`. Deleting it moves it to `released`: it sends no more mail and stays listed.","x-provisional":"Designed: the document names the dedicated-IP routes and the Max-plan gate but does not show an IP's fields or states.","type":"object","additionalProperties":false,"required":["id","ip","pool","status","warmup_progress","reverse_dns","created_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Dedicated IP id."},"ip":{"type":["string","null"],"format":"ipv4","description":"The IPv4 address; null while `provisioning`."},"pool":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[a-z0-9][a-z0-9_-]*$","description":"Pool the IP sends for (for example `default`, `marketing`, `transactional`)."},"status":{"type":"string","enum":["provisioning","warming","active","released"],"description":"`provisioning` → `warming` → `active` (or `provisioning` → `active` without warm-up); any → `released` on delete."},"warmup_progress":{"type":"integer","minimum":0,"maximum":100,"description":"Warm-up progress in percent; 100 once `active`."},"reverse_dns":{"type":["string","null"],"format":"hostname","description":"PTR host name of the IP; null while not set."},"created_at":{"type":"string","format":"date-time","description":"When the IP was requested."}},"examples":[{"id":"f1e2d3c4-b5a6-4978-8a9b-0c1d2e3f4a5b","ip":"203.0.113.25","pool":"marketing","status":"warming","warmup_progress":40,"reverse_dns":"mta1.example.com","created_at":"2026-03-01T12:00:00Z"}]};
+const formats120 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+const formats122 = /^(?=.{1,253}\.?$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[-0-9a-z]{0,61}[0-9a-z])?)*\.?$/i;
+const pattern9 = new RegExp("^[a-z0-9][a-z0-9_-]*$", "u");
+
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://contracts.platform.example/schemas/mail/DedicatedIp.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate35.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7909,7 +8408,7 @@ errors++;
 if(data.ip !== undefined){
 let data1 = data.ip;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err10 = {instancePath:instancePath+"/ip",schemaPath:"#/properties/ip/type",keyword:"type",params:{type: schema48.properties.ip.type},message:"must be string,null"};
+const err10 = {instancePath:instancePath+"/ip",schemaPath:"#/properties/ip/type",keyword:"type",params:{type: schema51.properties.ip.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -7919,7 +8418,7 @@ vErrors.push(err10);
 errors++;
 }
 if(typeof data1 === "string"){
-if(!(formats108.test(data1))){
+if(!(formats120.test(data1))){
 const err11 = {instancePath:instancePath+"/ip",schemaPath:"#/properties/ip/format",keyword:"format",params:{format: "ipv4"},message:"must match format \""+"ipv4"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -7954,7 +8453,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern8.test(data2)){
+if(!pattern9.test(data2)){
 const err14 = {instancePath:instancePath+"/pool",schemaPath:"#/properties/pool/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9_-]*$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9_-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -7989,7 +8488,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!((((data3 === "provisioning") || (data3 === "warming")) || (data3 === "active")) || (data3 === "released"))){
-const err17 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema48.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema51.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -8037,7 +8536,7 @@ errors++;
 if(data.reverse_dns !== undefined){
 let data5 = data.reverse_dns;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err21 = {instancePath:instancePath+"/reverse_dns",schemaPath:"#/properties/reverse_dns/type",keyword:"type",params:{type: schema48.properties.reverse_dns.type},message:"must be string,null"};
+const err21 = {instancePath:instancePath+"/reverse_dns",schemaPath:"#/properties/reverse_dns/type",keyword:"type",params:{type: schema51.properties.reverse_dns.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -8047,7 +8546,7 @@ vErrors.push(err21);
 errors++;
 }
 if(typeof data5 === "string"){
-if(!(formats110.test(data5))){
+if(!(formats122.test(data5))){
 const err22 = {instancePath:instancePath+"/reverse_dns",schemaPath:"#/properties/reverse_dns/format",keyword:"format",params:{format: "hostname"},message:"must match format \""+"hostname"+"\""};
 if(vErrors === null){
 vErrors = [err22];
@@ -8095,19 +8594,19 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate33.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const DnsCheck = validate34;
-const schema49 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/DnsCheck.json","title":"DnsCheck","description":"The result of a full DNS check of a monitored domain (returned as `dns_check` when a domain is added): `spf {valid, value, issues[]}`, `dkim {valid, value or null, issues[]}`, `dmarc {valid, value, issues[], policy}`, `mx [{priority, exchange}]`, `overallScore`.\n\nRecords a domain must publish (TXT unless noted):\n- SPF at the domain root; the value starts `v=spf1`; exactly one SPF record per name (merge into the existing one if there is one).\n- DKIM at `<selector>._domainkey.<domain>`.\n- DMARC at `_dmarc.<domain>`; the value starts `v=DMARC1; p=<none|quarantine|reject>` and may carry `rua`, `ruf`, `pct`.\n- Optional MX at the root, for domains that receive mail.\n\n`reject` policy scores highest (90+). Score bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical.","type":"object","additionalProperties":false,"required":["spf","dkim","dmarc","mx","overallScore"],"properties":{"spf":{"type":"object","description":"SPF check of the TXT record at the domain root (value starts `v=spf1`; exactly one SPF record per name).","additionalProperties":false,"required":["valid","value","issues"],"properties":{"valid":{"type":"boolean","description":"A single valid SPF record was found. Valid when the domain root has exactly one TXT record starting `v=spf1` and it does not end with `+all` or a bare `all` (which let any server send). `?all` or a missing `all` stays valid but is an issue and scores less."},"value":{"type":"string","description":"The SPF record found; an empty string when there is none.","x-provisional":"The value when no record exists was designed (empty string): the document types only the DKIM value as nullable."},"issues":{"type":"array","items":{"type":"string"},"description":"Problems found, each a sentence saying what to change (for example `Publish one SPF record: found 2 at example.org; merge them into a single \"v=spf1\" record`).","x-provisional":"Validity rules and the issues reported designed from the record syntax the document describes (RFC 7208, 6376, 7489); a look-up the DNS server could not answer is reported as an issue saying the record could not be checked."}}},"dkim":{"type":"object","description":"DKIM check of the TXT record at `<selector>._domainkey.<domain>`.","additionalProperties":false,"required":["valid","value","issues"],"properties":{"valid":{"type":"boolean","description":"A valid DKIM key record was found for the selector. Valid when exactly one record is found at the selector, it starts `v=DKIM1` and carries a non-empty base64 `p=` public key."},"value":{"type":["string","null"],"description":"The DKIM record found, or null."},"issues":{"type":"array","items":{"type":"string"},"description":"Problems found, each a sentence saying what to change (for example `Publish one SPF record: found 2 at example.org; merge them into a single \"v=spf1\" record`).","x-provisional":"Validity rules and the issues reported designed from the record syntax the document describes (RFC 7208, 6376, 7489); a look-up the DNS server could not answer is reported as an issue saying the record could not be checked."}}},"dmarc":{"type":"object","description":"DMARC check of the TXT record at `_dmarc.<domain>` (value starts `v=DMARC1; p=<none|quarantine|reject>`, may carry `rua`, `ruf`, `pct`).","additionalProperties":false,"required":["valid","value","issues","policy"],"properties":{"valid":{"type":"boolean","description":"A valid DMARC record was found. Valid when exactly one record starting `v=DMARC1` is found with a `p` of `none`, `quarantine` or `reject` and, if present, a `pct` from 0 to 100. `p=none`, `pct` below 100, a missing `rua` and `rua`/`ruf` that are not `mailto:` lists are issues."},"value":{"type":"string","description":"The DMARC record found; an empty string when there is none.","x-provisional":"The value when no record exists was designed (empty string): the document types only the DKIM value as nullable."},"issues":{"type":"array","items":{"type":"string"},"description":"Problems found, each a sentence saying what to change (for example `Publish one SPF record: found 2 at example.org; merge them into a single \"v=spf1\" record`).","x-provisional":"Validity rules and the issues reported designed from the record syntax the document describes (RFC 7208, 6376, 7489); a look-up the DNS server could not answer is reported as an issue saying the record could not be checked."},"policy":{"type":"string","enum":["reject","quarantine","none"],"description":"The record's `p=` policy; `none` when no DMARC record was found. `reject` scores highest (90+).","x-provisional":"Type designed as the monitored domain's `dmarc_policy`; reporting `none` when no record exists was designed."}}},"mx":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["priority","exchange"],"properties":{"priority":{"x-provisional":"DECISIONS G-4: minimum 0 was designed; the document publishes `mx_records[].priority` as an integer without a bound.","type":"integer","minimum":0,"description":"Preference (lower is preferred)."},"exchange":{"type":"string","description":"Host name of the mail exchanger."}}},"description":"The domain's MX records (optional: only domains that receive mail need them). Empty also when the MX look-up could not be answered."},"overallScore":{"type":"integer","minimum":0,"maximum":100,"description":"Overall health score, 0 to 100. Bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical. Computed as: SPF 25 points when valid (15 when it ends with `?all` or has no `all`); DKIM 25 when valid; DMARC, when valid, 5 for the record plus its policy (`reject` 35, `quarantine` 20, `none` 0) times `pct`/100, rounded, plus 5 when it names an aggregate report address (`rua`); MX 5 when the domain has at least one MX record. A record that could not be checked (the DNS server did not answer) scores 0. A `reject` set-up (SPF, DKIM and DMARC `p=reject` at pct 100) therefore scores at least 90.","x-provisional":"Formula designed: the document publishes the bands and that `reject` scores 90+, not how the score is computed."}},"examples":[{"spf":{"valid":true,"value":"v=spf1 include:_spf.example.net ~all","issues":[]},"dkim":{"valid":true,"value":"v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA","issues":[]},"dmarc":{"valid":true,"value":"v=DMARC1; p=reject; rua=mailto:dmarc@example.com; pct=100","issues":[],"policy":"reject"},"mx":[{"priority":10,"exchange":"mx1.example.com"}],"overallScore":100},{"spf":{"valid":true,"value":"v=spf1 include:_spf.example.net ~all","issues":[]},"dkim":{"valid":false,"value":null,"issues":["No DKIM record found at default._domainkey.example.org: publish the public key of the \"default\" selector your mail provider gives you as a TXT record there (or check the selector name)."]},"dmarc":{"valid":false,"value":"","issues":["No DMARC record found at _dmarc.example.org: publish \"v=DMARC1; p=none; rua=mailto:dmarc@example.org\" to start receiving reports, then move to p=quarantine and p=reject."],"policy":"none"},"mx":[],"overallScore":25}]};
+export const DnsCheck = validate36;
+const schema52 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/DnsCheck.json","title":"DnsCheck","description":"The result of a full DNS check of a monitored domain (returned as `dns_check` when a domain is added): `spf {valid, value, issues[]}`, `dkim {valid, value or null, issues[]}`, `dmarc {valid, value, issues[], policy}`, `mx [{priority, exchange}]`, `overallScore`.\n\nRecords a domain must publish (TXT unless noted):\n- SPF at the domain root; the value starts `v=spf1`; exactly one SPF record per name (merge into the existing one if there is one).\n- DKIM at `<selector>._domainkey.<domain>`.\n- DMARC at `_dmarc.<domain>`; the value starts `v=DMARC1; p=<none|quarantine|reject>` and may carry `rua`, `ruf`, `pct`.\n- Optional MX at the root, for domains that receive mail.\n\n`reject` policy scores highest (90+). Score bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical.","type":"object","additionalProperties":false,"required":["spf","dkim","dmarc","mx","overallScore"],"properties":{"spf":{"type":"object","description":"SPF check of the TXT record at the domain root (value starts `v=spf1`; exactly one SPF record per name).","additionalProperties":false,"required":["valid","value","issues"],"properties":{"valid":{"type":"boolean","description":"A single valid SPF record was found. Valid when the domain root has exactly one TXT record starting `v=spf1` and it does not end with `+all` or a bare `all` (which let any server send). `?all` or a missing `all` stays valid but is an issue and scores less."},"value":{"type":"string","description":"The SPF record found; an empty string when there is none.","x-provisional":"The value when no record exists was designed (empty string): the document types only the DKIM value as nullable."},"issues":{"type":"array","items":{"type":"string"},"description":"Problems found, each a sentence saying what to change (for example `Publish one SPF record: found 2 at example.org; merge them into a single \"v=spf1\" record`).","x-provisional":"Validity rules and the issues reported designed from the record syntax the document describes (RFC 7208, 6376, 7489); a look-up the DNS server could not answer is reported as an issue saying the record could not be checked."}}},"dkim":{"type":"object","description":"DKIM check of the TXT record at `<selector>._domainkey.<domain>`.","additionalProperties":false,"required":["valid","value","issues"],"properties":{"valid":{"type":"boolean","description":"A valid DKIM key record was found for the selector. Valid when exactly one record is found at the selector, it starts `v=DKIM1` and carries a non-empty base64 `p=` public key."},"value":{"type":["string","null"],"description":"The DKIM record found, or null."},"issues":{"type":"array","items":{"type":"string"},"description":"Problems found, each a sentence saying what to change (for example `Publish one SPF record: found 2 at example.org; merge them into a single \"v=spf1\" record`).","x-provisional":"Validity rules and the issues reported designed from the record syntax the document describes (RFC 7208, 6376, 7489); a look-up the DNS server could not answer is reported as an issue saying the record could not be checked."}}},"dmarc":{"type":"object","description":"DMARC check of the TXT record at `_dmarc.<domain>` (value starts `v=DMARC1; p=<none|quarantine|reject>`, may carry `rua`, `ruf`, `pct`).","additionalProperties":false,"required":["valid","value","issues","policy"],"properties":{"valid":{"type":"boolean","description":"A valid DMARC record was found. Valid when exactly one record starting `v=DMARC1` is found with a `p` of `none`, `quarantine` or `reject` and, if present, a `pct` from 0 to 100. `p=none`, `pct` below 100, a missing `rua` and `rua`/`ruf` that are not `mailto:` lists are issues."},"value":{"type":"string","description":"The DMARC record found; an empty string when there is none.","x-provisional":"The value when no record exists was designed (empty string): the document types only the DKIM value as nullable."},"issues":{"type":"array","items":{"type":"string"},"description":"Problems found, each a sentence saying what to change (for example `Publish one SPF record: found 2 at example.org; merge them into a single \"v=spf1\" record`).","x-provisional":"Validity rules and the issues reported designed from the record syntax the document describes (RFC 7208, 6376, 7489); a look-up the DNS server could not answer is reported as an issue saying the record could not be checked."},"policy":{"type":"string","enum":["reject","quarantine","none"],"description":"The record's `p=` policy; `none` when no DMARC record was found. `reject` scores highest (90+).","x-provisional":"Type designed as the monitored domain's `dmarc_policy`; reporting `none` when no record exists was designed."}}},"mx":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["priority","exchange"],"properties":{"priority":{"x-provisional":"DECISIONS G-4: minimum 0 was designed; the document publishes `mx_records[].priority` as an integer without a bound.","type":"integer","minimum":0,"description":"Preference (lower is preferred)."},"exchange":{"type":"string","description":"Host name of the mail exchanger."}}},"description":"The domain's MX records (optional: only domains that receive mail need them). Empty also when the MX look-up could not be answered."},"overallScore":{"type":"integer","minimum":0,"maximum":100,"description":"Overall health score, 0 to 100. Bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical. Computed as: SPF 25 points when valid (15 when it ends with `?all` or has no `all`); DKIM 25 when valid; DMARC, when valid, 5 for the record plus its policy (`reject` 35, `quarantine` 20, `none` 0) times `pct`/100, rounded, plus 5 when it names an aggregate report address (`rua`); MX 5 when the domain has at least one MX record. A record that could not be checked (the DNS server did not answer) scores 0. A `reject` set-up (SPF, DKIM and DMARC `p=reject` at pct 100) therefore scores at least 90.","x-provisional":"Formula designed: the document publishes the bands and that `reject` scores 90+, not how the score is computed."}},"examples":[{"spf":{"valid":true,"value":"v=spf1 include:_spf.example.net ~all","issues":[]},"dkim":{"valid":true,"value":"v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA","issues":[]},"dmarc":{"valid":true,"value":"v=DMARC1; p=reject; rua=mailto:dmarc@example.com; pct=100","issues":[],"policy":"reject"},"mx":[{"priority":10,"exchange":"mx1.example.com"}],"overallScore":100},{"spf":{"valid":true,"value":"v=spf1 include:_spf.example.net ~all","issues":[]},"dkim":{"valid":false,"value":null,"issues":["No DKIM record found at default._domainkey.example.org: publish the public key of the \"default\" selector your mail provider gives you as a TXT record there (or check the selector name)."]},"dmarc":{"valid":false,"value":"","issues":["No DMARC record found at _dmarc.example.org: publish \"v=DMARC1; p=none; rua=mailto:dmarc@example.org\" to start receiving reports, then move to p=quarantine and p=reject."],"policy":"none"},"mx":[],"overallScore":25}]};
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/DnsCheck.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate34.evaluated;
+const evaluated0 = validate36.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8346,7 +8845,7 @@ errors++;
 if(data5.value !== undefined){
 let data7 = data5.value;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err20 = {instancePath:instancePath+"/dkim/value",schemaPath:"#/properties/dkim/properties/value/type",keyword:"type",params:{type: schema49.properties.dkim.properties.value.type},message:"must be string,null"};
+const err20 = {instancePath:instancePath+"/dkim/value",schemaPath:"#/properties/dkim/properties/value/type",keyword:"type",params:{type: schema52.properties.dkim.properties.value.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -8516,7 +9015,7 @@ vErrors.push(err33);
 errors++;
 }
 if(!(((data15 === "reject") || (data15 === "quarantine")) || (data15 === "none"))){
-const err34 = {instancePath:instancePath+"/dmarc/policy",schemaPath:"#/properties/dmarc/properties/policy/enum",keyword:"enum",params:{allowedValues: schema49.properties.dmarc.properties.policy.enum},message:"must be equal to one of the allowed values"};
+const err34 = {instancePath:instancePath+"/dmarc/policy",schemaPath:"#/properties/dmarc/properties/policy/enum",keyword:"enum",params:{allowedValues: schema52.properties.dmarc.properties.policy.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -8684,21 +9183,21 @@ vErrors.push(err47);
 }
 errors++;
 }
-validate34.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
-validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FilterGroup = validate35;
-const schema50 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FilterGroup.json","title":"FilterGroup","description":"A segment's filter criteria: a group that combines its `rules` with `operator` (`AND`: every rule matches; `OR`: at least one matches). Each entry of `rules` is either a leaf `{field, operator, value}` (FilterRule) or a nested group `{operator, rules}`. A group holds 1 to 50 rules. Groups nest at most 5 levels deep (the top group is level 1); deeper criteria are refused with 400.","x-provisional":"The nesting limit (5 levels, 400 beyond) was designed: the document bounds the rules per group only.","type":"object","additionalProperties":false,"required":["operator","rules"],"properties":{"operator":{"type":"string","enum":["AND","OR"],"description":"`AND` or `OR`: how the group's rules are combined."},"rules":{"type":"array","minItems":1,"maxItems":50,"description":"1 to 50 entries, each a leaf rule or a nested group.","items":{"oneOf":[{"$ref":"FilterRule.json"},{"$ref":"FilterGroup.json"}]}}},"examples":[{"operator":"AND","rules":[{"field":"status","operator":"equals","value":"subscribed"},{"operator":"OR","rules":[{"field":"tags","operator":"contains","value":"newsletter"},{"field":"created_at","operator":"after","value":"2026-01-01T00:00:00Z"}]}]}]};
-const schema51 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FilterRule.json","title":"FilterRule","description":"A leaf rule of a segment's filter criteria: `{field, operator, value}`. It compares one contact field with `value`.\n\n| Operator | Meaning |\n|---|---|\n| `equals`, `not_equals` | Exact match |\n| `contains`, `not_contains` | Substring or array membership |\n| `starts_with`, `ends_with` | String prefix or suffix |\n| `greater_than`, `less_than` | Numeric or date comparison |\n| `before`, `after` | Date comparison |\n| `is_empty`, `is_not_empty` | Null or blank check |\n| `in`, `not_in` | Match against a list of values |\n\nHow rules evaluate (designed, see `x-provisional`):\n- **Fields**: `email`, `first_name`, `last_name`, `phone`, `status`, `engagement_tier` (text), `tags` (list of text), `created_at`, `updated_at` (dates), and `custom_fields.<key>` for a custom field (any JSON value; missing counts as empty).\n- **Letter case** is ignored in every text comparison (`equals`, `contains`, `starts_with`, `ends_with`, `in` and their negations).\n- **Dates** (a rule value, or text in a custom field) are a calendar date `YYYY-MM-DD` (midnight UTC) or an RFC 3339 date-time with `Z` or an offset (`2026-01-01T00:00:00Z`); `created_at`/`updated_at` compare as instants. `equals` on a date field matches the same instant.\n- **Lists** (`tags`, list custom fields): `contains` is membership (an element equals the value); every other positive operator matches when any element does.\n- **Type mismatch** never matches and is not an error: `greater_than` 10 on text that is not a number, `before` on a field that is not a date, `starts_with` on a number. Numbers compare with numbers or numeric text; dates with dates.\n- **Negations**: `not_equals`, `not_contains`, `not_in` match exactly the contacts their positive operator does not, so an empty or missing field matches them.\n- **Empty**: `is_empty` matches null, a missing custom field, blank text (only spaces), an empty list or an empty object; `is_not_empty` the rest.\n- **Values per operator** (else 400 naming the rule path, for example `filter_criteria.rules.0.value`): `equals`/`not_equals` a string, number or boolean; `contains`, `not_contains`, `starts_with`, `ends_with` a non-empty string; `greater_than`/`less_than` a number or a date; `before`/`after` a date; `in`/`not_in` a non-empty list; `is_empty`/`is_not_empty` ignore the value (send `null`). An unknown field is also a 400.","x-provisional":"The evaluation rules listed in the description were designed (field names and custom fields, letter case, date parsing, lists, type mismatches, negations on empty values, value checks per operator); the document publishes only the operator table.","type":"object","additionalProperties":false,"required":["field","operator","value"],"properties":{"field":{"x-provisional":"DECISIONS G-4: minLength 1 was designed; the list of filterable fields and `custom_fields.<key>` were designed (the document names `status`, `created_at` and `tags`).","type":"string","minLength":1,"description":"The contact field the rule tests, named as the API shows a contact: `email`, `first_name`, `last_name`, `phone`, `status`, `engagement_tier`, `tags`, `created_at`, `updated_at`, or `custom_fields.<key>`. Leaf fields used in the published shapes include `status`, `created_at` and `tags`; the full list of filterable fields is not published. An unknown field is refused with 400 (checked by the service, not by a schema pattern, so that adding fields never breaks a client).","examples":["status","created_at","tags","custom_fields.plan"]},"operator":{"type":"string","enum":["equals","not_equals","contains","not_contains","starts_with","ends_with","greater_than","less_than","before","after","is_empty","is_not_empty","in","not_in"],"description":"Comparison: `equals`/`not_equals` exact match; `contains`/`not_contains` substring or array membership; `starts_with`/`ends_with` string prefix or suffix; `greater_than`/`less_than` numeric or date comparison; `before`/`after` date comparison; `is_empty`/`is_not_empty` null or blank check; `in`/`not_in` match against a list of values."},"value":{"type":["string","number","boolean","array","null"],"items":{"type":["string","number","boolean"]},"description":"The value compared with the field: a string, number or boolean; an ISO 8601 timestamp for date comparisons (`before`, `after`, `greater_than`, `less_than` on dates); an array for `in` and `not_in`; `null` for `is_empty` and `is_not_empty`, which ignore it.","x-provisional":"The value types per operator were designed: the document shows the leaf as `{field, operator, value}` without typing `value`; `value` is kept required and is ignored (send `null`) by `is_empty`/`is_not_empty`."}},"examples":[{"field":"status","operator":"equals","value":"subscribed"},{"field":"created_at","operator":"after","value":"2026-01-01T00:00:00Z"},{"field":"tags","operator":"contains","value":"newsletter"},{"field":"status","operator":"in","value":["subscribed","complained"]},{"field":"tags","operator":"is_not_empty","value":null}]};
-const wrapper0 = {validate: validate35};
+export const FilterGroup = validate37;
+const schema53 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FilterGroup.json","title":"FilterGroup","description":"A segment's filter criteria: a group that combines its `rules` with `operator` (`AND`: every rule matches; `OR`: at least one matches). Each entry of `rules` is either a leaf `{field, operator, value}` (FilterRule) or a nested group `{operator, rules}`. A group holds 1 to 50 rules. Groups nest at most 5 levels deep (the top group is level 1); deeper criteria are refused with 400.","x-provisional":"The nesting limit (5 levels, 400 beyond) was designed: the document bounds the rules per group only.","type":"object","additionalProperties":false,"required":["operator","rules"],"properties":{"operator":{"type":"string","enum":["AND","OR"],"description":"`AND` or `OR`: how the group's rules are combined."},"rules":{"type":"array","minItems":1,"maxItems":50,"description":"1 to 50 entries, each a leaf rule or a nested group.","items":{"oneOf":[{"$ref":"FilterRule.json"},{"$ref":"FilterGroup.json"}]}}},"examples":[{"operator":"AND","rules":[{"field":"status","operator":"equals","value":"subscribed"},{"operator":"OR","rules":[{"field":"tags","operator":"contains","value":"newsletter"},{"field":"created_at","operator":"after","value":"2026-01-01T00:00:00Z"}]}]}]};
+const schema54 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FilterRule.json","title":"FilterRule","description":"A leaf rule of a segment's filter criteria: `{field, operator, value}`. It compares one contact field with `value`.\n\n| Operator | Meaning |\n|---|---|\n| `equals`, `not_equals` | Exact match |\n| `contains`, `not_contains` | Substring or array membership |\n| `starts_with`, `ends_with` | String prefix or suffix |\n| `greater_than`, `less_than` | Numeric or date comparison |\n| `before`, `after` | Date comparison |\n| `is_empty`, `is_not_empty` | Null or blank check |\n| `in`, `not_in` | Match against a list of values |\n\nHow rules evaluate (designed, see `x-provisional`):\n- **Fields**: `email`, `first_name`, `last_name`, `phone`, `status`, `engagement_tier` (text), `tags` (list of text), `created_at`, `updated_at` (dates), and `custom_fields.<key>` for a custom field (any JSON value; missing counts as empty).\n- **Letter case** is ignored in every text comparison (`equals`, `contains`, `starts_with`, `ends_with`, `in` and their negations).\n- **Dates** (a rule value, or text in a custom field) are a calendar date `YYYY-MM-DD` (midnight UTC) or an RFC 3339 date-time with `Z` or an offset (`2026-01-01T00:00:00Z`); `created_at`/`updated_at` compare as instants. `equals` on a date field matches the same instant.\n- **Lists** (`tags`, list custom fields): `contains` is membership (an element equals the value); every other positive operator matches when any element does.\n- **Type mismatch** never matches and is not an error: `greater_than` 10 on text that is not a number, `before` on a field that is not a date, `starts_with` on a number. Numbers compare with numbers or numeric text; dates with dates.\n- **Negations**: `not_equals`, `not_contains`, `not_in` match exactly the contacts their positive operator does not, so an empty or missing field matches them.\n- **Empty**: `is_empty` matches null, a missing custom field, blank text (only spaces), an empty list or an empty object; `is_not_empty` the rest.\n- **Values per operator** (else 400 naming the rule path, for example `filter_criteria.rules.0.value`): `equals`/`not_equals` a string, number or boolean; `contains`, `not_contains`, `starts_with`, `ends_with` a non-empty string; `greater_than`/`less_than` a number or a date; `before`/`after` a date; `in`/`not_in` a non-empty list; `is_empty`/`is_not_empty` ignore the value (send `null`). An unknown field is also a 400.","x-provisional":"The evaluation rules listed in the description were designed (field names and custom fields, letter case, date parsing, lists, type mismatches, negations on empty values, value checks per operator); the document publishes only the operator table.","type":"object","additionalProperties":false,"required":["field","operator","value"],"properties":{"field":{"x-provisional":"DECISIONS G-4: minLength 1 was designed; the list of filterable fields and `custom_fields.<key>` were designed (the document names `status`, `created_at` and `tags`).","type":"string","minLength":1,"description":"The contact field the rule tests, named as the API shows a contact: `email`, `first_name`, `last_name`, `phone`, `status`, `engagement_tier`, `tags`, `created_at`, `updated_at`, or `custom_fields.<key>`. Leaf fields used in the published shapes include `status`, `created_at` and `tags`; the full list of filterable fields is not published. An unknown field is refused with 400 (checked by the service, not by a schema pattern, so that adding fields never breaks a client).","examples":["status","created_at","tags","custom_fields.plan"]},"operator":{"type":"string","enum":["equals","not_equals","contains","not_contains","starts_with","ends_with","greater_than","less_than","before","after","is_empty","is_not_empty","in","not_in"],"description":"Comparison: `equals`/`not_equals` exact match; `contains`/`not_contains` substring or array membership; `starts_with`/`ends_with` string prefix or suffix; `greater_than`/`less_than` numeric or date comparison; `before`/`after` date comparison; `is_empty`/`is_not_empty` null or blank check; `in`/`not_in` match against a list of values."},"value":{"type":["string","number","boolean","array","null"],"items":{"type":["string","number","boolean"]},"description":"The value compared with the field: a string, number or boolean; an ISO 8601 timestamp for date comparisons (`before`, `after`, `greater_than`, `less_than` on dates); an array for `in` and `not_in`; `null` for `is_empty` and `is_not_empty`, which ignore it.","x-provisional":"The value types per operator were designed: the document shows the leaf as `{field, operator, value}` without typing `value`; `value` is kept required and is ignored (send `null`) by `is_empty`/`is_not_empty`."}},"examples":[{"field":"status","operator":"equals","value":"subscribed"},{"field":"created_at","operator":"after","value":"2026-01-01T00:00:00Z"},{"field":"tags","operator":"contains","value":"newsletter"},{"field":"status","operator":"in","value":["subscribed","complained"]},{"field":"tags","operator":"is_not_empty","value":null}]};
+const wrapper0 = {validate: validate37};
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/FilterGroup.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate35.evaluated;
+const evaluated0 = validate37.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8751,7 +9250,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!((data0 === "AND") || (data0 === "OR"))){
-const err4 = {instancePath:instancePath+"/operator",schemaPath:"#/properties/operator/enum",keyword:"enum",params:{allowedValues: schema50.properties.operator.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/operator",schemaPath:"#/properties/operator/enum",keyword:"enum",params:{allowedValues: schema53.properties.operator.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -8872,7 +9371,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!((((((((((((((data4 === "equals") || (data4 === "not_equals")) || (data4 === "contains")) || (data4 === "not_contains")) || (data4 === "starts_with")) || (data4 === "ends_with")) || (data4 === "greater_than")) || (data4 === "less_than")) || (data4 === "before")) || (data4 === "after")) || (data4 === "is_empty")) || (data4 === "is_not_empty")) || (data4 === "in")) || (data4 === "not_in"))){
-const err14 = {instancePath:instancePath+"/rules/" + i0+"/operator",schemaPath:"FilterRule.json/properties/operator/enum",keyword:"enum",params:{allowedValues: schema51.properties.operator.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/rules/" + i0+"/operator",schemaPath:"FilterRule.json/properties/operator/enum",keyword:"enum",params:{allowedValues: schema54.properties.operator.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -8885,7 +9384,7 @@ errors++;
 if(data2.value !== undefined){
 let data5 = data2.value;
 if(((((typeof data5 !== "string") && (!((typeof data5 == "number") && (isFinite(data5))))) && (typeof data5 !== "boolean")) && (!(Array.isArray(data5)))) && (data5 !== null)){
-const err15 = {instancePath:instancePath+"/rules/" + i0+"/value",schemaPath:"FilterRule.json/properties/value/type",keyword:"type",params:{type: schema51.properties.value.type},message:"must be string,number,boolean,array,null"};
+const err15 = {instancePath:instancePath+"/rules/" + i0+"/value",schemaPath:"FilterRule.json/properties/value/type",keyword:"type",params:{type: schema54.properties.value.type},message:"must be string,number,boolean,array,null"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -8899,7 +9398,7 @@ const len1 = data5.length;
 for(let i1=0; i1<len1; i1++){
 let data6 = data5[i1];
 if(((typeof data6 !== "string") && (!((typeof data6 == "number") && (isFinite(data6))))) && (typeof data6 !== "boolean")){
-const err16 = {instancePath:instancePath+"/rules/" + i0+"/value/" + i1,schemaPath:"FilterRule.json/properties/value/items/type",keyword:"type",params:{type: schema51.properties.value.items.type},message:"must be string,number,boolean"};
+const err16 = {instancePath:instancePath+"/rules/" + i0+"/value/" + i1,schemaPath:"FilterRule.json/properties/value/items/type",keyword:"type",params:{type: schema54.properties.value.items.type},message:"must be string,number,boolean"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -9001,18 +9500,18 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate35.errors = vErrors;
+validate37.errors = vErrors;
 return errors === 0;
 }
-validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FilterRule = validate36;
+export const FilterRule = validate38;
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/FilterRule.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate36.evaluated;
+const evaluated0 = validate38.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9100,7 +9599,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!((((((((((((((data1 === "equals") || (data1 === "not_equals")) || (data1 === "contains")) || (data1 === "not_contains")) || (data1 === "starts_with")) || (data1 === "ends_with")) || (data1 === "greater_than")) || (data1 === "less_than")) || (data1 === "before")) || (data1 === "after")) || (data1 === "is_empty")) || (data1 === "is_not_empty")) || (data1 === "in")) || (data1 === "not_in"))){
-const err7 = {instancePath:instancePath+"/operator",schemaPath:"#/properties/operator/enum",keyword:"enum",params:{allowedValues: schema51.properties.operator.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/operator",schemaPath:"#/properties/operator/enum",keyword:"enum",params:{allowedValues: schema54.properties.operator.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -9113,7 +9612,7 @@ errors++;
 if(data.value !== undefined){
 let data2 = data.value;
 if(((((typeof data2 !== "string") && (!((typeof data2 == "number") && (isFinite(data2))))) && (typeof data2 !== "boolean")) && (!(Array.isArray(data2)))) && (data2 !== null)){
-const err8 = {instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: schema51.properties.value.type},message:"must be string,number,boolean,array,null"};
+const err8 = {instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: schema54.properties.value.type},message:"must be string,number,boolean,array,null"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -9127,7 +9626,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 if(((typeof data3 !== "string") && (!((typeof data3 == "number") && (isFinite(data3))))) && (typeof data3 !== "boolean")){
-const err9 = {instancePath:instancePath+"/value/" + i0,schemaPath:"#/properties/value/items/type",keyword:"type",params:{type: schema51.properties.value.items.type},message:"must be string,number,boolean"};
+const err9 = {instancePath:instancePath+"/value/" + i0,schemaPath:"#/properties/value/items/type",keyword:"type",params:{type: schema54.properties.value.items.type},message:"must be string,number,boolean"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -9150,19 +9649,19 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate36.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FormACampaignCompletedEvent = validate37;
-const schema53 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormACampaignCompletedEvent.json","title":"FormACampaignCompletedEvent","description":"Form A `campaign.completed` event (endpoints configured in the dashboard): a campaign finished: every message was processed. Envelope `{event, timestamp, data}`.","type":"object","additionalProperties":false,"required":["event","timestamp","data"],"properties":{"event":{"const":"campaign.completed","description":"The event name, `campaign.completed` (also sent as the `X-Service-Event` header)."},"timestamp":{"type":"string","format":"date-time","description":"Time of the event (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["campaign_id","name","recipient_count","delivered_count","bounced_count","completed_at"],"description":"Event data of `campaign.completed`. Not shown in the document.","properties":{"campaign_id":{"type":"string","description":"Campaign id."},"name":{"type":"string","description":"Campaign name."},"recipient_count":{"type":"integer","minimum":0,"description":"Number of recipients."},"delivered_count":{"type":"integer","minimum":0,"description":"Messages accepted by the recipient servers."},"bounced_count":{"type":"integer","minimum":0,"description":"Messages that bounced."},"completed_at":{"type":"string","format":"date-time","description":"When the campaign finished."}},"x-provisional":"The data of Form A `campaign.completed` is not shown in the document; its fields were designed."}},"examples":[{"event":"campaign.completed","timestamp":"2026-03-01T12:00:00Z","data":{"campaign_id":"6e7f8091-a2b3-4c4d-8e5f-60718293a4b5","name":"March newsletter","recipient_count":1250,"delivered_count":1231,"bounced_count":19,"completed_at":"2026-03-01T12:45:00Z"}}]};
+export const FormACampaignCompletedEvent = validate39;
+const schema56 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormACampaignCompletedEvent.json","title":"FormACampaignCompletedEvent","description":"Form A `campaign.completed` event (endpoints configured in the dashboard): a campaign finished: every message was processed. Envelope `{event, timestamp, data}`.","type":"object","additionalProperties":false,"required":["event","timestamp","data"],"properties":{"event":{"const":"campaign.completed","description":"The event name, `campaign.completed` (also sent as the `X-Service-Event` header)."},"timestamp":{"type":"string","format":"date-time","description":"Time of the event (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["campaign_id","name","recipient_count","delivered_count","bounced_count","completed_at"],"description":"Event data of `campaign.completed`. Not shown in the document.","properties":{"campaign_id":{"type":"string","description":"Campaign id."},"name":{"type":"string","description":"Campaign name."},"recipient_count":{"type":"integer","minimum":0,"description":"Number of recipients."},"delivered_count":{"type":"integer","minimum":0,"description":"Messages accepted by the recipient servers."},"bounced_count":{"type":"integer","minimum":0,"description":"Messages that bounced."},"completed_at":{"type":"string","format":"date-time","description":"When the campaign finished."}},"x-provisional":"The data of Form A `campaign.completed` is not shown in the document; its fields were designed."}},"examples":[{"event":"campaign.completed","timestamp":"2026-03-01T12:00:00Z","data":{"campaign_id":"6e7f8091-a2b3-4c4d-8e5f-60718293a4b5","name":"March newsletter","recipient_count":1250,"delivered_count":1231,"bounced_count":19,"completed_at":"2026-03-01T12:45:00Z"}}]};
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/FormACampaignCompletedEvent.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate39.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9471,19 +9970,19 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate37.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FormACampaignSentEvent = validate38;
-const schema54 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormACampaignSentEvent.json","title":"FormACampaignSentEvent","description":"Form A `campaign.sent` event (endpoints configured in the dashboard): a campaign was sent (its messages were handed over for delivery). Envelope `{event, timestamp, data}`.","type":"object","additionalProperties":false,"required":["event","timestamp","data"],"properties":{"event":{"const":"campaign.sent","description":"The event name, `campaign.sent` (also sent as the `X-Service-Event` header)."},"timestamp":{"type":"string","format":"date-time","description":"Time of the event (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["campaign_id","name","recipient_count","sent_at"],"description":"Event data of `campaign.sent`. Not shown in the document.","properties":{"campaign_id":{"type":"string","description":"Campaign id."},"name":{"type":"string","description":"Campaign name."},"recipient_count":{"type":"integer","minimum":0,"description":"Number of recipients."},"sent_at":{"type":"string","format":"date-time","description":"When sending started."}},"x-provisional":"The data of Form A `campaign.sent` is not shown in the document; its fields were designed."}},"examples":[{"event":"campaign.sent","timestamp":"2026-03-01T12:00:00Z","data":{"campaign_id":"6e7f8091-a2b3-4c4d-8e5f-60718293a4b5","name":"March newsletter","recipient_count":1250,"sent_at":"2026-03-01T12:00:00Z"}}]};
+export const FormACampaignSentEvent = validate40;
+const schema57 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormACampaignSentEvent.json","title":"FormACampaignSentEvent","description":"Form A `campaign.sent` event (endpoints configured in the dashboard): a campaign was sent (its messages were handed over for delivery). Envelope `{event, timestamp, data}`.","type":"object","additionalProperties":false,"required":["event","timestamp","data"],"properties":{"event":{"const":"campaign.sent","description":"The event name, `campaign.sent` (also sent as the `X-Service-Event` header)."},"timestamp":{"type":"string","format":"date-time","description":"Time of the event (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["campaign_id","name","recipient_count","sent_at"],"description":"Event data of `campaign.sent`. Not shown in the document.","properties":{"campaign_id":{"type":"string","description":"Campaign id."},"name":{"type":"string","description":"Campaign name."},"recipient_count":{"type":"integer","minimum":0,"description":"Number of recipients."},"sent_at":{"type":"string","format":"date-time","description":"When sending started."}},"x-provisional":"The data of Form A `campaign.sent` is not shown in the document; its fields were designed."}},"examples":[{"event":"campaign.sent","timestamp":"2026-03-01T12:00:00Z","data":{"campaign_id":"6e7f8091-a2b3-4c4d-8e5f-60718293a4b5","name":"March newsletter","recipient_count":1250,"sent_at":"2026-03-01T12:00:00Z"}}]};
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/FormACampaignSentEvent.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
+const evaluated0 = validate40.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9722,19 +10221,19 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate38.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FormAContactCreatedEvent = validate39;
-const schema55 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormAContactCreatedEvent.json","title":"FormAContactCreatedEvent","description":"Form A `contact.created` event (endpoints configured in the dashboard): a contact was created. Envelope `{event, timestamp, data}`.","type":"object","additionalProperties":false,"required":["event","timestamp","data"],"properties":{"event":{"const":"contact.created","description":"The event name, `contact.created` (also sent as the `X-Service-Event` header)."},"timestamp":{"type":"string","format":"date-time","description":"Time of the event (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["contact_id","email","first_name","last_name","status","created_at"],"description":"Event data of `contact.created`. Not shown in the document.","properties":{"contact_id":{"type":"string","description":"Contact id.","format":"uuid"},"email":{"type":"string","format":"email","description":"Email address of the contact."},"first_name":{"type":["string","null"],"description":"First name."},"last_name":{"type":["string","null"],"description":"Last name."},"status":{"$ref":"ContactStatus.json"},"created_at":{"type":"string","format":"date-time","description":"Creation time."}},"x-provisional":"The data of Form A `contact.created` is not shown in the document; its fields were designed."}},"examples":[{"event":"contact.created","timestamp":"2026-03-01T12:00:00Z","data":{"contact_id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","email":"ada@example.com","first_name":"Ada","last_name":"Lovelace","status":"subscribed","created_at":"2026-03-01T12:00:00Z"}}]};
+export const FormAContactCreatedEvent = validate41;
+const schema58 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormAContactCreatedEvent.json","title":"FormAContactCreatedEvent","description":"Form A `contact.created` event (endpoints configured in the dashboard): a contact was created. Envelope `{event, timestamp, data}`.","type":"object","additionalProperties":false,"required":["event","timestamp","data"],"properties":{"event":{"const":"contact.created","description":"The event name, `contact.created` (also sent as the `X-Service-Event` header)."},"timestamp":{"type":"string","format":"date-time","description":"Time of the event (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["contact_id","email","first_name","last_name","status","created_at"],"description":"Event data of `contact.created`. Not shown in the document.","properties":{"contact_id":{"type":"string","description":"Contact id.","format":"uuid"},"email":{"type":"string","format":"email","description":"Email address of the contact."},"first_name":{"type":["string","null"],"description":"First name."},"last_name":{"type":["string","null"],"description":"Last name."},"status":{"$ref":"ContactStatus.json"},"created_at":{"type":"string","format":"date-time","description":"Creation time."}},"x-provisional":"The data of Form A `contact.created` is not shown in the document; its fields were designed."}},"examples":[{"event":"contact.created","timestamp":"2026-03-01T12:00:00Z","data":{"contact_id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","email":"ada@example.com","first_name":"Ada","last_name":"Lovelace","status":"subscribed","created_at":"2026-03-01T12:00:00Z"}}]};
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/FormAContactCreatedEvent.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate39.evaluated;
+const evaluated0 = validate41.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9949,7 +10448,7 @@ errors++;
 if(data2.first_name !== undefined){
 let data5 = data2.first_name;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err18 = {instancePath:instancePath+"/data/first_name",schemaPath:"#/properties/data/properties/first_name/type",keyword:"type",params:{type: schema55.properties.data.properties.first_name.type},message:"must be string,null"};
+const err18 = {instancePath:instancePath+"/data/first_name",schemaPath:"#/properties/data/properties/first_name/type",keyword:"type",params:{type: schema58.properties.data.properties.first_name.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -9962,7 +10461,7 @@ errors++;
 if(data2.last_name !== undefined){
 let data6 = data2.last_name;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err19 = {instancePath:instancePath+"/data/last_name",schemaPath:"#/properties/data/properties/last_name/type",keyword:"type",params:{type: schema55.properties.data.properties.last_name.type},message:"must be string,null"};
+const err19 = {instancePath:instancePath+"/data/last_name",schemaPath:"#/properties/data/properties/last_name/type",keyword:"type",params:{type: schema58.properties.data.properties.last_name.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -10082,19 +10581,19 @@ vErrors.push(err27);
 }
 errors++;
 }
-validate39.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FormAContactUnsubscribedEvent = validate40;
-const schema57 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormAContactUnsubscribedEvent.json","title":"FormAContactUnsubscribedEvent","description":"Form A `contact.unsubscribed` event (endpoints configured in the dashboard): a contact unsubscribed. Envelope `{event, timestamp, data}`.","type":"object","additionalProperties":false,"required":["event","timestamp","data"],"properties":{"event":{"const":"contact.unsubscribed","description":"The event name, `contact.unsubscribed` (also sent as the `X-Service-Event` header)."},"timestamp":{"type":"string","format":"date-time","description":"Time of the event (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["contact_id","email","campaign_id","unsubscribed_at"],"description":"Event data of `contact.unsubscribed`. Not shown in the document.","properties":{"contact_id":{"type":"string","description":"Contact id.","format":"uuid"},"email":{"type":"string","format":"email","description":"Email address of the contact."},"campaign_id":{"type":["string","null"],"description":"Campaign whose unsubscribe link was used; null when the contact unsubscribed otherwise."},"unsubscribed_at":{"type":"string","format":"date-time","description":"Time of the unsubscribe."}},"x-provisional":"The data of Form A `contact.unsubscribed` is not shown in the document; its fields were designed."}},"examples":[{"event":"contact.unsubscribed","timestamp":"2026-03-01T12:00:00Z","data":{"contact_id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","email":"ada@example.com","campaign_id":"6e7f8091-a2b3-4c4d-8e5f-60718293a4b5","unsubscribed_at":"2026-03-01T12:00:00Z"}}]};
+export const FormAContactUnsubscribedEvent = validate42;
+const schema60 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormAContactUnsubscribedEvent.json","title":"FormAContactUnsubscribedEvent","description":"Form A `contact.unsubscribed` event (endpoints configured in the dashboard): a contact unsubscribed. Envelope `{event, timestamp, data}`.","type":"object","additionalProperties":false,"required":["event","timestamp","data"],"properties":{"event":{"const":"contact.unsubscribed","description":"The event name, `contact.unsubscribed` (also sent as the `X-Service-Event` header)."},"timestamp":{"type":"string","format":"date-time","description":"Time of the event (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["contact_id","email","campaign_id","unsubscribed_at"],"description":"Event data of `contact.unsubscribed`. Not shown in the document.","properties":{"contact_id":{"type":"string","description":"Contact id.","format":"uuid"},"email":{"type":"string","format":"email","description":"Email address of the contact."},"campaign_id":{"type":["string","null"],"description":"Campaign whose unsubscribe link was used; null when the contact unsubscribed otherwise."},"unsubscribed_at":{"type":"string","format":"date-time","description":"Time of the unsubscribe."}},"x-provisional":"The data of Form A `contact.unsubscribed` is not shown in the document; its fields were designed."}},"examples":[{"event":"contact.unsubscribed","timestamp":"2026-03-01T12:00:00Z","data":{"contact_id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","email":"ada@example.com","campaign_id":"6e7f8091-a2b3-4c4d-8e5f-60718293a4b5","unsubscribed_at":"2026-03-01T12:00:00Z"}}]};
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/FormAContactUnsubscribedEvent.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate40.evaluated;
+const evaluated0 = validate42.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10289,7 +10788,7 @@ errors++;
 if(data2.campaign_id !== undefined){
 let data5 = data2.campaign_id;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err16 = {instancePath:instancePath+"/data/campaign_id",schemaPath:"#/properties/data/properties/campaign_id/type",keyword:"type",params:{type: schema57.properties.data.properties.campaign_id.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/data/campaign_id",schemaPath:"#/properties/data/properties/campaign_id/type",keyword:"type",params:{type: schema60.properties.data.properties.campaign_id.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -10347,19 +10846,19 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate40.errors = vErrors;
+validate42.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FormAContactUpdatedEvent = validate41;
-const schema58 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormAContactUpdatedEvent.json","title":"FormAContactUpdatedEvent","description":"Form A `contact.updated` event (endpoints configured in the dashboard): a contact was changed. Envelope `{event, timestamp, data}`.","type":"object","additionalProperties":false,"required":["event","timestamp","data"],"properties":{"event":{"const":"contact.updated","description":"The event name, `contact.updated` (also sent as the `X-Service-Event` header)."},"timestamp":{"type":"string","format":"date-time","description":"Time of the event (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["contact_id","email","status","changed_fields","updated_at"],"description":"Event data of `contact.updated`. Not shown in the document.","properties":{"contact_id":{"type":"string","description":"Contact id.","format":"uuid"},"email":{"type":"string","format":"email","description":"Email address of the contact."},"status":{"$ref":"ContactStatus.json"},"changed_fields":{"type":"array","items":{"type":"string"},"description":"Names of the contact fields that changed."},"updated_at":{"type":"string","format":"date-time","description":"Time of the change."}},"x-provisional":"The data of Form A `contact.updated` is not shown in the document; its fields were designed."}},"examples":[{"event":"contact.updated","timestamp":"2026-03-01T12:00:00Z","data":{"contact_id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","email":"ada@example.com","status":"subscribed","changed_fields":["first_name","tags"],"updated_at":"2026-03-01T12:00:00Z"}}]};
+export const FormAContactUpdatedEvent = validate43;
+const schema61 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormAContactUpdatedEvent.json","title":"FormAContactUpdatedEvent","description":"Form A `contact.updated` event (endpoints configured in the dashboard): a contact was changed. Envelope `{event, timestamp, data}`.","type":"object","additionalProperties":false,"required":["event","timestamp","data"],"properties":{"event":{"const":"contact.updated","description":"The event name, `contact.updated` (also sent as the `X-Service-Event` header)."},"timestamp":{"type":"string","format":"date-time","description":"Time of the event (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["contact_id","email","status","changed_fields","updated_at"],"description":"Event data of `contact.updated`. Not shown in the document.","properties":{"contact_id":{"type":"string","description":"Contact id.","format":"uuid"},"email":{"type":"string","format":"email","description":"Email address of the contact."},"status":{"$ref":"ContactStatus.json"},"changed_fields":{"type":"array","items":{"type":"string"},"description":"Names of the contact fields that changed."},"updated_at":{"type":"string","format":"date-time","description":"Time of the change."}},"x-provisional":"The data of Form A `contact.updated` is not shown in the document; its fields were designed."}},"examples":[{"event":"contact.updated","timestamp":"2026-03-01T12:00:00Z","data":{"contact_id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","email":"ada@example.com","status":"subscribed","changed_fields":["first_name","tags"],"updated_at":"2026-03-01T12:00:00Z"}}]};
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/FormAContactUpdatedEvent.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
+const evaluated0 = validate43.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10699,19 +11198,19 @@ vErrors.push(err26);
 }
 errors++;
 }
-validate41.errors = vErrors;
+validate43.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FormAEmailBouncedEvent = validate42;
-const schema60 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormAEmailBouncedEvent.json","title":"FormAEmailBouncedEvent","description":"Form A `email.bounced` event (endpoints configured in the dashboard): an email bounced. Envelope `{event, timestamp, data}`.","type":"object","additionalProperties":false,"required":["event","timestamp","data"],"properties":{"event":{"const":"email.bounced","description":"The event name, `email.bounced` (also sent as the `X-Service-Event` header)."},"timestamp":{"type":"string","format":"date-time","description":"Time of the event (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["message_id","email","bounce_type"],"description":"Event data of `email.bounced`.","properties":{"message_id":{"type":"string","description":"Id of the sent message."},"email":{"x-provisional":"DECISIONS G-4: format email was designed; the document names `email` without a format.","type":"string","format":"email","description":"Recipient email address."},"bounce_type":{"type":"string","enum":["hard","soft"],"description":"`hard` (permanent) or `soft` (temporary)."}}}},"examples":[{"event":"email.bounced","timestamp":"2026-03-01T12:00:00Z","data":{"message_id":"2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091","email":"ada@example.com","bounce_type":"hard"}}]};
+export const FormAEmailBouncedEvent = validate44;
+const schema63 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormAEmailBouncedEvent.json","title":"FormAEmailBouncedEvent","description":"Form A `email.bounced` event (endpoints configured in the dashboard): an email bounced. Envelope `{event, timestamp, data}`.","type":"object","additionalProperties":false,"required":["event","timestamp","data"],"properties":{"event":{"const":"email.bounced","description":"The event name, `email.bounced` (also sent as the `X-Service-Event` header)."},"timestamp":{"type":"string","format":"date-time","description":"Time of the event (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["message_id","email","bounce_type"],"description":"Event data of `email.bounced`.","properties":{"message_id":{"type":"string","description":"Id of the sent message."},"email":{"x-provisional":"DECISIONS G-4: format email was designed; the document names `email` without a format.","type":"string","format":"email","description":"Recipient email address."},"bounce_type":{"type":"string","enum":["hard","soft"],"description":"`hard` (permanent) or `soft` (temporary)."}}}},"examples":[{"event":"email.bounced","timestamp":"2026-03-01T12:00:00Z","data":{"message_id":"2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091","email":"ada@example.com","bounce_type":"hard"}}]};
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/FormAEmailBouncedEvent.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
+const evaluated0 = validate44.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10893,7 +11392,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!((data5 === "hard") || (data5 === "soft"))){
-const err15 = {instancePath:instancePath+"/data/bounce_type",schemaPath:"#/properties/data/properties/bounce_type/enum",keyword:"enum",params:{allowedValues: schema60.properties.data.properties.bounce_type.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/data/bounce_type",schemaPath:"#/properties/data/properties/bounce_type/enum",keyword:"enum",params:{allowedValues: schema63.properties.data.properties.bounce_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -10926,20 +11425,19 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate42.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FormAEmailClickedEvent = validate43;
-const schema61 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormAEmailClickedEvent.json","title":"FormAEmailClickedEvent","description":"Form A `email.clicked` event (endpoints configured in the dashboard): a link in an email was clicked. Envelope `{event, timestamp, data}`.","type":"object","additionalProperties":false,"required":["event","timestamp","data"],"properties":{"event":{"const":"email.clicked","description":"The event name, `email.clicked` (also sent as the `X-Service-Event` header)."},"timestamp":{"type":"string","format":"date-time","description":"Time of the event (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["message_id","email","campaign_id","url"],"description":"Event data of `email.clicked`. Not shown in the document.","properties":{"message_id":{"type":"string","description":"Id of the sent message."},"email":{"type":"string","format":"email","description":"Recipient email address."},"campaign_id":{"type":["string","null"],"description":"Campaign the email belongs to; null for an email sent outside a campaign."},"url":{"type":"string","description":"The clicked link.","format":"uri"}},"x-provisional":"The data of Form A `email.clicked` is not shown in the document; its fields were designed."}},"examples":[{"event":"email.clicked","timestamp":"2026-03-01T12:00:00Z","data":{"message_id":"2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091","email":"ada@example.com","campaign_id":"6e7f8091-a2b3-4c4d-8e5f-60718293a4b5","url":"https://shop.example.com/spring-sale"}}]};
-const formats154 = ajvFormats.fullFormats.uri;
+export const FormAEmailClickedEvent = validate45;
+const schema64 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormAEmailClickedEvent.json","title":"FormAEmailClickedEvent","description":"Form A `email.clicked` event (endpoints configured in the dashboard): a link in an email was clicked. Envelope `{event, timestamp, data}`.","type":"object","additionalProperties":false,"required":["event","timestamp","data"],"properties":{"event":{"const":"email.clicked","description":"The event name, `email.clicked` (also sent as the `X-Service-Event` header)."},"timestamp":{"type":"string","format":"date-time","description":"Time of the event (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["message_id","email","campaign_id","url"],"description":"Event data of `email.clicked`. Not shown in the document.","properties":{"message_id":{"type":"string","description":"Id of the sent message."},"email":{"type":"string","format":"email","description":"Recipient email address."},"campaign_id":{"type":["string","null"],"description":"Campaign the email belongs to; null for an email sent outside a campaign."},"url":{"type":"string","description":"The clicked link.","format":"uri"}},"x-provisional":"The data of Form A `email.clicked` is not shown in the document; its fields were designed."}},"examples":[{"event":"email.clicked","timestamp":"2026-03-01T12:00:00Z","data":{"message_id":"2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091","email":"ada@example.com","campaign_id":"6e7f8091-a2b3-4c4d-8e5f-60718293a4b5","url":"https://shop.example.com/spring-sale"}}]};
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/FormAEmailClickedEvent.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11121,7 +11619,7 @@ errors++;
 if(data2.campaign_id !== undefined){
 let data5 = data2.campaign_id;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err15 = {instancePath:instancePath+"/data/campaign_id",schemaPath:"#/properties/data/properties/campaign_id/type",keyword:"type",params:{type: schema61.properties.data.properties.campaign_id.type},message:"must be string,null"};
+const err15 = {instancePath:instancePath+"/data/campaign_id",schemaPath:"#/properties/data/properties/campaign_id/type",keyword:"type",params:{type: schema64.properties.data.properties.campaign_id.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -11134,7 +11632,7 @@ errors++;
 if(data2.url !== undefined){
 let data6 = data2.url;
 if(typeof data6 === "string"){
-if(!(formats154(data6))){
+if(!(formats108(data6))){
 const err16 = {instancePath:instancePath+"/data/url",schemaPath:"#/properties/data/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -11179,19 +11677,19 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate43.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FormAEmailOpenedEvent = validate44;
-const schema62 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormAEmailOpenedEvent.json","title":"FormAEmailOpenedEvent","description":"Form A `email.opened` event (endpoints configured in the dashboard): an email was opened. Envelope `{event, timestamp, data}`.","type":"object","additionalProperties":false,"required":["event","timestamp","data"],"properties":{"event":{"const":"email.opened","description":"The event name, `email.opened` (also sent as the `X-Service-Event` header)."},"timestamp":{"type":"string","format":"date-time","description":"Time of the event (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["message_id","email","campaign_id"],"description":"Event data of `email.opened`.","properties":{"message_id":{"type":"string","description":"Id of the sent message."},"email":{"x-provisional":"DECISIONS G-4: format email was designed; the document names `email` without a format.","type":"string","format":"email","description":"Recipient email address."},"campaign_id":{"type":["string","null"],"description":"Campaign the email belongs to; null for an email sent outside a campaign.","x-provisional":"Nullability designed (an email sent through `/v1/send` belongs to no campaign), as Form B's `campaignId`; the document names the field only."}}}},"examples":[{"event":"email.opened","timestamp":"2026-03-01T12:00:00Z","data":{"message_id":"2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091","email":"ada@example.com","campaign_id":"6e7f8091-a2b3-4c4d-8e5f-60718293a4b5"}}]};
+export const FormAEmailOpenedEvent = validate46;
+const schema65 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormAEmailOpenedEvent.json","title":"FormAEmailOpenedEvent","description":"Form A `email.opened` event (endpoints configured in the dashboard): an email was opened. Envelope `{event, timestamp, data}`.","type":"object","additionalProperties":false,"required":["event","timestamp","data"],"properties":{"event":{"const":"email.opened","description":"The event name, `email.opened` (also sent as the `X-Service-Event` header)."},"timestamp":{"type":"string","format":"date-time","description":"Time of the event (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["message_id","email","campaign_id"],"description":"Event data of `email.opened`.","properties":{"message_id":{"type":"string","description":"Id of the sent message."},"email":{"x-provisional":"DECISIONS G-4: format email was designed; the document names `email` without a format.","type":"string","format":"email","description":"Recipient email address."},"campaign_id":{"type":["string","null"],"description":"Campaign the email belongs to; null for an email sent outside a campaign.","x-provisional":"Nullability designed (an email sent through `/v1/send` belongs to no campaign), as Form B's `campaignId`; the document names the field only."}}}},"examples":[{"event":"email.opened","timestamp":"2026-03-01T12:00:00Z","data":{"message_id":"2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091","email":"ada@example.com","campaign_id":"6e7f8091-a2b3-4c4d-8e5f-60718293a4b5"}}]};
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/FormAEmailOpenedEvent.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate46.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11363,7 +11861,7 @@ errors++;
 if(data2.campaign_id !== undefined){
 let data5 = data2.campaign_id;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err14 = {instancePath:instancePath+"/data/campaign_id",schemaPath:"#/properties/data/properties/campaign_id/type",keyword:"type",params:{type: schema62.properties.data.properties.campaign_id.type},message:"must be string,null"};
+const err14 = {instancePath:instancePath+"/data/campaign_id",schemaPath:"#/properties/data/properties/campaign_id/type",keyword:"type",params:{type: schema65.properties.data.properties.campaign_id.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -11396,19 +11894,19 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FormBCampaignCompletedEvent = validate45;
-const schema63 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormBCampaignCompletedEvent.json","title":"FormBCampaignCompletedEvent","description":"Form B `campaign.completed` event (endpoints managed through `/v1/webhooks`): a campaign finished: every message was processed. Envelope `{id, type, createdAt, data}`.","type":"object","additionalProperties":false,"required":["id","type","createdAt","data"],"properties":{"id":{"type":"string","description":"Event id."},"type":{"const":"campaign.completed","description":"The event name, `campaign.completed`."},"createdAt":{"type":"string","format":"date-time","description":"When the event was created (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["campaignId","name","recipientCount","deliveredCount","bouncedCount","completedAt"],"description":"Event data of `campaign.completed`. Not shown in the document.","properties":{"campaignId":{"type":"string","description":"Campaign id."},"name":{"type":"string","description":"Campaign name."},"recipientCount":{"type":"integer","minimum":0,"description":"Number of recipients."},"deliveredCount":{"type":"integer","minimum":0,"description":"Messages accepted by the recipient servers."},"bouncedCount":{"type":"integer","minimum":0,"description":"Messages that bounced."},"completedAt":{"type":"string","format":"date-time","description":"When the campaign finished."}},"x-provisional":"The data of Form B `campaign.completed` is not shown in the document; its fields were designed."}},"examples":[{"id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","type":"campaign.completed","createdAt":"2026-03-01T12:00:00Z","data":{"campaignId":"6e7f8091-a2b3-4c4d-8e5f-60718293a4b5","name":"March newsletter","recipientCount":1250,"deliveredCount":1231,"bouncedCount":19,"completedAt":"2026-03-01T12:45:00Z"}}]};
+export const FormBCampaignCompletedEvent = validate47;
+const schema66 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormBCampaignCompletedEvent.json","title":"FormBCampaignCompletedEvent","description":"Form B `campaign.completed` event (endpoints managed through `/v1/webhooks`): a campaign finished: every message was processed. Envelope `{id, type, createdAt, data}`.","type":"object","additionalProperties":false,"required":["id","type","createdAt","data"],"properties":{"id":{"type":"string","description":"Event id."},"type":{"const":"campaign.completed","description":"The event name, `campaign.completed`."},"createdAt":{"type":"string","format":"date-time","description":"When the event was created (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["campaignId","name","recipientCount","deliveredCount","bouncedCount","completedAt"],"description":"Event data of `campaign.completed`. Not shown in the document.","properties":{"campaignId":{"type":"string","description":"Campaign id."},"name":{"type":"string","description":"Campaign name."},"recipientCount":{"type":"integer","minimum":0,"description":"Number of recipients."},"deliveredCount":{"type":"integer","minimum":0,"description":"Messages accepted by the recipient servers."},"bouncedCount":{"type":"integer","minimum":0,"description":"Messages that bounced."},"completedAt":{"type":"string","format":"date-time","description":"When the campaign finished."}},"x-provisional":"The data of Form B `campaign.completed` is not shown in the document; its fields were designed."}},"examples":[{"id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","type":"campaign.completed","createdAt":"2026-03-01T12:00:00Z","data":{"campaignId":"6e7f8091-a2b3-4c4d-8e5f-60718293a4b5","name":"March newsletter","recipientCount":1250,"deliveredCount":1231,"bouncedCount":19,"completedAt":"2026-03-01T12:45:00Z"}}]};
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/FormBCampaignCompletedEvent.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11739,19 +12237,19 @@ vErrors.push(err27);
 }
 errors++;
 }
-validate45.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FormBCampaignSentEvent = validate46;
-const schema64 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormBCampaignSentEvent.json","title":"FormBCampaignSentEvent","description":"Form B `campaign.sent` event (endpoints managed through `/v1/webhooks`): a campaign was sent (its messages were handed over for delivery). Envelope `{id, type, createdAt, data}`.","type":"object","additionalProperties":false,"required":["id","type","createdAt","data"],"properties":{"id":{"type":"string","description":"Event id."},"type":{"const":"campaign.sent","description":"The event name, `campaign.sent`."},"createdAt":{"type":"string","format":"date-time","description":"When the event was created (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["campaignId","name","recipientCount","sentAt"],"description":"Event data of `campaign.sent`. Not shown in the document.","properties":{"campaignId":{"type":"string","description":"Campaign id."},"name":{"type":"string","description":"Campaign name."},"recipientCount":{"type":"integer","minimum":0,"description":"Number of recipients."},"sentAt":{"type":"string","format":"date-time","description":"When sending started."}},"x-provisional":"The data of Form B `campaign.sent` is not shown in the document; its fields were designed."}},"examples":[{"id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","type":"campaign.sent","createdAt":"2026-03-01T12:00:00Z","data":{"campaignId":"6e7f8091-a2b3-4c4d-8e5f-60718293a4b5","name":"March newsletter","recipientCount":1250,"sentAt":"2026-03-01T12:00:00Z"}}]};
+export const FormBCampaignSentEvent = validate48;
+const schema67 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormBCampaignSentEvent.json","title":"FormBCampaignSentEvent","description":"Form B `campaign.sent` event (endpoints managed through `/v1/webhooks`): a campaign was sent (its messages were handed over for delivery). Envelope `{id, type, createdAt, data}`.","type":"object","additionalProperties":false,"required":["id","type","createdAt","data"],"properties":{"id":{"type":"string","description":"Event id."},"type":{"const":"campaign.sent","description":"The event name, `campaign.sent`."},"createdAt":{"type":"string","format":"date-time","description":"When the event was created (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["campaignId","name","recipientCount","sentAt"],"description":"Event data of `campaign.sent`. Not shown in the document.","properties":{"campaignId":{"type":"string","description":"Campaign id."},"name":{"type":"string","description":"Campaign name."},"recipientCount":{"type":"integer","minimum":0,"description":"Number of recipients."},"sentAt":{"type":"string","format":"date-time","description":"When sending started."}},"x-provisional":"The data of Form B `campaign.sent` is not shown in the document; its fields were designed."}},"examples":[{"id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","type":"campaign.sent","createdAt":"2026-03-01T12:00:00Z","data":{"campaignId":"6e7f8091-a2b3-4c4d-8e5f-60718293a4b5","name":"March newsletter","recipientCount":1250,"sentAt":"2026-03-01T12:00:00Z"}}]};
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/FormBCampaignSentEvent.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
+const evaluated0 = validate48.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12012,19 +12510,19 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate46.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FormBContactCreatedEvent = validate47;
-const schema65 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormBContactCreatedEvent.json","title":"FormBContactCreatedEvent","description":"Form B `contact.created` event (endpoints managed through `/v1/webhooks`): a contact was created. Envelope `{id, type, createdAt, data}`.","type":"object","additionalProperties":false,"required":["id","type","createdAt","data"],"properties":{"id":{"type":"string","description":"Event id."},"type":{"const":"contact.created","description":"The event name, `contact.created`."},"createdAt":{"type":"string","format":"date-time","description":"When the event was created (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["contactId","email","firstName","lastName","status","createdAt"],"description":"Event data of `contact.created`. Not shown in the document.","properties":{"contactId":{"type":"string","description":"Contact id.","format":"uuid"},"email":{"type":"string","format":"email","description":"Email address of the contact."},"firstName":{"type":["string","null"],"description":"First name."},"lastName":{"type":["string","null"],"description":"Last name."},"status":{"$ref":"ContactStatus.json"},"createdAt":{"type":"string","format":"date-time","description":"Creation time."}},"x-provisional":"The data of Form B `contact.created` is not shown in the document; its fields were designed."}},"examples":[{"id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","type":"contact.created","createdAt":"2026-03-01T12:00:00Z","data":{"contactId":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","email":"ada@example.com","firstName":"Ada","lastName":"Lovelace","status":"subscribed","createdAt":"2026-03-01T12:00:00Z"}}]};
+export const FormBContactCreatedEvent = validate49;
+const schema68 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormBContactCreatedEvent.json","title":"FormBContactCreatedEvent","description":"Form B `contact.created` event (endpoints managed through `/v1/webhooks`): a contact was created. Envelope `{id, type, createdAt, data}`.","type":"object","additionalProperties":false,"required":["id","type","createdAt","data"],"properties":{"id":{"type":"string","description":"Event id."},"type":{"const":"contact.created","description":"The event name, `contact.created`."},"createdAt":{"type":"string","format":"date-time","description":"When the event was created (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["contactId","email","firstName","lastName","status","createdAt"],"description":"Event data of `contact.created`. Not shown in the document.","properties":{"contactId":{"type":"string","description":"Contact id.","format":"uuid"},"email":{"type":"string","format":"email","description":"Email address of the contact."},"firstName":{"type":["string","null"],"description":"First name."},"lastName":{"type":["string","null"],"description":"Last name."},"status":{"$ref":"ContactStatus.json"},"createdAt":{"type":"string","format":"date-time","description":"Creation time."}},"x-provisional":"The data of Form B `contact.created` is not shown in the document; its fields were designed."}},"examples":[{"id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","type":"contact.created","createdAt":"2026-03-01T12:00:00Z","data":{"contactId":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","email":"ada@example.com","firstName":"Ada","lastName":"Lovelace","status":"subscribed","createdAt":"2026-03-01T12:00:00Z"}}]};
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/FormBContactCreatedEvent.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate49.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12261,7 +12759,7 @@ errors++;
 if(data3.firstName !== undefined){
 let data6 = data3.firstName;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err20 = {instancePath:instancePath+"/data/firstName",schemaPath:"#/properties/data/properties/firstName/type",keyword:"type",params:{type: schema65.properties.data.properties.firstName.type},message:"must be string,null"};
+const err20 = {instancePath:instancePath+"/data/firstName",schemaPath:"#/properties/data/properties/firstName/type",keyword:"type",params:{type: schema68.properties.data.properties.firstName.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -12274,7 +12772,7 @@ errors++;
 if(data3.lastName !== undefined){
 let data7 = data3.lastName;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err21 = {instancePath:instancePath+"/data/lastName",schemaPath:"#/properties/data/properties/lastName/type",keyword:"type",params:{type: schema65.properties.data.properties.lastName.type},message:"must be string,null"};
+const err21 = {instancePath:instancePath+"/data/lastName",schemaPath:"#/properties/data/properties/lastName/type",keyword:"type",params:{type: schema68.properties.data.properties.lastName.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -12394,19 +12892,19 @@ vErrors.push(err29);
 }
 errors++;
 }
-validate47.errors = vErrors;
+validate49.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FormBContactUpdatedEvent = validate48;
-const schema67 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormBContactUpdatedEvent.json","title":"FormBContactUpdatedEvent","description":"Form B `contact.updated` event (endpoints managed through `/v1/webhooks`): a contact was changed. Envelope `{id, type, createdAt, data}`.","type":"object","additionalProperties":false,"required":["id","type","createdAt","data"],"properties":{"id":{"type":"string","description":"Event id."},"type":{"const":"contact.updated","description":"The event name, `contact.updated`."},"createdAt":{"type":"string","format":"date-time","description":"When the event was created (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["contactId","email","status","changedFields","updatedAt"],"description":"Event data of `contact.updated`. Not shown in the document.","properties":{"contactId":{"type":"string","description":"Contact id.","format":"uuid"},"email":{"type":"string","format":"email","description":"Email address of the contact."},"status":{"$ref":"ContactStatus.json"},"changedFields":{"type":"array","items":{"type":"string"},"description":"Names of the contact fields that changed."},"updatedAt":{"type":"string","format":"date-time","description":"Time of the change."}},"x-provisional":"The data of Form B `contact.updated` is not shown in the document; its fields were designed."}},"examples":[{"id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","type":"contact.updated","createdAt":"2026-03-01T12:00:00Z","data":{"contactId":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","email":"ada@example.com","status":"subscribed","changedFields":["first_name","tags"],"updatedAt":"2026-03-01T12:00:00Z"}}]};
+export const FormBContactUpdatedEvent = validate50;
+const schema70 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormBContactUpdatedEvent.json","title":"FormBContactUpdatedEvent","description":"Form B `contact.updated` event (endpoints managed through `/v1/webhooks`): a contact was changed. Envelope `{id, type, createdAt, data}`.","type":"object","additionalProperties":false,"required":["id","type","createdAt","data"],"properties":{"id":{"type":"string","description":"Event id."},"type":{"const":"contact.updated","description":"The event name, `contact.updated`."},"createdAt":{"type":"string","format":"date-time","description":"When the event was created (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["contactId","email","status","changedFields","updatedAt"],"description":"Event data of `contact.updated`. Not shown in the document.","properties":{"contactId":{"type":"string","description":"Contact id.","format":"uuid"},"email":{"type":"string","format":"email","description":"Email address of the contact."},"status":{"$ref":"ContactStatus.json"},"changedFields":{"type":"array","items":{"type":"string"},"description":"Names of the contact fields that changed."},"updatedAt":{"type":"string","format":"date-time","description":"Time of the change."}},"x-provisional":"The data of Form B `contact.updated` is not shown in the document; its fields were designed."}},"examples":[{"id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","type":"contact.updated","createdAt":"2026-03-01T12:00:00Z","data":{"contactId":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","email":"ada@example.com","status":"subscribed","changedFields":["first_name","tags"],"updatedAt":"2026-03-01T12:00:00Z"}}]};
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/FormBContactUpdatedEvent.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate48.evaluated;
+const evaluated0 = validate50.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12768,19 +13266,19 @@ vErrors.push(err28);
 }
 errors++;
 }
-validate48.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FormBEmailBouncedEvent = validate49;
-const schema69 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormBEmailBouncedEvent.json","title":"FormBEmailBouncedEvent","description":"Form B `email.bounced` event (endpoints managed through `/v1/webhooks`): the email bounced. Envelope `{id, type, createdAt, data}`.","type":"object","additionalProperties":false,"required":["id","type","createdAt","data"],"properties":{"id":{"type":"string","description":"Event id."},"type":{"const":"email.bounced","description":"The event name, `email.bounced`."},"createdAt":{"type":"string","format":"date-time","description":"When the event was created (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["messageId","email","bounceType","bounceCode","bounceMessage","bouncedAt"],"description":"Event data of `email.bounced`.","properties":{"messageId":{"type":"string","description":"Id of the sent message."},"email":{"x-provisional":"DECISIONS G-4: format email was designed; the document names `email` without a format.","type":"string","format":"email","description":"Recipient email address."},"bounceType":{"type":"string","enum":["hard","soft"],"description":"`hard` (permanent) or `soft` (temporary)."},"bounceCode":{"type":"string","description":"Status code reported by the recipient server, for example `5.1.1`.","x-provisional":"Type designed as a string (an enhanced status code such as `5.1.1` or an SMTP reply code); the document names the field only."},"bounceMessage":{"type":"string","description":"Diagnostic text reported by the recipient server."},"bouncedAt":{"type":"string","format":"date-time","description":"When the bounce was received."}}}},"examples":[{"id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","type":"email.bounced","createdAt":"2026-03-01T12:00:00Z","data":{"messageId":"2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091","email":"nobody@example.net","bounceType":"hard","bounceCode":"5.1.1","bounceMessage":"550 5.1.1 The email account that you tried to reach does not exist","bouncedAt":"2026-03-01T12:00:04Z"}}]};
+export const FormBEmailBouncedEvent = validate51;
+const schema72 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormBEmailBouncedEvent.json","title":"FormBEmailBouncedEvent","description":"Form B `email.bounced` event (endpoints managed through `/v1/webhooks`): the email bounced. Envelope `{id, type, createdAt, data}`.","type":"object","additionalProperties":false,"required":["id","type","createdAt","data"],"properties":{"id":{"type":"string","description":"Event id."},"type":{"const":"email.bounced","description":"The event name, `email.bounced`."},"createdAt":{"type":"string","format":"date-time","description":"When the event was created (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["messageId","email","bounceType","bounceCode","bounceMessage","bouncedAt"],"description":"Event data of `email.bounced`.","properties":{"messageId":{"type":"string","description":"Id of the sent message."},"email":{"x-provisional":"DECISIONS G-4: format email was designed; the document names `email` without a format.","type":"string","format":"email","description":"Recipient email address."},"bounceType":{"type":"string","enum":["hard","soft"],"description":"`hard` (permanent) or `soft` (temporary)."},"bounceCode":{"type":"string","description":"Status code reported by the recipient server, for example `5.1.1`.","x-provisional":"Type designed as a string (an enhanced status code such as `5.1.1` or an SMTP reply code); the document names the field only."},"bounceMessage":{"type":"string","description":"Diagnostic text reported by the recipient server."},"bouncedAt":{"type":"string","format":"date-time","description":"When the bounce was received."}}}},"examples":[{"id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","type":"email.bounced","createdAt":"2026-03-01T12:00:00Z","data":{"messageId":"2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091","email":"nobody@example.net","bounceType":"hard","bounceCode":"5.1.1","bounceMessage":"550 5.1.1 The email account that you tried to reach does not exist","bouncedAt":"2026-03-01T12:00:04Z"}}]};
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/FormBEmailBouncedEvent.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
+const evaluated0 = validate51.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13014,7 +13512,7 @@ vErrors.push(err19);
 errors++;
 }
 if(!((data6 === "hard") || (data6 === "soft"))){
-const err20 = {instancePath:instancePath+"/data/bounceType",schemaPath:"#/properties/data/properties/bounceType/enum",keyword:"enum",params:{allowedValues: schema69.properties.data.properties.bounceType.enum},message:"must be equal to one of the allowed values"};
+const err20 = {instancePath:instancePath+"/data/bounceType",schemaPath:"#/properties/data/properties/bounceType/enum",keyword:"enum",params:{allowedValues: schema72.properties.data.properties.bounceType.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -13096,19 +13594,19 @@ vErrors.push(err26);
 }
 errors++;
 }
-validate49.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FormBEmailClickedEvent = validate50;
-const schema70 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormBEmailClickedEvent.json","title":"FormBEmailClickedEvent","description":"Form B `email.clicked` event (endpoints managed through `/v1/webhooks`): a link in the email was clicked. Envelope `{id, type, createdAt, data}`.","type":"object","additionalProperties":false,"required":["id","type","createdAt","data"],"properties":{"id":{"type":"string","description":"Event id."},"type":{"const":"email.clicked","description":"The event name, `email.clicked`."},"createdAt":{"type":"string","format":"date-time","description":"When the event was created (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["messageId","email","url","clickedAt"],"description":"Event data of `email.clicked`.","properties":{"messageId":{"type":"string","description":"Id of the sent message."},"email":{"x-provisional":"DECISIONS G-4: format email was designed; the document names `email` without a format.","type":"string","format":"email","description":"Recipient email address."},"url":{"x-provisional":"DECISIONS G-4: format uri was designed; the document names `url` only.","type":"string","description":"The clicked link.","format":"uri"},"clickedAt":{"type":"string","format":"date-time","description":"When the link was clicked."}}}},"examples":[{"id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","type":"email.clicked","createdAt":"2026-03-01T12:00:00Z","data":{"messageId":"2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091","email":"ada@example.com","url":"https://shop.example.com/orders/1042","clickedAt":"2026-03-01T12:31:00Z"}}]};
+export const FormBEmailClickedEvent = validate52;
+const schema73 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormBEmailClickedEvent.json","title":"FormBEmailClickedEvent","description":"Form B `email.clicked` event (endpoints managed through `/v1/webhooks`): a link in the email was clicked. Envelope `{id, type, createdAt, data}`.","type":"object","additionalProperties":false,"required":["id","type","createdAt","data"],"properties":{"id":{"type":"string","description":"Event id."},"type":{"const":"email.clicked","description":"The event name, `email.clicked`."},"createdAt":{"type":"string","format":"date-time","description":"When the event was created (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["messageId","email","url","clickedAt"],"description":"Event data of `email.clicked`.","properties":{"messageId":{"type":"string","description":"Id of the sent message."},"email":{"x-provisional":"DECISIONS G-4: format email was designed; the document names `email` without a format.","type":"string","format":"email","description":"Recipient email address."},"url":{"x-provisional":"DECISIONS G-4: format uri was designed; the document names `url` only.","type":"string","description":"The clicked link.","format":"uri"},"clickedAt":{"type":"string","format":"date-time","description":"When the link was clicked."}}}},"examples":[{"id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","type":"email.clicked","createdAt":"2026-03-01T12:00:00Z","data":{"messageId":"2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091","email":"ada@example.com","url":"https://shop.example.com/orders/1042","clickedAt":"2026-03-01T12:31:00Z"}}]};
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/FormBEmailClickedEvent.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
+const evaluated0 = validate52.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13312,7 +13810,7 @@ errors++;
 if(data3.url !== undefined){
 let data6 = data3.url;
 if(typeof data6 === "string"){
-if(!(formats154(data6))){
+if(!(formats108(data6))){
 const err17 = {instancePath:instancePath+"/data/url",schemaPath:"#/properties/data/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -13382,19 +13880,19 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate50.errors = vErrors;
+validate52.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FormBEmailComplainedEvent = validate51;
-const schema71 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormBEmailComplainedEvent.json","title":"FormBEmailComplainedEvent","description":"Form B `email.complained` event (endpoints managed through `/v1/webhooks`): a spam complaint was received for the email. Envelope `{id, type, createdAt, data}`.","type":"object","additionalProperties":false,"required":["id","type","createdAt","data"],"properties":{"id":{"type":"string","description":"Event id."},"type":{"const":"email.complained","description":"The event name, `email.complained`."},"createdAt":{"type":"string","format":"date-time","description":"When the event was created (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["messageId","email","feedbackType","complainedAt"],"description":"Event data of `email.complained`. Not shown in the document.","properties":{"messageId":{"type":"string","description":"Id of the sent message."},"email":{"type":"string","format":"email","description":"Recipient email address."},"feedbackType":{"type":"string","description":"Feedback type of the complaint report (RFC 5965), for example `abuse`."},"complainedAt":{"type":"string","format":"date-time","description":"When the complaint was received."}},"x-provisional":"The data of Form B `email.complained` is not shown in the document; its fields were designed."}},"examples":[{"id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","type":"email.complained","createdAt":"2026-03-01T12:00:00Z","data":{"messageId":"2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091","email":"ada@example.com","feedbackType":"abuse","complainedAt":"2026-03-02T08:15:00Z"}}]};
+export const FormBEmailComplainedEvent = validate53;
+const schema74 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormBEmailComplainedEvent.json","title":"FormBEmailComplainedEvent","description":"Form B `email.complained` event (endpoints managed through `/v1/webhooks`): a spam complaint was received for the email. Envelope `{id, type, createdAt, data}`.","type":"object","additionalProperties":false,"required":["id","type","createdAt","data"],"properties":{"id":{"type":"string","description":"Event id."},"type":{"const":"email.complained","description":"The event name, `email.complained`."},"createdAt":{"type":"string","format":"date-time","description":"When the event was created (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["messageId","email","feedbackType","complainedAt"],"description":"Event data of `email.complained`. Not shown in the document.","properties":{"messageId":{"type":"string","description":"Id of the sent message."},"email":{"type":"string","format":"email","description":"Recipient email address."},"feedbackType":{"type":"string","description":"Feedback type of the complaint report (RFC 5965), for example `abuse`."},"complainedAt":{"type":"string","format":"date-time","description":"When the complaint was received."}},"x-provisional":"The data of Form B `email.complained` is not shown in the document; its fields were designed."}},"examples":[{"id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","type":"email.complained","createdAt":"2026-03-01T12:00:00Z","data":{"messageId":"2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091","email":"ada@example.com","feedbackType":"abuse","complainedAt":"2026-03-02T08:15:00Z"}}]};
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/FormBEmailComplainedEvent.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate51.evaluated;
+const evaluated0 = validate53.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13655,19 +14153,19 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate51.errors = vErrors;
+validate53.errors = vErrors;
 return errors === 0;
 }
-validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FormBEmailDeliveredEvent = validate52;
-const schema72 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormBEmailDeliveredEvent.json","title":"FormBEmailDeliveredEvent","description":"Form B `email.delivered` event (endpoints managed through `/v1/webhooks`): the email was accepted by the recipient server. Envelope `{id, type, createdAt, data}`.","type":"object","additionalProperties":false,"required":["id","type","createdAt","data"],"properties":{"id":{"type":"string","description":"Event id."},"type":{"const":"email.delivered","description":"The event name, `email.delivered`."},"createdAt":{"type":"string","format":"date-time","description":"When the event was created (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["messageId","to","subject","campaignId","deliveredAt"],"description":"Event data of `email.delivered`.","properties":{"messageId":{"type":"string","description":"Id of the sent message."},"to":{"type":"string","description":"Recipient address."},"subject":{"type":"string","description":"Subject."},"campaignId":{"type":["string","null"],"description":"Campaign the email belongs to; null for an email sent outside a campaign."},"deliveredAt":{"type":"string","format":"date-time","description":"When the recipient server accepted the email."}}}},"examples":[{"id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","type":"email.delivered","createdAt":"2026-03-01T12:00:00Z","data":{"messageId":"2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091","to":"ada@example.com","subject":"Your order has shipped","campaignId":null,"deliveredAt":"2026-03-01T12:00:05Z"}}]};
+export const FormBEmailDeliveredEvent = validate54;
+const schema75 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormBEmailDeliveredEvent.json","title":"FormBEmailDeliveredEvent","description":"Form B `email.delivered` event (endpoints managed through `/v1/webhooks`): the email was accepted by the recipient server. Envelope `{id, type, createdAt, data}`.","type":"object","additionalProperties":false,"required":["id","type","createdAt","data"],"properties":{"id":{"type":"string","description":"Event id."},"type":{"const":"email.delivered","description":"The event name, `email.delivered`."},"createdAt":{"type":"string","format":"date-time","description":"When the event was created (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["messageId","to","subject","campaignId","deliveredAt"],"description":"Event data of `email.delivered`.","properties":{"messageId":{"type":"string","description":"Id of the sent message."},"to":{"type":"string","description":"Recipient address."},"subject":{"type":"string","description":"Subject."},"campaignId":{"type":["string","null"],"description":"Campaign the email belongs to; null for an email sent outside a campaign."},"deliveredAt":{"type":"string","format":"date-time","description":"When the recipient server accepted the email."}}}},"examples":[{"id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","type":"email.delivered","createdAt":"2026-03-01T12:00:00Z","data":{"messageId":"2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091","to":"ada@example.com","subject":"Your order has shipped","campaignId":null,"deliveredAt":"2026-03-01T12:00:05Z"}}]};
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/FormBEmailDeliveredEvent.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate54.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13880,7 +14378,7 @@ errors++;
 if(data3.campaignId !== undefined){
 let data7 = data3.campaignId;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err18 = {instancePath:instancePath+"/data/campaignId",schemaPath:"#/properties/data/properties/campaignId/type",keyword:"type",params:{type: schema72.properties.data.properties.campaignId.type},message:"must be string,null"};
+const err18 = {instancePath:instancePath+"/data/campaignId",schemaPath:"#/properties/data/properties/campaignId/type",keyword:"type",params:{type: schema75.properties.data.properties.campaignId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -13938,19 +14436,19 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate52.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FormBEmailOpenedEvent = validate53;
-const schema73 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormBEmailOpenedEvent.json","title":"FormBEmailOpenedEvent","description":"Form B `email.opened` event (endpoints managed through `/v1/webhooks`): the email's tracking pixel was loaded. Envelope `{id, type, createdAt, data}`.","type":"object","additionalProperties":false,"required":["id","type","createdAt","data"],"properties":{"id":{"type":"string","description":"Event id."},"type":{"const":"email.opened","description":"The event name, `email.opened`."},"createdAt":{"type":"string","format":"date-time","description":"When the event was created (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["messageId","email","openedAt","userAgent","ip","machineOpen"],"description":"Event data of `email.opened`.","properties":{"messageId":{"type":"string","description":"Id of the sent message."},"email":{"x-provisional":"DECISIONS G-4: format email was designed; the document names `email` without a format.","type":"string","format":"email","description":"Recipient email address."},"openedAt":{"type":"string","format":"date-time","description":"When the tracking pixel was loaded."},"userAgent":{"type":"string","description":"User agent that loaded the pixel."},"ip":{"type":"string","description":"IP address that loaded the pixel."},"machineOpen":{"type":"boolean","description":"True when the open was made by a machine (for example a mail-privacy proxy prefetching images) rather than by a person."}}}},"examples":[{"id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","type":"email.opened","createdAt":"2026-03-01T12:00:00Z","data":{"messageId":"2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091","email":"ada@example.com","openedAt":"2026-03-01T12:30:00Z","userAgent":"Mozilla/5.0 (iPhone; CPU iPhone OS 17_3 like Mac OS X)","ip":"203.0.113.24","machineOpen":false}}]};
+export const FormBEmailOpenedEvent = validate55;
+const schema76 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormBEmailOpenedEvent.json","title":"FormBEmailOpenedEvent","description":"Form B `email.opened` event (endpoints managed through `/v1/webhooks`): the email's tracking pixel was loaded. Envelope `{id, type, createdAt, data}`.","type":"object","additionalProperties":false,"required":["id","type","createdAt","data"],"properties":{"id":{"type":"string","description":"Event id."},"type":{"const":"email.opened","description":"The event name, `email.opened`."},"createdAt":{"type":"string","format":"date-time","description":"When the event was created (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["messageId","email","openedAt","userAgent","ip","machineOpen"],"description":"Event data of `email.opened`.","properties":{"messageId":{"type":"string","description":"Id of the sent message."},"email":{"x-provisional":"DECISIONS G-4: format email was designed; the document names `email` without a format.","type":"string","format":"email","description":"Recipient email address."},"openedAt":{"type":"string","format":"date-time","description":"When the tracking pixel was loaded."},"userAgent":{"type":"string","description":"User agent that loaded the pixel."},"ip":{"type":"string","description":"IP address that loaded the pixel."},"machineOpen":{"type":"boolean","description":"True when the open was made by a machine (for example a mail-privacy proxy prefetching images) rather than by a person."}}}},"examples":[{"id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","type":"email.opened","createdAt":"2026-03-01T12:00:00Z","data":{"messageId":"2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091","email":"ada@example.com","openedAt":"2026-03-01T12:30:00Z","userAgent":"Mozilla/5.0 (iPhone; CPU iPhone OS 17_3 like Mac OS X)","ip":"203.0.113.24","machineOpen":false}}]};
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/FormBEmailOpenedEvent.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate55.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14255,19 +14753,19 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate53.errors = vErrors;
+validate55.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FormBEmailSentEvent = validate54;
-const schema74 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormBEmailSentEvent.json","title":"FormBEmailSentEvent","description":"Form B `email.sent` event (endpoints managed through `/v1/webhooks`): the email was accepted for delivery. Envelope `{id, type, createdAt, data}`.","type":"object","additionalProperties":false,"required":["id","type","createdAt","data"],"properties":{"id":{"type":"string","description":"Event id."},"type":{"const":"email.sent","description":"The event name, `email.sent`."},"createdAt":{"type":"string","format":"date-time","description":"When the event was created (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["messageId","to","subject","campaignId","sentAt"],"description":"Event data of `email.sent`. Not shown in the document.","properties":{"messageId":{"type":"string","description":"Id of the sent message."},"to":{"type":"string","description":"Recipient address."},"subject":{"type":"string","description":"Subject."},"campaignId":{"type":["string","null"],"description":"Campaign the email belongs to; null for an email sent outside a campaign."},"sentAt":{"type":"string","format":"date-time","description":"When the email was accepted for delivery."}},"x-provisional":"The data of Form B `email.sent` is not shown in the document; its fields were designed."}},"examples":[{"id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","type":"email.sent","createdAt":"2026-03-01T12:00:00Z","data":{"messageId":"2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091","to":"ada@example.com","subject":"Your order has shipped","campaignId":null,"sentAt":"2026-03-01T12:00:00Z"}}]};
+export const FormBEmailSentEvent = validate56;
+const schema77 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormBEmailSentEvent.json","title":"FormBEmailSentEvent","description":"Form B `email.sent` event (endpoints managed through `/v1/webhooks`): the email was accepted for delivery. Envelope `{id, type, createdAt, data}`.","type":"object","additionalProperties":false,"required":["id","type","createdAt","data"],"properties":{"id":{"type":"string","description":"Event id."},"type":{"const":"email.sent","description":"The event name, `email.sent`."},"createdAt":{"type":"string","format":"date-time","description":"When the event was created (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["messageId","to","subject","campaignId","sentAt"],"description":"Event data of `email.sent`. Not shown in the document.","properties":{"messageId":{"type":"string","description":"Id of the sent message."},"to":{"type":"string","description":"Recipient address."},"subject":{"type":"string","description":"Subject."},"campaignId":{"type":["string","null"],"description":"Campaign the email belongs to; null for an email sent outside a campaign."},"sentAt":{"type":"string","format":"date-time","description":"When the email was accepted for delivery."}},"x-provisional":"The data of Form B `email.sent` is not shown in the document; its fields were designed."}},"examples":[{"id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","type":"email.sent","createdAt":"2026-03-01T12:00:00Z","data":{"messageId":"2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091","to":"ada@example.com","subject":"Your order has shipped","campaignId":null,"sentAt":"2026-03-01T12:00:00Z"}}]};
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/FormBEmailSentEvent.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate56.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14480,7 +14978,7 @@ errors++;
 if(data3.campaignId !== undefined){
 let data7 = data3.campaignId;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err18 = {instancePath:instancePath+"/data/campaignId",schemaPath:"#/properties/data/properties/campaignId/type",keyword:"type",params:{type: schema74.properties.data.properties.campaignId.type},message:"must be string,null"};
+const err18 = {instancePath:instancePath+"/data/campaignId",schemaPath:"#/properties/data/properties/campaignId/type",keyword:"type",params:{type: schema77.properties.data.properties.campaignId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -14538,19 +15036,19 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate54.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const FormBEmailUnsubscribedEvent = validate55;
-const schema75 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormBEmailUnsubscribedEvent.json","title":"FormBEmailUnsubscribedEvent","description":"Form B `email.unsubscribed` event (endpoints managed through `/v1/webhooks`): the recipient unsubscribed through the email. Envelope `{id, type, createdAt, data}`.","type":"object","additionalProperties":false,"required":["id","type","createdAt","data"],"properties":{"id":{"type":"string","description":"Event id."},"type":{"const":"email.unsubscribed","description":"The event name, `email.unsubscribed`."},"createdAt":{"type":"string","format":"date-time","description":"When the event was created (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["messageId","email","campaignId","unsubscribedAt"],"description":"Event data of `email.unsubscribed`. Not shown in the document.","properties":{"messageId":{"type":["string","null"],"description":"Id of the message whose unsubscribe link was used; null when the recipient unsubscribed otherwise."},"email":{"type":"string","format":"email","description":"Recipient email address."},"campaignId":{"type":["string","null"],"description":"Campaign the email belongs to; null for an email sent outside a campaign."},"unsubscribedAt":{"type":"string","format":"date-time","description":"Time of the unsubscribe."}},"x-provisional":"The data of Form B `email.unsubscribed` is not shown in the document; its fields were designed."}},"examples":[{"id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","type":"email.unsubscribed","createdAt":"2026-03-01T12:00:00Z","data":{"messageId":"2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091","email":"ada@example.com","campaignId":"6e7f8091-a2b3-4c4d-8e5f-60718293a4b5","unsubscribedAt":"2026-03-01T13:00:00Z"}}]};
+export const FormBEmailUnsubscribedEvent = validate57;
+const schema78 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormBEmailUnsubscribedEvent.json","title":"FormBEmailUnsubscribedEvent","description":"Form B `email.unsubscribed` event (endpoints managed through `/v1/webhooks`): the recipient unsubscribed through the email. Envelope `{id, type, createdAt, data}`.","type":"object","additionalProperties":false,"required":["id","type","createdAt","data"],"properties":{"id":{"type":"string","description":"Event id."},"type":{"const":"email.unsubscribed","description":"The event name, `email.unsubscribed`."},"createdAt":{"type":"string","format":"date-time","description":"When the event was created (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["messageId","email","campaignId","unsubscribedAt"],"description":"Event data of `email.unsubscribed`. Not shown in the document.","properties":{"messageId":{"type":["string","null"],"description":"Id of the message whose unsubscribe link was used; null when the recipient unsubscribed otherwise."},"email":{"type":"string","format":"email","description":"Recipient email address."},"campaignId":{"type":["string","null"],"description":"Campaign the email belongs to; null for an email sent outside a campaign."},"unsubscribedAt":{"type":"string","format":"date-time","description":"Time of the unsubscribe."}},"x-provisional":"The data of Form B `email.unsubscribed` is not shown in the document; its fields were designed."}},"examples":[{"id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","type":"email.unsubscribed","createdAt":"2026-03-01T12:00:00Z","data":{"messageId":"2b3c4d5e-6f70-4812-9a3b-4c5d6e7f8091","email":"ada@example.com","campaignId":"6e7f8091-a2b3-4c4d-8e5f-60718293a4b5","unsubscribedAt":"2026-03-01T13:00:00Z"}}]};
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/FormBEmailUnsubscribedEvent.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
+const evaluated0 = validate57.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14717,7 +15215,7 @@ errors++;
 if(data3.messageId !== undefined){
 let data4 = data3.messageId;
 if((typeof data4 !== "string") && (data4 !== null)){
-const err14 = {instancePath:instancePath+"/data/messageId",schemaPath:"#/properties/data/properties/messageId/type",keyword:"type",params:{type: schema75.properties.data.properties.messageId.type},message:"must be string,null"};
+const err14 = {instancePath:instancePath+"/data/messageId",schemaPath:"#/properties/data/properties/messageId/type",keyword:"type",params:{type: schema78.properties.data.properties.messageId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -14755,7 +15253,7 @@ errors++;
 if(data3.campaignId !== undefined){
 let data6 = data3.campaignId;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err17 = {instancePath:instancePath+"/data/campaignId",schemaPath:"#/properties/data/properties/campaignId/type",keyword:"type",params:{type: schema75.properties.data.properties.campaignId.type},message:"must be string,null"};
+const err17 = {instancePath:instancePath+"/data/campaignId",schemaPath:"#/properties/data/properties/campaignId/type",keyword:"type",params:{type: schema78.properties.data.properties.campaignId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -14813,19 +15311,19 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate55.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
-validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const InboundEmailReceivedEvent = validate56;
-const schema76 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/InboundEmailReceivedEvent.json","title":"InboundEmailReceivedEvent","description":"Payload of the `email.received` event, posted when an inbound domain is configured (`POST /v1/inbound`) and mail is received. Flat payload: fields at top level, no `data` envelope. Attachments carry metadata only, no download URL.","type":"object","additionalProperties":false,"required":["event","id","from","to","subject","text","html","headers","attachments","spam_score","message_id","received_at"],"properties":{"event":{"const":"email.received","description":"Always `email.received`."},"id":{"type":"string","description":"Id of the received email."},"from":{"type":"string","description":"Sender (plain address)."},"to":{"type":"string","description":"Recipient (plain address)."},"cc":{"type":"string","description":"Cc addresses (optional)."},"subject":{"type":"string","description":"Subject."},"text":{"type":"string","description":"Plain-text body."},"html":{"type":"string","description":"HTML body."},"headers":{"type":"object","additionalProperties":{"type":"string"},"description":"The message headers: header name to value."},"attachments":{"type":"array","description":"Attachment metadata: `{filename, contentType, size, contentId (optional)}`; no download URL.","items":{"type":"object","additionalProperties":false,"required":["filename","contentType","size"],"description":"Metadata of one attachment.","properties":{"filename":{"type":"string","description":"File name."},"contentType":{"type":"string","description":"MIME type, for example `application/pdf`."},"size":{"x-provisional":"DECISIONS G-4: the integer type and minimum 0 were designed; the document names `size` only.","type":"integer","minimum":0,"description":"Size in bytes."},"contentId":{"type":"string","description":"Content-ID of an inline attachment (optional)."}}}},"spam_score":{"type":"number","description":"Spam score of the message."},"message_id":{"type":"string","description":"The message's Message-ID."},"received_at":{"type":"string","format":"date-time","description":"When the mail was received."}},"examples":[{"event":"email.received","id":"1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b","from":"customer@example.org","to":"support@inbound.example.com","cc":"billing@inbound.example.com","subject":"Question about my invoice","text":"Hello, I have a question about invoice 1042.","html":"<p>Hello, I have a question about invoice 1042.</p>","headers":{"Message-ID":"<CAF1234@mail.example.org>","Date":"Sun, 01 Mar 2026 12:00:00 +0000","Subject":"Question about my invoice"},"attachments":[{"filename":"invoice-1042.pdf","contentType":"application/pdf","size":48213}],"spam_score":0.4,"message_id":"<CAF1234@mail.example.org>","received_at":"2026-03-01T12:00:00Z"}]};
+export const InboundEmailReceivedEvent = validate58;
+const schema79 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/InboundEmailReceivedEvent.json","title":"InboundEmailReceivedEvent","description":"Payload of the `email.received` event, posted when an inbound domain is configured (`POST /v1/inbound`) and mail is received. Flat payload: fields at top level, no `data` envelope. Attachments carry metadata only, no download URL.","type":"object","additionalProperties":false,"required":["event","id","from","to","subject","text","html","headers","attachments","spam_score","message_id","received_at"],"properties":{"event":{"const":"email.received","description":"Always `email.received`."},"id":{"type":"string","description":"Id of the received email."},"from":{"type":"string","description":"Sender (plain address)."},"to":{"type":"string","description":"Recipient (plain address)."},"cc":{"type":"string","description":"Cc addresses (optional)."},"subject":{"type":"string","description":"Subject."},"text":{"type":"string","description":"Plain-text body."},"html":{"type":"string","description":"HTML body."},"headers":{"type":"object","additionalProperties":{"type":"string"},"description":"The message headers: header name to value."},"attachments":{"type":"array","description":"Attachment metadata: `{filename, contentType, size, contentId (optional)}`; no download URL.","items":{"type":"object","additionalProperties":false,"required":["filename","contentType","size"],"description":"Metadata of one attachment.","properties":{"filename":{"type":"string","description":"File name."},"contentType":{"type":"string","description":"MIME type, for example `application/pdf`."},"size":{"x-provisional":"DECISIONS G-4: the integer type and minimum 0 were designed; the document names `size` only.","type":"integer","minimum":0,"description":"Size in bytes."},"contentId":{"type":"string","description":"Content-ID of an inline attachment (optional)."}}}},"spam_score":{"type":"number","description":"Spam score of the message."},"message_id":{"type":"string","description":"The message's Message-ID."},"received_at":{"type":"string","format":"date-time","description":"When the mail was received."}},"examples":[{"event":"email.received","id":"1f2e3d4c-5b6a-4798-8a9b-0c1d2e3f4a5b","from":"customer@example.org","to":"support@inbound.example.com","cc":"billing@inbound.example.com","subject":"Question about my invoice","text":"Hello, I have a question about invoice 1042.","html":"<p>Hello, I have a question about invoice 1042.</p>","headers":{"Message-ID":"<CAF1234@mail.example.org>","Date":"Sun, 01 Mar 2026 12:00:00 +0000","Subject":"Question about my invoice"},"attachments":[{"filename":"invoice-1042.pdf","contentType":"application/pdf","size":48213}],"spam_score":0.4,"message_id":"<CAF1234@mail.example.org>","received_at":"2026-03-01T12:00:00Z"}]};
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/InboundEmailReceivedEvent.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate58.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14954,7 +15452,7 @@ vErrors.push(err11);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema76.properties, key0))){
+if(!(func1.call(schema79.properties, key0))){
 const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
@@ -15283,20 +15781,19 @@ vErrors.push(err38);
 }
 errors++;
 }
-validate56.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const InboundRoute = validate57;
-const schema77 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/InboundRoute.json","title":"InboundRoute","description":"An inbound email domain (configured with `POST /v1/inbound`). Mail received at the domain is posted as the `email.received` event (flat payload, `X-Service-Signature` always present) to `webhook_url`; failed deliveries are retried up to 3 times with short backoff.","x-provisional":"Designed: the document names the inbound routes without payloads; the fields follow the inbound event (domain, delivery URL) and the MX records a receiving domain publishes.","type":"object","additionalProperties":false,"required":["id","domain","webhook_url","mx_records","status","created_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Inbound route id."},"domain":{"type":"string","format":"hostname","description":"The domain (or subdomain) that receives mail."},"webhook_url":{"type":"string","format":"uri","pattern":"^https://","description":"HTTPS URL that receives the `email.received` event for every message received at the domain."},"mx_records":{"type":"array","minItems":1,"description":"MX records the domain must publish at its root so that its mail reaches the service.","items":{"type":"object","additionalProperties":false,"required":["priority","exchange"],"properties":{"priority":{"type":"integer","minimum":0,"maximum":65535,"description":"MX preference."},"exchange":{"type":"string","format":"hostname","description":"Mail server host name to publish."}}}},"status":{"type":"string","enum":["pending","active"],"description":"`pending` until the MX records are found in DNS, then `active` (mail is received and posted)."},"created_at":{"type":"string","format":"date-time","description":"Creation time."}},"examples":[{"id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e01","domain":"inbound.example.com","webhook_url":"https://app.example.com/hooks/inbound","mx_records":[{"priority":10,"exchange":"mx1.mail.platform.example"}],"status":"active","created_at":"2026-03-01T12:00:00Z"}]};
-const pattern9 = new RegExp("^https://", "u");
+export const InboundRoute = validate59;
+const schema80 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/InboundRoute.json","title":"InboundRoute","description":"An inbound email domain (configured with `POST /v1/inbound`). Mail received at the domain is posted as the `email.received` event (flat payload, `X-Service-Signature` always present) to `webhook_url`; failed deliveries are retried up to 3 times with short backoff.","x-provisional":"Designed: the document names the inbound routes without payloads; the fields follow the inbound event (domain, delivery URL) and the MX records a receiving domain publishes.","type":"object","additionalProperties":false,"required":["id","domain","webhook_url","mx_records","status","created_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Inbound route id."},"domain":{"type":"string","format":"hostname","description":"The domain (or subdomain) that receives mail."},"webhook_url":{"type":"string","format":"uri","pattern":"^https://","description":"HTTPS URL that receives the `email.received` event for every message received at the domain."},"mx_records":{"type":"array","minItems":1,"description":"MX records the domain must publish at its root so that its mail reaches the service.","items":{"type":"object","additionalProperties":false,"required":["priority","exchange"],"properties":{"priority":{"type":"integer","minimum":0,"maximum":65535,"description":"MX preference."},"exchange":{"type":"string","format":"hostname","description":"Mail server host name to publish."}}}},"status":{"type":"string","enum":["pending","active"],"description":"`pending` until the MX records are found in DNS, then `active` (mail is received and posted)."},"created_at":{"type":"string","format":"date-time","description":"Creation time."}},"examples":[{"id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e01","domain":"inbound.example.com","webhook_url":"https://app.example.com/hooks/inbound","mx_records":[{"priority":10,"exchange":"mx1.mail.platform.example"}],"status":"active","created_at":"2026-03-01T12:00:00Z"}]};
 
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/InboundRoute.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate57.evaluated;
+const evaluated0 = validate59.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15404,7 +15901,7 @@ errors++;
 if(data.domain !== undefined){
 let data1 = data.domain;
 if(typeof data1 === "string"){
-if(!(formats110.test(data1))){
+if(!(formats122.test(data1))){
 const err9 = {instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/format",keyword:"format",params:{format: "hostname"},message:"must match format \""+"hostname"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -15429,7 +15926,7 @@ errors++;
 if(data.webhook_url !== undefined){
 let data2 = data.webhook_url;
 if(typeof data2 === "string"){
-if(!pattern9.test(data2)){
+if(!pattern8.test(data2)){
 const err11 = {instancePath:instancePath+"/webhook_url",schemaPath:"#/properties/webhook_url/pattern",keyword:"pattern",params:{pattern: "^https://"},message:"must match pattern \""+"^https://"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -15439,7 +15936,7 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(!(formats154(data2))){
+if(!(formats108(data2))){
 const err12 = {instancePath:instancePath+"/webhook_url",schemaPath:"#/properties/webhook_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -15548,7 +16045,7 @@ errors++;
 if(data4.exchange !== undefined){
 let data6 = data4.exchange;
 if(typeof data6 === "string"){
-if(!(formats110.test(data6))){
+if(!(formats122.test(data6))){
 const err21 = {instancePath:instancePath+"/mx_records/" + i0+"/exchange",schemaPath:"#/properties/mx_records/items/properties/exchange/format",keyword:"format",params:{format: "hostname"},message:"must match format \""+"hostname"+"\""};
 if(vErrors === null){
 vErrors = [err21];
@@ -15607,7 +16104,7 @@ vErrors.push(err25);
 errors++;
 }
 if(!((data7 === "pending") || (data7 === "active"))){
-const err26 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema77.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err26 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema80.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -15653,19 +16150,19 @@ vErrors.push(err29);
 }
 errors++;
 }
-validate57.errors = vErrors;
+validate59.errors = vErrors;
 return errors === 0;
 }
-validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const LeaderboardEntry = validate58;
-const schema78 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/LeaderboardEntry.json","title":"LeaderboardEntry","description":"One row of the referral leaderboard. Other users are masked: only the caller's own row carries a `userId` and an unmasked `displayName`.","type":"object","additionalProperties":false,"required":["rank","userId","displayName","isSelf","totalReferrals","activeReferrals"],"properties":{"rank":{"type":"integer","minimum":1,"description":"Position on the leaderboard, from 1.","x-provisional":"DECISIONS G-4: the integer type and minimum 1 were designed; the document names `rank` only."},"userId":{"type":["string","null"],"description":"The caller's own user id on their own row; null on every other row."},"displayName":{"type":"string","description":"Name shown for the row; other users are masked."},"isSelf":{"type":"boolean","description":"True on the caller's own row."},"totalReferrals":{"type":"integer","minimum":0,"description":"All referrals of the user.","x-provisional":"DECISIONS G-4: the integer type and minimum 0 were designed; the document names `totalReferrals` only."},"activeReferrals":{"type":"integer","minimum":0,"description":"Active referrals of the user.","x-provisional":"DECISIONS G-4: the integer type and minimum 0 were designed; the document names `activeReferrals` only."}},"examples":[{"rank":1,"userId":null,"displayName":"M***a K.","isSelf":false,"totalReferrals":42,"activeReferrals":30},{"rank":2,"userId":"6b5a4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d","displayName":"Ada Lovelace","isSelf":true,"totalReferrals":12,"activeReferrals":9}]};
+export const LeaderboardEntry = validate60;
+const schema81 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/LeaderboardEntry.json","title":"LeaderboardEntry","description":"One row of the referral leaderboard. Other users are masked: only the caller's own row carries a `userId` and an unmasked `displayName`.","type":"object","additionalProperties":false,"required":["rank","userId","displayName","isSelf","totalReferrals","activeReferrals"],"properties":{"rank":{"type":"integer","minimum":1,"description":"Position on the leaderboard, from 1.","x-provisional":"DECISIONS G-4: the integer type and minimum 1 were designed; the document names `rank` only."},"userId":{"type":["string","null"],"description":"The caller's own user id on their own row; null on every other row."},"displayName":{"type":"string","description":"Name shown for the row; other users are masked."},"isSelf":{"type":"boolean","description":"True on the caller's own row."},"totalReferrals":{"type":"integer","minimum":0,"description":"All referrals of the user.","x-provisional":"DECISIONS G-4: the integer type and minimum 0 were designed; the document names `totalReferrals` only."},"activeReferrals":{"type":"integer","minimum":0,"description":"Active referrals of the user.","x-provisional":"DECISIONS G-4: the integer type and minimum 0 were designed; the document names `activeReferrals` only."}},"examples":[{"rank":1,"userId":null,"displayName":"M***a K.","isSelf":false,"totalReferrals":42,"activeReferrals":30},{"rank":2,"userId":"6b5a4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d","displayName":"Ada Lovelace","isSelf":true,"totalReferrals":12,"activeReferrals":9}]};
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/LeaderboardEntry.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
+const evaluated0 = validate60.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15773,7 +16270,7 @@ errors++;
 if(data.userId !== undefined){
 let data1 = data.userId;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err9 = {instancePath:instancePath+"/userId",schemaPath:"#/properties/userId/type",keyword:"type",params:{type: schema78.properties.userId.type},message:"must be string,null"};
+const err9 = {instancePath:instancePath+"/userId",schemaPath:"#/properties/userId/type",keyword:"type",params:{type: schema81.properties.userId.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -15868,19 +16365,19 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate58.errors = vErrors;
+validate60.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const Milestone = validate59;
-const schema79 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Milestone.json","title":"Milestone","description":"A milestone definition of the referral programme: a badge the user can claim once their referral count reaches `referrals_required`.","type":"object","additionalProperties":false,"required":["id","name","description","referrals_required","badge_icon","badge_color"],"properties":{"id":{"type":"string","description":"Milestone id (the `milestone_id` of a claim)."},"name":{"type":"string","description":"Name of the milestone."},"description":{"type":"string","description":"What the milestone rewards."},"referrals_required":{"x-provisional":"DECISIONS G-4: the integer type and minimum 1 were designed; the document names `referrals_required` only.","type":"integer","minimum":1,"description":"Referral count needed to claim the milestone (converted referrals count toward milestone thresholds)."},"badge_icon":{"type":"string","description":"Icon of the badge."},"badge_color":{"type":"string","description":"Colour of the badge."}},"examples":[{"id":"8c7b6a5d-4e3f-4a2b-9c1d-0e9f8a7b6c5d","name":"First referral","description":"Your first referred user activated a paid plan.","referrals_required":1,"badge_icon":"star","badge_color":"#F5B301"}]};
+export const Milestone = validate61;
+const schema82 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Milestone.json","title":"Milestone","description":"A milestone definition of the referral programme: a badge the user can claim once their referral count reaches `referrals_required`.","type":"object","additionalProperties":false,"required":["id","name","description","referrals_required","badge_icon","badge_color"],"properties":{"id":{"type":"string","description":"Milestone id (the `milestone_id` of a claim)."},"name":{"type":"string","description":"Name of the milestone."},"description":{"type":"string","description":"What the milestone rewards."},"referrals_required":{"x-provisional":"DECISIONS G-4: the integer type and minimum 1 were designed; the document names `referrals_required` only.","type":"integer","minimum":1,"description":"Referral count needed to claim the milestone (converted referrals count toward milestone thresholds)."},"badge_icon":{"type":"string","description":"Icon of the badge."},"badge_color":{"type":"string","description":"Colour of the badge."}},"examples":[{"id":"8c7b6a5d-4e3f-4a2b-9c1d-0e9f8a7b6c5d","name":"First referral","description":"Your first referred user activated a paid plan.","referrals_required":1,"badge_icon":"star","badge_color":"#F5B301"}]};
 
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/Milestone.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate59.evaluated;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16056,19 +16553,19 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate59.errors = vErrors;
+validate61.errors = vErrors;
 return errors === 0;
 }
-validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const MilestoneClaim = validate60;
-const schema80 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/MilestoneClaim.json","title":"MilestoneClaim","description":"A milestone the user has claimed. A milestone is claimed at most once per user.","type":"object","additionalProperties":false,"required":["milestone_id","claimed_at","reward_applied"],"properties":{"milestone_id":{"type":"string","description":"Id of the claimed milestone."},"claimed_at":{"type":"string","format":"date-time","description":"Claim time."},"reward_applied":{"type":"boolean","description":"Whether the milestone's reward has been applied to the account.","x-provisional":"Type designed as boolean; the document names the field only."}},"examples":[{"milestone_id":"8c7b6a5d-4e3f-4a2b-9c1d-0e9f8a7b6c5d","claimed_at":"2026-03-01T12:00:00Z","reward_applied":true}]};
+export const MilestoneClaim = validate62;
+const schema83 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/MilestoneClaim.json","title":"MilestoneClaim","description":"A milestone the user has claimed. A milestone is claimed at most once per user.","type":"object","additionalProperties":false,"required":["milestone_id","claimed_at","reward_applied"],"properties":{"milestone_id":{"type":"string","description":"Id of the claimed milestone."},"claimed_at":{"type":"string","format":"date-time","description":"Claim time."},"reward_applied":{"type":"boolean","description":"Whether the milestone's reward has been applied to the account.","x-provisional":"Type designed as boolean; the document names the field only."}},"examples":[{"milestone_id":"8c7b6a5d-4e3f-4a2b-9c1d-0e9f8a7b6c5d","claimed_at":"2026-03-01T12:00:00Z","reward_applied":true}]};
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/MilestoneClaim.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate62.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16178,19 +16675,19 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate60.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const MonitoredDomain = validate61;
-const schema81 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/MonitoredDomain.json","title":"MonitoredDomain","description":"A sending domain under DMARC/DKIM/SPF/MX health monitoring.\n\nRecords a domain must publish (TXT unless noted): SPF at the domain root (value starts `v=spf1`, exactly one SPF record per name, merge if one exists); DKIM at `<selector>._domainkey.<domain>`; DMARC at `_dmarc.<domain>` (value starts `v=DMARC1; p=<none|quarantine|reject>`, may carry `rua`, `ruf`, `pct`); optional MX at the root for domains that receive mail. `reject` policy scores highest (90+).\n\nScore bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical.","type":"object","additionalProperties":false,"required":["id","domain","spf_valid","dkim_valid","dmarc_valid","dkim_selector","dmarc_policy","mx_records","overall_score","last_checked_at","billing_active","status","created_at"],"properties":{"id":{"type":"string","description":"Monitored-domain id (used as `domain_id` to remove it)."},"domain":{"type":"string","format":"hostname","description":"The monitored domain."},"spf_valid":{"type":"boolean","description":"The SPF record is valid."},"dkim_valid":{"type":"boolean","description":"The DKIM record at `<dkim_selector>._domainkey.<domain>` is valid."},"dmarc_valid":{"type":"boolean","description":"The DMARC record is valid."},"dkim_selector":{"type":"string","description":"The DKIM selector checked (default `default`)."},"dmarc_policy":{"type":"string","enum":["reject","quarantine","none"],"description":"The DMARC policy (`p=`). `reject` scores highest (90+)."},"mx_records":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["priority","exchange"],"properties":{"priority":{"x-provisional":"DECISIONS G-4: minimum 0 was designed; the document publishes `priority` as an integer without a bound.","type":"integer","minimum":0,"description":"Preference (lower is preferred)."},"exchange":{"type":"string","description":"Host name of the mail exchanger."}}},"description":"The domain's MX records, `{priority, exchange}`."},"overall_score":{"type":"integer","minimum":0,"maximum":100,"description":"Overall health score, 0 to 100. Bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical. Computed as: SPF 25 points when valid (15 when it ends with `?all` or has no `all`); DKIM 25 when valid; DMARC, when valid, 5 for the record plus its policy (`reject` 35, `quarantine` 20, `none` 0) times `pct`/100, rounded, plus 5 when it names an aggregate report address (`rua`); MX 5 when the domain has at least one MX record. A record that could not be checked (the DNS server did not answer) scores 0. A `reject` set-up (SPF, DKIM and DMARC `p=reject` at pct 100) therefore scores at least 90.","x-provisional":"Formula designed: the document publishes the bands and that `reject` scores 90+, not how the score is computed."},"last_checked_at":{"type":"string","format":"date-time","description":"When the DNS records were last checked (at the moment the domain was added)."},"billing_active":{"type":"boolean","description":"Whether billing for monitoring this domain is active. Monitoring within the plan's monitored-domain allowance is part of the subscription, so this is `true` for every monitored domain.","x-provisional":"Designed: the document types the field but says nothing of billing per domain; domains beyond the allowance are refused (403), so every monitored domain is billed with the plan."},"status":{"type":"string","description":"Health status from the score band: `healthy` (90-100, Excellent), `good` (70-89), `warning` (50-69), `critical` (0-49); `unknown` when a record could not be checked at the last check (the DNS server did not answer), so an outage does not read as a broken set-up.","x-provisional":"Values designed from the published score bands; the document shows only `healthy`.","examples":["healthy"]},"created_at":{"type":"string","format":"date-time","description":"When monitoring started."}},"examples":[{"id":"2c4e6a8b-0d1f-4a3b-8c5d-7e9f0a1b2c3d","domain":"example.com","spf_valid":true,"dkim_valid":true,"dmarc_valid":true,"dkim_selector":"default","dmarc_policy":"reject","mx_records":[{"priority":10,"exchange":"mx1.example.com"}],"overall_score":100,"last_checked_at":"2026-03-01T12:00:00Z","billing_active":true,"status":"healthy","created_at":"2026-02-01T09:00:00Z"}]};
+export const MonitoredDomain = validate63;
+const schema84 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/MonitoredDomain.json","title":"MonitoredDomain","description":"A sending domain under DMARC/DKIM/SPF/MX health monitoring.\n\nRecords a domain must publish (TXT unless noted): SPF at the domain root (value starts `v=spf1`, exactly one SPF record per name, merge if one exists); DKIM at `<selector>._domainkey.<domain>`; DMARC at `_dmarc.<domain>` (value starts `v=DMARC1; p=<none|quarantine|reject>`, may carry `rua`, `ruf`, `pct`); optional MX at the root for domains that receive mail. `reject` policy scores highest (90+).\n\nScore bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical.","type":"object","additionalProperties":false,"required":["id","domain","spf_valid","dkim_valid","dmarc_valid","dkim_selector","dmarc_policy","mx_records","overall_score","last_checked_at","billing_active","status","created_at"],"properties":{"id":{"type":"string","description":"Monitored-domain id (used as `domain_id` to remove it)."},"domain":{"type":"string","format":"hostname","description":"The monitored domain."},"spf_valid":{"type":"boolean","description":"The SPF record is valid."},"dkim_valid":{"type":"boolean","description":"The DKIM record at `<dkim_selector>._domainkey.<domain>` is valid."},"dmarc_valid":{"type":"boolean","description":"The DMARC record is valid."},"dkim_selector":{"type":"string","description":"The DKIM selector checked (default `default`)."},"dmarc_policy":{"type":"string","enum":["reject","quarantine","none"],"description":"The DMARC policy (`p=`). `reject` scores highest (90+)."},"mx_records":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["priority","exchange"],"properties":{"priority":{"x-provisional":"DECISIONS G-4: minimum 0 was designed; the document publishes `priority` as an integer without a bound.","type":"integer","minimum":0,"description":"Preference (lower is preferred)."},"exchange":{"type":"string","description":"Host name of the mail exchanger."}}},"description":"The domain's MX records, `{priority, exchange}`."},"overall_score":{"type":"integer","minimum":0,"maximum":100,"description":"Overall health score, 0 to 100. Bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical. Computed as: SPF 25 points when valid (15 when it ends with `?all` or has no `all`); DKIM 25 when valid; DMARC, when valid, 5 for the record plus its policy (`reject` 35, `quarantine` 20, `none` 0) times `pct`/100, rounded, plus 5 when it names an aggregate report address (`rua`); MX 5 when the domain has at least one MX record. A record that could not be checked (the DNS server did not answer) scores 0. A `reject` set-up (SPF, DKIM and DMARC `p=reject` at pct 100) therefore scores at least 90.","x-provisional":"Formula designed: the document publishes the bands and that `reject` scores 90+, not how the score is computed."},"last_checked_at":{"type":"string","format":"date-time","description":"When the DNS records were last checked (at the moment the domain was added)."},"billing_active":{"type":"boolean","description":"Whether billing for monitoring this domain is active. Monitoring within the plan's monitored-domain allowance is part of the subscription, so this is `true` for every monitored domain.","x-provisional":"Designed: the document types the field but says nothing of billing per domain; domains beyond the allowance are refused (403), so every monitored domain is billed with the plan."},"status":{"type":"string","description":"Health status from the score band: `healthy` (90-100, Excellent), `good` (70-89), `warning` (50-69), `critical` (0-49); `unknown` when a record could not be checked at the last check (the DNS server did not answer), so an outage does not read as a broken set-up.","x-provisional":"Values designed from the published score bands; the document shows only `healthy`.","examples":["healthy"]},"created_at":{"type":"string","format":"date-time","description":"When monitoring started."}},"examples":[{"id":"2c4e6a8b-0d1f-4a3b-8c5d-7e9f0a1b2c3d","domain":"example.com","spf_valid":true,"dkim_valid":true,"dmarc_valid":true,"dkim_selector":"default","dmarc_policy":"reject","mx_records":[{"priority":10,"exchange":"mx1.example.com"}],"overall_score":100,"last_checked_at":"2026-03-01T12:00:00Z","billing_active":true,"status":"healthy","created_at":"2026-02-01T09:00:00Z"}]};
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/MonitoredDomain.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate63.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16329,7 +16826,7 @@ vErrors.push(err12);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema81.properties, key0))){
+if(!(func1.call(schema84.properties, key0))){
 const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err13];
@@ -16355,7 +16852,7 @@ errors++;
 if(data.domain !== undefined){
 let data1 = data.domain;
 if(typeof data1 === "string"){
-if(!(formats110.test(data1))){
+if(!(formats122.test(data1))){
 const err15 = {instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/format",keyword:"format",params:{format: "hostname"},message:"must match format \""+"hostname"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -16438,7 +16935,7 @@ vErrors.push(err21);
 errors++;
 }
 if(!(((data6 === "reject") || (data6 === "quarantine")) || (data6 === "none"))){
-const err22 = {instancePath:instancePath+"/dmarc_policy",schemaPath:"#/properties/dmarc_policy/enum",keyword:"enum",params:{allowedValues: schema81.properties.dmarc_policy.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/dmarc_policy",schemaPath:"#/properties/dmarc_policy/enum",keyword:"enum",params:{allowedValues: schema84.properties.dmarc_policy.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -16668,19 +17165,19 @@ vErrors.push(err40);
 }
 errors++;
 }
-validate61.errors = vErrors;
+validate63.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const Notification = validate62;
-const schema82 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Notification.json","title":"Notification","description":"An in-app notification of the dashboard. Notifications are created for campaign status, import completion, domain verification, billing, system announcements and automation changes. Marking it read (PATCH `/api/notifications` with its id, or with no ids) sets `is_read` to true.","type":"object","additionalProperties":false,"required":["id","type","title","body","entity_type","entity_id","is_read","created_at"],"properties":{"id":{"type":"string","description":"Notification id."},"type":{"type":"string","description":"Kind of notification within its `entity_type` (for example `campaign_completed`, `import_completed`).","x-provisional":"The values of `type` are not published; kept a free string, and the example values were designed."},"title":{"type":"string","description":"Short title."},"body":{"type":"string","description":"Text of the notification."},"entity_type":{"type":"string","enum":["campaign","contact_import","domain_verification","billing","system","automation"],"description":"Kind of the entity the notification is about."},"entity_id":{"type":["string","null"],"description":"Id of the entity the notification is about (a campaign, a contact import, ...); null when it concerns no single entity (for example a system announcement).","x-provisional":"Nullability designed: the document names the field only, and system announcements concern no single entity."},"is_read":{"type":"boolean","description":"Whether the user has marked it read."},"created_at":{"type":"string","format":"date-time","description":"Creation time."}},"examples":[{"id":"3c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a91","type":"campaign_completed","title":"Campaign sent","body":"Your campaign \"March newsletter\" was sent to 1,204 contacts.","entity_type":"campaign","entity_id":"9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d","is_read":false,"created_at":"2026-03-01T12:00:00Z"}]};
+export const Notification = validate64;
+const schema85 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Notification.json","title":"Notification","description":"An in-app notification of the dashboard. Notifications are created for campaign status, import completion, domain verification, billing, system announcements and automation changes. Marking it read (PATCH `/api/notifications` with its id, or with no ids) sets `is_read` to true.","type":"object","additionalProperties":false,"required":["id","type","title","body","entity_type","entity_id","is_read","created_at"],"properties":{"id":{"type":"string","description":"Notification id."},"type":{"type":"string","description":"Kind of notification within its `entity_type` (for example `campaign_completed`, `import_completed`).","x-provisional":"The values of `type` are not published; kept a free string, and the example values were designed."},"title":{"type":"string","description":"Short title."},"body":{"type":"string","description":"Text of the notification."},"entity_type":{"type":"string","enum":["campaign","contact_import","domain_verification","billing","system","automation"],"description":"Kind of the entity the notification is about."},"entity_id":{"type":["string","null"],"description":"Id of the entity the notification is about (a campaign, a contact import, ...); null when it concerns no single entity (for example a system announcement).","x-provisional":"Nullability designed: the document names the field only, and system announcements concern no single entity."},"is_read":{"type":"boolean","description":"Whether the user has marked it read."},"created_at":{"type":"string","format":"date-time","description":"Creation time."}},"examples":[{"id":"3c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a91","type":"campaign_completed","title":"Campaign sent","body":"Your campaign \"March newsletter\" was sent to 1,204 contacts.","entity_type":"campaign","entity_id":"9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d","is_read":false,"created_at":"2026-03-01T12:00:00Z"}]};
 
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/Notification.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate62.evaluated;
+const evaluated0 = validate64.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16841,7 +17338,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!((((((data4 === "campaign") || (data4 === "contact_import")) || (data4 === "domain_verification")) || (data4 === "billing")) || (data4 === "system")) || (data4 === "automation"))){
-const err14 = {instancePath:instancePath+"/entity_type",schemaPath:"#/properties/entity_type/enum",keyword:"enum",params:{allowedValues: schema82.properties.entity_type.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/entity_type",schemaPath:"#/properties/entity_type/enum",keyword:"enum",params:{allowedValues: schema85.properties.entity_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -16854,7 +17351,7 @@ errors++;
 if(data.entity_id !== undefined){
 let data5 = data.entity_id;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err15 = {instancePath:instancePath+"/entity_id",schemaPath:"#/properties/entity_id/type",keyword:"type",params:{type: schema82.properties.entity_id.type},message:"must be string,null"};
+const err15 = {instancePath:instancePath+"/entity_id",schemaPath:"#/properties/entity_id/type",keyword:"type",params:{type: schema85.properties.entity_id.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -16912,22 +17409,22 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate62.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const OAuthClient = validate63;
-const schema83 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/OAuthClient.json","title":"OAuthClient","description":"A third-party application registered with the OAuth 2.0 authorization server through dynamic client registration (RFC 7591). Clients are public: they have no secret, so `token_endpoint_auth_method` is always `none` and PKCE (S256) protects the code exchange.","type":"object","additionalProperties":false,"required":["client_id","redirect_uris","grant_types","response_types","token_endpoint_auth_method"],"properties":{"client_id":{"type":"string","pattern":"^dyn_[0-9a-f]{32}$","description":"Server generated; form `dyn_<uuid-without-dashes>`."},"client_name":{"type":"string","description":"Optional; shown on the consent screen."},"redirect_uris":{"x-provisional":"DECISIONS G-4: minItems 1 was designed; the document says only required on registration.","type":"array","minItems":1,"items":{"type":"string","format":"uri","pattern":"^(?:https://[^\\s/?#]+|http://(?:localhost|127\\.0\\.0\\.1)(?::[0-9]{1,5})?)(?:[/?#]\\S*)?$"},"description":"Required on registration; HTTPS URLs; `http` only for `localhost` and `127.0.0.1`. The authorization request's `redirect_uri` must equal one of these exactly."},"grant_types":{"type":"array","items":{"type":"string"},"default":["authorization_code"],"description":"Default `['authorization_code']`, the only grant type the server supports (`grant_types_supported`)."},"response_types":{"type":"array","items":{"type":"string"},"default":["code"],"description":"Default `['code']`, the only response type the server supports (`response_types_supported`)."},"scope":{"type":"string","pattern":"^[\\x21\\x23-\\x5B\\x5D-\\x7E]+(?: [\\x21\\x23-\\x5B\\x5D-\\x7E]+)*$","description":"Space-separated requested scopes (`read`, `write`, `send`, `send:transactional`, `send:marketing`, `contacts`)."},"logo_uri":{"type":"string","format":"uri","pattern":"^https://","description":"Optional HTTPS URL of the client's logo."},"client_uri":{"type":"string","format":"uri","pattern":"^https://","description":"Optional HTTPS URL of the client's home page."},"contacts":{"type":"array","items":{"type":"string","format":"email"},"description":"Optional developer contact e-mail addresses."},"token_endpoint_auth_method":{"type":"string","const":"none","description":"Always `none` in the response: clients are public and authenticate with PKCE, not a secret."}},"examples":[{"client_id":"dyn_7d9f8b6a1c2e4f3a9b8c0d1e2f3a4b5c","client_name":"Example CRM","redirect_uris":["https://crm.example.com/oauth/callback","http://localhost:8080/callback"],"grant_types":["authorization_code"],"response_types":["code"],"scope":"read send","logo_uri":"https://crm.example.com/logo.png","client_uri":"https://crm.example.com","contacts":["dev@crm.example.com"],"token_endpoint_auth_method":"none"}]};
-const pattern10 = new RegExp("^dyn_[0-9a-f]{32}$", "u");
-const pattern11 = new RegExp("^(?:https://[^\\s/?#]+|http://(?:localhost|127\\.0\\.0\\.1)(?::[0-9]{1,5})?)(?:[/?#]\\S*)?$", "u");
-const pattern12 = new RegExp("^[\\x21\\x23-\\x5B\\x5D-\\x7E]+(?: [\\x21\\x23-\\x5B\\x5D-\\x7E]+)*$", "u");
+export const OAuthClient = validate65;
+const schema86 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/OAuthClient.json","title":"OAuthClient","description":"A third-party application registered with the OAuth 2.0 authorization server through dynamic client registration (RFC 7591). Clients are public: they have no secret, so `token_endpoint_auth_method` is always `none` and PKCE (S256) protects the code exchange.","type":"object","additionalProperties":false,"required":["client_id","redirect_uris","grant_types","response_types","token_endpoint_auth_method"],"properties":{"client_id":{"type":"string","pattern":"^dyn_[0-9a-f]{32}$","description":"Server generated; form `dyn_<uuid-without-dashes>`."},"client_name":{"type":"string","description":"Optional; shown on the consent screen."},"redirect_uris":{"x-provisional":"DECISIONS G-4: minItems 1 was designed; the document says only required on registration.","type":"array","minItems":1,"items":{"type":"string","format":"uri","pattern":"^(?:https://[^\\s/?#]+|http://(?:localhost|127\\.0\\.0\\.1)(?::[0-9]{1,5})?)(?:[/?#]\\S*)?$"},"description":"Required on registration; HTTPS URLs; `http` only for `localhost` and `127.0.0.1`. The authorization request's `redirect_uri` must equal one of these exactly."},"grant_types":{"type":"array","items":{"type":"string"},"default":["authorization_code"],"description":"Default `['authorization_code']`, the only grant type the server supports (`grant_types_supported`)."},"response_types":{"type":"array","items":{"type":"string"},"default":["code"],"description":"Default `['code']`, the only response type the server supports (`response_types_supported`)."},"scope":{"type":"string","pattern":"^[\\x21\\x23-\\x5B\\x5D-\\x7E]+(?: [\\x21\\x23-\\x5B\\x5D-\\x7E]+)*$","description":"Space-separated requested scopes (`read`, `write`, `send`, `send:transactional`, `send:marketing`, `contacts`)."},"logo_uri":{"type":"string","format":"uri","pattern":"^https://","description":"Optional HTTPS URL of the client's logo."},"client_uri":{"type":"string","format":"uri","pattern":"^https://","description":"Optional HTTPS URL of the client's home page."},"contacts":{"type":"array","items":{"type":"string","format":"email"},"description":"Optional developer contact e-mail addresses."},"token_endpoint_auth_method":{"type":"string","const":"none","description":"Always `none` in the response: clients are public and authenticate with PKCE, not a secret."}},"examples":[{"client_id":"dyn_7d9f8b6a1c2e4f3a9b8c0d1e2f3a4b5c","client_name":"Example CRM","redirect_uris":["https://crm.example.com/oauth/callback","http://localhost:8080/callback"],"grant_types":["authorization_code"],"response_types":["code"],"scope":"read send","logo_uri":"https://crm.example.com/logo.png","client_uri":"https://crm.example.com","contacts":["dev@crm.example.com"],"token_endpoint_auth_method":"none"}]};
+const pattern11 = new RegExp("^dyn_[0-9a-f]{32}$", "u");
+const pattern12 = new RegExp("^(?:https://[^\\s/?#]+|http://(?:localhost|127\\.0\\.0\\.1)(?::[0-9]{1,5})?)(?:[/?#]\\S*)?$", "u");
+const pattern13 = new RegExp("^[\\x21\\x23-\\x5B\\x5D-\\x7E]+(?: [\\x21\\x23-\\x5B\\x5D-\\x7E]+)*$", "u");
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/OAuthClient.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate63.evaluated;
+const evaluated0 = validate65.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16986,7 +17483,7 @@ vErrors.push(err4);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema83.properties, key0))){
+if(!(func1.call(schema86.properties, key0))){
 const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err5];
@@ -17000,7 +17497,7 @@ errors++;
 if(data.client_id !== undefined){
 let data0 = data.client_id;
 if(typeof data0 === "string"){
-if(!pattern10.test(data0)){
+if(!pattern11.test(data0)){
 const err6 = {instancePath:instancePath+"/client_id",schemaPath:"#/properties/client_id/pattern",keyword:"pattern",params:{pattern: "^dyn_[0-9a-f]{32}$"},message:"must match pattern \""+"^dyn_[0-9a-f]{32}$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -17051,7 +17548,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 if(typeof data3 === "string"){
-if(!pattern11.test(data3)){
+if(!pattern12.test(data3)){
 const err10 = {instancePath:instancePath+"/redirect_uris/" + i0,schemaPath:"#/properties/redirect_uris/items/pattern",keyword:"pattern",params:{pattern: "^(?:https://[^\\s/?#]+|http://(?:localhost|127\\.0\\.0\\.1)(?::[0-9]{1,5})?)(?:[/?#]\\S*)?$"},message:"must match pattern \""+"^(?:https://[^\\s/?#]+|http://(?:localhost|127\\.0\\.0\\.1)(?::[0-9]{1,5})?)(?:[/?#]\\S*)?$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -17061,7 +17558,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!(formats154(data3))){
+if(!(formats108(data3))){
 const err11 = {instancePath:instancePath+"/redirect_uris/" + i0,schemaPath:"#/properties/redirect_uris/items/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -17154,7 +17651,7 @@ errors++;
 if(data.scope !== undefined){
 let data8 = data.scope;
 if(typeof data8 === "string"){
-if(!pattern12.test(data8)){
+if(!pattern13.test(data8)){
 const err18 = {instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/pattern",keyword:"pattern",params:{pattern: "^[\\x21\\x23-\\x5B\\x5D-\\x7E]+(?: [\\x21\\x23-\\x5B\\x5D-\\x7E]+)*$"},message:"must match pattern \""+"^[\\x21\\x23-\\x5B\\x5D-\\x7E]+(?: [\\x21\\x23-\\x5B\\x5D-\\x7E]+)*$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -17179,7 +17676,7 @@ errors++;
 if(data.logo_uri !== undefined){
 let data9 = data.logo_uri;
 if(typeof data9 === "string"){
-if(!pattern9.test(data9)){
+if(!pattern8.test(data9)){
 const err20 = {instancePath:instancePath+"/logo_uri",schemaPath:"#/properties/logo_uri/pattern",keyword:"pattern",params:{pattern: "^https://"},message:"must match pattern \""+"^https://"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -17189,7 +17686,7 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(!(formats154(data9))){
+if(!(formats108(data9))){
 const err21 = {instancePath:instancePath+"/logo_uri",schemaPath:"#/properties/logo_uri/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err21];
@@ -17214,7 +17711,7 @@ errors++;
 if(data.client_uri !== undefined){
 let data10 = data.client_uri;
 if(typeof data10 === "string"){
-if(!pattern9.test(data10)){
+if(!pattern8.test(data10)){
 const err23 = {instancePath:instancePath+"/client_uri",schemaPath:"#/properties/client_uri/pattern",keyword:"pattern",params:{pattern: "^https://"},message:"must match pattern \""+"^https://"+"\""};
 if(vErrors === null){
 vErrors = [err23];
@@ -17224,7 +17721,7 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(!(formats154(data10))){
+if(!(formats108(data10))){
 const err24 = {instancePath:instancePath+"/client_uri",schemaPath:"#/properties/client_uri/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err24];
@@ -17321,19 +17818,19 @@ vErrors.push(err31);
 }
 errors++;
 }
-validate63.errors = vErrors;
+validate65.errors = vErrors;
 return errors === 0;
 }
-validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const PlanLimits = validate64;
-const schema84 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/PlanLimits.json","title":"PlanLimits","description":"The plan of the key's user with its quotas, current usage and feature flags (`GET /v1/plan-limits`). Plans are Free, Pro and Max: WhatsApp, push, dedicated IPs and workspaces need Max (priced at a monthly fee); validation, A/B tests and AI subject lines need Pro (Max includes them). The feature flags follow the plan (enforced below with `if`/`then`). All API operations obey the same plan limits as the dashboard.","x-provisional":"Designed: the document names `GET /v1/plan-limits` (quotas and feature flags) without payloads; per-plan quota values are not shown.","type":"object","additionalProperties":false,"required":["plan","quotas","usage","features"],"properties":{"plan":{"type":"string","enum":["free","pro","max"],"description":"Current plan."},"quotas":{"type":"object","additionalProperties":false,"description":"Limits of the plan; null means unlimited. Per-plan values are not published.","required":["emails_per_month","contacts","api_keys","monitored_domains"],"properties":{"emails_per_month":{"type":["integer","null"],"minimum":0,"description":"Emails that may be sent per calendar month (UTC)."},"contacts":{"type":["integer","null"],"minimum":0,"description":"Contacts that may be stored."},"api_keys":{"type":["integer","null"],"minimum":0,"description":"Active API keys (set by the subscription); creating one beyond it returns 403."},"monitored_domains":{"type":["integer","null"],"minimum":0,"description":"Domains under DMARC monitoring; adding one beyond it returns 403."}}},"usage":{"type":"object","additionalProperties":false,"description":"Current consumption of the quotas.","required":["emails_this_month","contacts","api_keys","monitored_domains","period_start","period_end"],"properties":{"emails_this_month":{"type":"integer","minimum":0,"description":"Emails sent since `period_start`."},"contacts":{"type":"integer","minimum":0,"description":"Contacts stored."},"api_keys":{"type":"integer","minimum":0,"description":"Active (not revoked) API keys."},"monitored_domains":{"type":"integer","minimum":0,"description":"Domains under DMARC monitoring."},"period_start":{"type":"string","format":"date-time","description":"Start of the current monthly period."},"period_end":{"type":"string","format":"date-time","description":"End of the current monthly period (the email count resets)."}}},"features":{"type":"object","additionalProperties":false,"description":"Whether the plan includes each plan-gated feature. A gated operation answers 403 with `feature` and `required_plan` when its flag is false.","required":["whatsapp","push","dedicated_ips","workspaces","validation","ab_tests","ai_subject_lines"],"properties":{"whatsapp":{"type":"boolean","description":"WhatsApp sends (`/v1/channels/whatsapp/send`); Max plan."},"push":{"type":"boolean","description":"Push-notification sends (`/v1/channels/push/send`); Max plan."},"dedicated_ips":{"type":"boolean","description":"Dedicated IPs (`/v1/dedicated-ips`); Max plan."},"workspaces":{"type":"boolean","description":"Workspaces (dashboard only); Max plan."},"validation":{"type":"boolean","description":"Email validation (`/v1/validate`); Pro plan."},"ab_tests":{"type":"boolean","description":"A/B tests (`/v1/ab-tests`); Pro plan."},"ai_subject_lines":{"type":"boolean","description":"AI subject lines (`/v1/ai/subject-lines`); Pro plan."}}}},"allOf":[{"if":{"properties":{"plan":{"const":"free"}},"required":["plan"],"additionalProperties":true},"then":{"properties":{"features":{"properties":{"whatsapp":{"const":false},"push":{"const":false},"dedicated_ips":{"const":false},"workspaces":{"const":false},"validation":{"const":false},"ab_tests":{"const":false},"ai_subject_lines":{"const":false}},"additionalProperties":true}},"additionalProperties":true}},{"if":{"properties":{"plan":{"const":"pro"}},"required":["plan"],"additionalProperties":true},"then":{"properties":{"features":{"properties":{"whatsapp":{"const":false},"push":{"const":false},"dedicated_ips":{"const":false},"workspaces":{"const":false},"validation":{"const":true},"ab_tests":{"const":true},"ai_subject_lines":{"const":true}},"additionalProperties":true}},"additionalProperties":true}},{"if":{"properties":{"plan":{"const":"max"}},"required":["plan"],"additionalProperties":true},"then":{"properties":{"features":{"properties":{"whatsapp":{"const":true},"push":{"const":true},"dedicated_ips":{"const":true},"workspaces":{"const":true},"validation":{"const":true},"ab_tests":{"const":true},"ai_subject_lines":{"const":true}},"additionalProperties":true}},"additionalProperties":true}}],"examples":[{"plan":"pro","quotas":{"emails_per_month":100000,"contacts":50000,"api_keys":10,"monitored_domains":5},"usage":{"emails_this_month":12450,"contacts":3210,"api_keys":2,"monitored_domains":1,"period_start":"2026-03-01T00:00:00Z","period_end":"2026-04-01T00:00:00Z"},"features":{"whatsapp":false,"push":false,"dedicated_ips":false,"workspaces":false,"validation":true,"ab_tests":true,"ai_subject_lines":true}}]};
+export const PlanLimits = validate66;
+const schema87 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/PlanLimits.json","title":"PlanLimits","description":"The plan of the key's user with its quotas, current usage and feature flags (`GET /v1/plan-limits`). Plans are Free, Pro and Max: WhatsApp, push, dedicated IPs and workspaces need Max (priced at a monthly fee); validation, A/B tests and AI subject lines need Pro (Max includes them). The feature flags follow the plan (enforced below with `if`/`then`). All API operations obey the same plan limits as the dashboard.","x-provisional":"Designed: the document names `GET /v1/plan-limits` (quotas and feature flags) without payloads; per-plan quota values are not shown.","type":"object","additionalProperties":false,"required":["plan","quotas","usage","features"],"properties":{"plan":{"type":"string","enum":["free","pro","max"],"description":"Current plan."},"quotas":{"type":"object","additionalProperties":false,"description":"Limits of the plan; null means unlimited. Per-plan values are not published.","required":["emails_per_month","contacts","api_keys","monitored_domains"],"properties":{"emails_per_month":{"type":["integer","null"],"minimum":0,"description":"Emails that may be sent per calendar month (UTC)."},"contacts":{"type":["integer","null"],"minimum":0,"description":"Contacts that may be stored."},"api_keys":{"type":["integer","null"],"minimum":0,"description":"Active API keys (set by the subscription); creating one beyond it returns 403."},"monitored_domains":{"type":["integer","null"],"minimum":0,"description":"Domains under DMARC monitoring; adding one beyond it returns 403."}}},"usage":{"type":"object","additionalProperties":false,"description":"Current consumption of the quotas.","required":["emails_this_month","contacts","api_keys","monitored_domains","period_start","period_end"],"properties":{"emails_this_month":{"type":"integer","minimum":0,"description":"Emails sent since `period_start`."},"contacts":{"type":"integer","minimum":0,"description":"Contacts stored."},"api_keys":{"type":"integer","minimum":0,"description":"Active (not revoked) API keys."},"monitored_domains":{"type":"integer","minimum":0,"description":"Domains under DMARC monitoring."},"period_start":{"type":"string","format":"date-time","description":"Start of the current monthly period."},"period_end":{"type":"string","format":"date-time","description":"End of the current monthly period (the email count resets)."}}},"features":{"type":"object","additionalProperties":false,"description":"Whether the plan includes each plan-gated feature. A gated operation answers 403 with `feature` and `required_plan` when its flag is false.","required":["whatsapp","push","dedicated_ips","workspaces","validation","ab_tests","ai_subject_lines"],"properties":{"whatsapp":{"type":"boolean","description":"WhatsApp sends (`/v1/channels/whatsapp/send`); Max plan."},"push":{"type":"boolean","description":"Push-notification sends (`/v1/channels/push/send`); Max plan."},"dedicated_ips":{"type":"boolean","description":"Dedicated IPs (`/v1/dedicated-ips`); Max plan."},"workspaces":{"type":"boolean","description":"Workspaces (dashboard only); Max plan."},"validation":{"type":"boolean","description":"Email validation (`/v1/validate`); Pro plan."},"ab_tests":{"type":"boolean","description":"A/B tests (`/v1/ab-tests`); Pro plan."},"ai_subject_lines":{"type":"boolean","description":"AI subject lines (`/v1/ai/subject-lines`); Pro plan."}}}},"allOf":[{"if":{"properties":{"plan":{"const":"free"}},"required":["plan"],"additionalProperties":true},"then":{"properties":{"features":{"properties":{"whatsapp":{"const":false},"push":{"const":false},"dedicated_ips":{"const":false},"workspaces":{"const":false},"validation":{"const":false},"ab_tests":{"const":false},"ai_subject_lines":{"const":false}},"additionalProperties":true}},"additionalProperties":true}},{"if":{"properties":{"plan":{"const":"pro"}},"required":["plan"],"additionalProperties":true},"then":{"properties":{"features":{"properties":{"whatsapp":{"const":false},"push":{"const":false},"dedicated_ips":{"const":false},"workspaces":{"const":false},"validation":{"const":true},"ab_tests":{"const":true},"ai_subject_lines":{"const":true}},"additionalProperties":true}},"additionalProperties":true}},{"if":{"properties":{"plan":{"const":"max"}},"required":["plan"],"additionalProperties":true},"then":{"properties":{"features":{"properties":{"whatsapp":{"const":true},"push":{"const":true},"dedicated_ips":{"const":true},"workspaces":{"const":true},"validation":{"const":true},"ab_tests":{"const":true},"ai_subject_lines":{"const":true}},"additionalProperties":true}},"additionalProperties":true}}],"examples":[{"plan":"pro","quotas":{"emails_per_month":100000,"contacts":50000,"api_keys":10,"monitored_domains":5},"usage":{"emails_this_month":12450,"contacts":3210,"api_keys":2,"monitored_domains":1,"period_start":"2026-03-01T00:00:00Z","period_end":"2026-04-01T00:00:00Z"},"features":{"whatsapp":false,"push":false,"dedicated_ips":false,"workspaces":false,"validation":true,"ab_tests":true,"ai_subject_lines":true}}]};
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/PlanLimits.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate64.evaluated;
+const evaluated0 = validate66.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17844,7 +18341,7 @@ vErrors.push(err35);
 errors++;
 }
 if(!(((data27 === "free") || (data27 === "pro")) || (data27 === "max"))){
-const err36 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/enum",keyword:"enum",params:{allowedValues: schema84.properties.plan.enum},message:"must be equal to one of the allowed values"};
+const err36 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/enum",keyword:"enum",params:{allowedValues: schema87.properties.plan.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -17912,7 +18409,7 @@ errors++;
 if(data28.emails_per_month !== undefined){
 let data29 = data28.emails_per_month;
 if((!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))) && (data29 !== null)){
-const err42 = {instancePath:instancePath+"/quotas/emails_per_month",schemaPath:"#/properties/quotas/properties/emails_per_month/type",keyword:"type",params:{type: schema84.properties.quotas.properties.emails_per_month.type},message:"must be integer,null"};
+const err42 = {instancePath:instancePath+"/quotas/emails_per_month",schemaPath:"#/properties/quotas/properties/emails_per_month/type",keyword:"type",params:{type: schema87.properties.quotas.properties.emails_per_month.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -17937,7 +18434,7 @@ errors++;
 if(data28.contacts !== undefined){
 let data30 = data28.contacts;
 if((!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))) && (data30 !== null)){
-const err44 = {instancePath:instancePath+"/quotas/contacts",schemaPath:"#/properties/quotas/properties/contacts/type",keyword:"type",params:{type: schema84.properties.quotas.properties.contacts.type},message:"must be integer,null"};
+const err44 = {instancePath:instancePath+"/quotas/contacts",schemaPath:"#/properties/quotas/properties/contacts/type",keyword:"type",params:{type: schema87.properties.quotas.properties.contacts.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -17962,7 +18459,7 @@ errors++;
 if(data28.api_keys !== undefined){
 let data31 = data28.api_keys;
 if((!(((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31))) && (isFinite(data31)))) && (data31 !== null)){
-const err46 = {instancePath:instancePath+"/quotas/api_keys",schemaPath:"#/properties/quotas/properties/api_keys/type",keyword:"type",params:{type: schema84.properties.quotas.properties.api_keys.type},message:"must be integer,null"};
+const err46 = {instancePath:instancePath+"/quotas/api_keys",schemaPath:"#/properties/quotas/properties/api_keys/type",keyword:"type",params:{type: schema87.properties.quotas.properties.api_keys.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -17987,7 +18484,7 @@ errors++;
 if(data28.monitored_domains !== undefined){
 let data32 = data28.monitored_domains;
 if((!(((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32))) && (isFinite(data32)))) && (data32 !== null)){
-const err48 = {instancePath:instancePath+"/quotas/monitored_domains",schemaPath:"#/properties/quotas/properties/monitored_domains/type",keyword:"type",params:{type: schema84.properties.quotas.properties.monitored_domains.type},message:"must be integer,null"};
+const err48 = {instancePath:instancePath+"/quotas/monitored_domains",schemaPath:"#/properties/quotas/properties/monitored_domains/type",keyword:"type",params:{type: schema87.properties.quotas.properties.monitored_domains.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -18450,19 +18947,19 @@ vErrors.push(err87);
 }
 errors++;
 }
-validate64.errors = vErrors;
+validate66.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const PurchaseItem = validate65;
-const schema85 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/PurchaseItem.json","title":"PurchaseItem","description":"A line item of a tracked purchase.","x-provisional":"Designed: the document names `POST /v1/track/purchase` without payloads.","type":"object","additionalProperties":false,"required":["name","quantity","price"],"properties":{"product_id":{"type":"string","minLength":1,"maxLength":200,"description":"The shop's product id or SKU."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"Product name."},"quantity":{"type":"integer","minimum":1,"description":"Units bought."},"price":{"type":"number","minimum":0,"description":"Unit price in the purchase's currency."}},"examples":[{"product_id":"SKU-1","name":"Linen shirt","quantity":1,"price":59.9}]};
+export const PurchaseItem = validate67;
+const schema88 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/PurchaseItem.json","title":"PurchaseItem","description":"A line item of a tracked purchase.","x-provisional":"Designed: the document names `POST /v1/track/purchase` without payloads.","type":"object","additionalProperties":false,"required":["name","quantity","price"],"properties":{"product_id":{"type":"string","minLength":1,"maxLength":200,"description":"The shop's product id or SKU."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"Product name."},"quantity":{"type":"integer","minimum":1,"description":"Units bought."},"price":{"type":"number","minimum":0,"description":"Unit price in the purchase's currency."}},"examples":[{"product_id":"SKU-1","name":"Linen shirt","quantity":1,"price":59.9}]};
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/PurchaseItem.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate65.evaluated;
+const evaluated0 = validate67.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18643,18 +19140,18 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate65.errors = vErrors;
+validate67.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const PushToken = validate66;
+export const PushToken = validate68;
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/PushToken.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate66.evaluated;
+const evaluated0 = validate68.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18753,20 +19250,20 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate66.errors = vErrors;
+validate68.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const Referral = validate67;
-const schema87 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Referral.json","title":"Referral","description":"A person who signed up through the user's referral link. Created `pending` when someone signs up through the link (tracked against the referrer); moves to `converted` when the referee activates a paid plan while `pending`, and then counts toward milestone thresholds. A rewarded state also exists; the move to it is not published.","type":"object","additionalProperties":false,"required":["id","refereeEmail","status","source","createdAt","convertedAt","rewardedAt"],"properties":{"id":{"type":"string","description":"Referral id."},"refereeEmail":{"x-provisional":"DECISIONS G-4: format email was designed; the document names `refereeEmail` without a format.","type":"string","format":"email","description":"E-mail address of the person who signed up."},"status":{"type":"string","enum":["pending","converted","rewarded"],"description":"`pending` after sign-up through the referral link; `converted` once the referee activates a paid plan; `rewarded`: the rewarded state (the document says one exists without naming it or its trigger).","x-provisional":"The name `rewarded` of the rewarded state was designed (after the summary's `rewardedReferrals` and the field `rewardedAt`); the document only says a rewarded state exists."},"source":{"$ref":"ReferralSource.json","description":"Share source the referee came through (the share sources of `ReferralSource`).","x-provisional":"Typing the referral's `source` with the enumerated share sources was designed; the document names the field only."},"createdAt":{"type":"string","format":"date-time","description":"Sign-up time."},"convertedAt":{"type":["string","null"],"format":"date-time","description":"When the referee activated a paid plan; null while `pending`.","x-provisional":"Nullability designed: a pending referral has no conversion time; the document marks only `rewardedAt` nullable."},"rewardedAt":{"type":["string","null"],"format":"date-time","description":"When the referral reached the rewarded state; null until then."}},"examples":[{"id":"1f2e3d4c-5b6a-4978-8a6b-5c4d3e2f1a0b","refereeEmail":"grace@example.org","status":"converted","source":"twitter","createdAt":"2026-02-10T08:15:00Z","convertedAt":"2026-02-20T10:00:00Z","rewardedAt":null},{"id":"2a3b4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d","refereeEmail":"alan@example.net","status":"pending","source":"direct","createdAt":"2026-03-01T12:00:00Z","convertedAt":null,"rewardedAt":null}]};
-const schema88 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/ReferralSource.json","title":"ReferralSource","description":"Where a referral link was shared (share sources, enumerated).","type":"string","enum":["direct","email","twitter","linkedin","copy_link"],"examples":["direct","twitter"]};
+export const Referral = validate69;
+const schema90 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Referral.json","title":"Referral","description":"A person who signed up through the user's referral link. Created `pending` when someone signs up through the link (tracked against the referrer); moves to `converted` when the referee activates a paid plan while `pending`, and then counts toward milestone thresholds. A rewarded state also exists; the move to it is not published.","type":"object","additionalProperties":false,"required":["id","refereeEmail","status","source","createdAt","convertedAt","rewardedAt"],"properties":{"id":{"type":"string","description":"Referral id."},"refereeEmail":{"x-provisional":"DECISIONS G-4: format email was designed; the document names `refereeEmail` without a format.","type":"string","format":"email","description":"E-mail address of the person who signed up."},"status":{"type":"string","enum":["pending","converted","rewarded"],"description":"`pending` after sign-up through the referral link; `converted` once the referee activates a paid plan; `rewarded`: the rewarded state (the document says one exists without naming it or its trigger).","x-provisional":"The name `rewarded` of the rewarded state was designed (after the summary's `rewardedReferrals` and the field `rewardedAt`); the document only says a rewarded state exists."},"source":{"$ref":"ReferralSource.json","description":"Share source the referee came through (the share sources of `ReferralSource`).","x-provisional":"Typing the referral's `source` with the enumerated share sources was designed; the document names the field only."},"createdAt":{"type":"string","format":"date-time","description":"Sign-up time."},"convertedAt":{"type":["string","null"],"format":"date-time","description":"When the referee activated a paid plan; null while `pending`.","x-provisional":"Nullability designed: a pending referral has no conversion time; the document marks only `rewardedAt` nullable."},"rewardedAt":{"type":["string","null"],"format":"date-time","description":"When the referral reached the rewarded state; null until then."}},"examples":[{"id":"1f2e3d4c-5b6a-4978-8a6b-5c4d3e2f1a0b","refereeEmail":"grace@example.org","status":"converted","source":"twitter","createdAt":"2026-02-10T08:15:00Z","convertedAt":"2026-02-20T10:00:00Z","rewardedAt":null},{"id":"2a3b4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d","refereeEmail":"alan@example.net","status":"pending","source":"direct","createdAt":"2026-03-01T12:00:00Z","convertedAt":null,"rewardedAt":null}]};
+const schema91 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/ReferralSource.json","title":"ReferralSource","description":"Where a referral link was shared (share sources, enumerated).","type":"string","enum":["direct","email","twitter","linkedin","copy_link"],"examples":["direct","twitter"]};
 
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/Referral.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate67.evaluated;
+const evaluated0 = validate69.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18906,7 +19403,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!(((data2 === "pending") || (data2 === "converted")) || (data2 === "rewarded"))){
-const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema87.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema90.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -18929,7 +19426,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!(((((data3 === "direct") || (data3 === "email")) || (data3 === "twitter")) || (data3 === "linkedin")) || (data3 === "copy_link"))){
-const err14 = {instancePath:instancePath+"/source",schemaPath:"ReferralSource.json/enum",keyword:"enum",params:{allowedValues: schema88.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/source",schemaPath:"ReferralSource.json/enum",keyword:"enum",params:{allowedValues: schema91.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -18967,7 +19464,7 @@ errors++;
 if(data.convertedAt !== undefined){
 let data5 = data.convertedAt;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err17 = {instancePath:instancePath+"/convertedAt",schemaPath:"#/properties/convertedAt/type",keyword:"type",params:{type: schema87.properties.convertedAt.type},message:"must be string,null"};
+const err17 = {instancePath:instancePath+"/convertedAt",schemaPath:"#/properties/convertedAt/type",keyword:"type",params:{type: schema90.properties.convertedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -18992,7 +19489,7 @@ errors++;
 if(data.rewardedAt !== undefined){
 let data6 = data.rewardedAt;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err19 = {instancePath:instancePath+"/rewardedAt",schemaPath:"#/properties/rewardedAt/type",keyword:"type",params:{type: schema87.properties.rewardedAt.type},message:"must be string,null"};
+const err19 = {instancePath:instancePath+"/rewardedAt",schemaPath:"#/properties/rewardedAt/type",keyword:"type",params:{type: schema90.properties.rewardedAt.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -19025,18 +19522,18 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate67.errors = vErrors;
+validate69.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ReferralSource = validate68;
+export const ReferralSource = validate70;
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/ReferralSource.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate70.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19054,7 +19551,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((data === "direct") || (data === "email")) || (data === "twitter")) || (data === "linkedin")) || (data === "copy_link"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema88.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema91.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -19063,19 +19560,19 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate68.errors = vErrors;
+validate70.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate70.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const RenderedTemplate = validate69;
-const schema90 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/RenderedTemplate.json","title":"RenderedTemplate","description":"The result of rendering a template: subject and bodies with every `{{variable}}` placeholder replaced.","x-provisional":"Designed: the document names `POST /v1/templates/render` without showing its response.","type":"object","additionalProperties":false,"required":["subject","html","text"],"properties":{"subject":{"type":"string","description":"Rendered subject line."},"html":{"type":"string","description":"Rendered HTML body."},"text":{"type":["string","null"],"description":"Rendered plain-text body; null when the template has none."}},"examples":[{"subject":"Welcome, Ada","html":"<p>Hi Ada, thanks for joining Example Ltd.</p>","text":"Hi Ada, thanks for joining Example Ltd."}]};
+export const RenderedTemplate = validate71;
+const schema93 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/RenderedTemplate.json","title":"RenderedTemplate","description":"The result of rendering a template: subject and bodies with every `{{variable}}` placeholder replaced.","x-provisional":"Designed: the document names `POST /v1/templates/render` without showing its response.","type":"object","additionalProperties":false,"required":["subject","html","text"],"properties":{"subject":{"type":"string","description":"Rendered subject line."},"html":{"type":"string","description":"Rendered HTML body."},"text":{"type":["string","null"],"description":"Rendered plain-text body; null when the template has none."}},"examples":[{"subject":"Welcome, Ada","html":"<p>Hi Ada, thanks for joining Example Ltd.</p>","text":"Hi Ada, thanks for joining Example Ltd."}]};
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/RenderedTemplate.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19152,7 +19649,7 @@ errors++;
 if(data.text !== undefined){
 let data2 = data.text;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err6 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: schema90.properties.text.type},message:"must be string,null"};
+const err6 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: schema93.properties.text.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -19173,19 +19670,19 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate69.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const SampleContact = validate70;
-const schema91 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/SampleContact.json","title":"SampleContact","description":"A sample contact as returned by segment preview: `id`, `email`, `first_name`, `last_name`, `status`, `engagement_tier`.","type":"object","additionalProperties":false,"required":["id","email","first_name","last_name","status","engagement_tier"],"properties":{"id":{"type":"string","format":"uuid"},"email":{"x-provisional":"DECISIONS G-4: format email was designed; the document names `email` without a format.","type":"string","format":"email"},"first_name":{"type":["string","null"],"x-provisional":"Nullability designed (a contact may have no name); the document names the field only."},"last_name":{"type":["string","null"],"x-provisional":"Nullability designed (a contact may have no name); the document names the field only."},"status":{"$ref":"ContactStatus.json"},"engagement_tier":{"type":["string","null"],"enum":["high","medium","low","inactive",null],"x-provisional":"The values were designed; the document names the field only."}},"examples":[{"id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","email":"ada@example.com","first_name":"Ada","last_name":"Lovelace","status":"subscribed","engagement_tier":"high"}]};
+export const SampleContact = validate72;
+const schema94 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/SampleContact.json","title":"SampleContact","description":"A sample contact as returned by segment preview: `id`, `email`, `first_name`, `last_name`, `status`, `engagement_tier`.","type":"object","additionalProperties":false,"required":["id","email","first_name","last_name","status","engagement_tier"],"properties":{"id":{"type":"string","format":"uuid"},"email":{"x-provisional":"DECISIONS G-4: format email was designed; the document names `email` without a format.","type":"string","format":"email"},"first_name":{"type":["string","null"],"x-provisional":"Nullability designed (a contact may have no name); the document names the field only."},"last_name":{"type":["string","null"],"x-provisional":"Nullability designed (a contact may have no name); the document names the field only."},"status":{"$ref":"ContactStatus.json"},"engagement_tier":{"type":["string","null"],"enum":["high","medium","low","inactive",null],"x-provisional":"The values were designed; the document names the field only."}},"examples":[{"id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","email":"ada@example.com","first_name":"Ada","last_name":"Lovelace","status":"subscribed","engagement_tier":"high"}]};
 
-function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/SampleContact.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate70.evaluated;
+const evaluated0 = validate72.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19318,7 +19815,7 @@ errors++;
 if(data.first_name !== undefined){
 let data2 = data.first_name;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err11 = {instancePath:instancePath+"/first_name",schemaPath:"#/properties/first_name/type",keyword:"type",params:{type: schema91.properties.first_name.type},message:"must be string,null"};
+const err11 = {instancePath:instancePath+"/first_name",schemaPath:"#/properties/first_name/type",keyword:"type",params:{type: schema94.properties.first_name.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -19331,7 +19828,7 @@ errors++;
 if(data.last_name !== undefined){
 let data3 = data.last_name;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err12 = {instancePath:instancePath+"/last_name",schemaPath:"#/properties/last_name/type",keyword:"type",params:{type: schema91.properties.last_name.type},message:"must be string,null"};
+const err12 = {instancePath:instancePath+"/last_name",schemaPath:"#/properties/last_name/type",keyword:"type",params:{type: schema94.properties.last_name.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -19406,7 +19903,7 @@ vErrors = null;
 if(data.engagement_tier !== undefined){
 let data5 = data.engagement_tier;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err17 = {instancePath:instancePath+"/engagement_tier",schemaPath:"#/properties/engagement_tier/type",keyword:"type",params:{type: schema91.properties.engagement_tier.type},message:"must be string,null"};
+const err17 = {instancePath:instancePath+"/engagement_tier",schemaPath:"#/properties/engagement_tier/type",keyword:"type",params:{type: schema94.properties.engagement_tier.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -19416,7 +19913,7 @@ vErrors.push(err17);
 errors++;
 }
 if(!(((((data5 === "high") || (data5 === "medium")) || (data5 === "low")) || (data5 === "inactive")) || (data5 === null))){
-const err18 = {instancePath:instancePath+"/engagement_tier",schemaPath:"#/properties/engagement_tier/enum",keyword:"enum",params:{allowedValues: schema91.properties.engagement_tier.enum},message:"must be equal to one of the allowed values"};
+const err18 = {instancePath:instancePath+"/engagement_tier",schemaPath:"#/properties/engagement_tier/enum",keyword:"enum",params:{allowedValues: schema94.properties.engagement_tier.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -19437,19 +19934,19 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate70.errors = vErrors;
+validate72.errors = vErrors;
 return errors === 0;
 }
-validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const SandboxMessage = validate71;
-const schema93 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/SandboxMessage.json","title":"SandboxMessage","description":"A send request made with the header `X-Service-Sandbox: true`, captured in the sandbox instead of being delivered. `from` and `to` have the shape of the send request.","x-provisional":"Designed: the document names the sandbox routes and the `X-Service-Sandbox` header without payloads.","type":"object","additionalProperties":false,"required":["id","from","to","subject","html","text","created_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Captured message id."},"from":{"type":"object","additionalProperties":false,"required":["email"],"description":"Sender, as in the send request.","properties":{"email":{"type":"string","format":"email"},"name":{"type":"string"}}},"to":{"type":"array","minItems":1,"description":"Recipients, as in the send request.","items":{"type":"object","additionalProperties":false,"required":["email"],"properties":{"email":{"type":"string","format":"email"}}}},"subject":{"type":"string","description":"Subject."},"html":{"type":["string","null"],"description":"HTML body; null when the request had none."},"text":{"type":["string","null"],"description":"Plain-text body; null when the request had none."},"created_at":{"type":"string","format":"date-time","description":"When the request was captured."}},"examples":[{"id":"6d7e8f9a-0b1c-4d2e-8f3a-4b5c6d7e8f01","from":{"email":"hello@example.com","name":"Example"},"to":[{"email":"ada@example.com"}],"subject":"Welcome to Example","html":"<p>Welcome, Ada!</p>","text":"Welcome, Ada!","created_at":"2026-03-01T12:00:00Z"}]};
+export const SandboxMessage = validate73;
+const schema96 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/SandboxMessage.json","title":"SandboxMessage","description":"A send request made with the header `X-Service-Sandbox: true`, captured in the sandbox instead of being delivered. `from` and `to` have the shape of the send request.","x-provisional":"Designed: the document names the sandbox routes and the `X-Service-Sandbox` header without payloads.","type":"object","additionalProperties":false,"required":["id","from","to","subject","html","text","created_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Captured message id."},"from":{"type":"object","additionalProperties":false,"required":["email"],"description":"Sender, as in the send request.","properties":{"email":{"type":"string","format":"email"},"name":{"type":"string"}}},"to":{"type":"array","minItems":1,"description":"Recipients, as in the send request.","items":{"type":"object","additionalProperties":false,"required":["email"],"properties":{"email":{"type":"string","format":"email"}}}},"subject":{"type":"string","description":"Subject."},"html":{"type":["string","null"],"description":"HTML body; null when the request had none."},"text":{"type":["string","null"],"description":"Plain-text body; null when the request had none."},"created_at":{"type":"string","format":"date-time","description":"When the request was captured."}},"examples":[{"id":"6d7e8f9a-0b1c-4d2e-8f3a-4b5c6d7e8f01","from":{"email":"hello@example.com","name":"Example"},"to":[{"email":"ada@example.com"}],"subject":"Welcome to Example","html":"<p>Welcome, Ada!</p>","text":"Welcome, Ada!","created_at":"2026-03-01T12:00:00Z"}]};
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/SandboxMessage.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate73.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19741,7 +20238,7 @@ errors++;
 if(data.html !== undefined){
 let data8 = data.html;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err24 = {instancePath:instancePath+"/html",schemaPath:"#/properties/html/type",keyword:"type",params:{type: schema93.properties.html.type},message:"must be string,null"};
+const err24 = {instancePath:instancePath+"/html",schemaPath:"#/properties/html/type",keyword:"type",params:{type: schema96.properties.html.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -19754,7 +20251,7 @@ errors++;
 if(data.text !== undefined){
 let data9 = data.text;
 if((typeof data9 !== "string") && (data9 !== null)){
-const err25 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: schema93.properties.text.type},message:"must be string,null"};
+const err25 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: schema96.properties.text.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -19800,19 +20297,19 @@ vErrors.push(err28);
 }
 errors++;
 }
-validate71.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const Segment = validate72;
-const schema94 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Segment.json","title":"Segment","description":"A segment of contacts. A `dynamic` segment is re-evaluated from its `filter_criteria` on refresh; a `static` segment is managed manually. `segment_type` is fixed after creation.","type":"object","additionalProperties":false,"required":["id","name","description","segment_type","contact_count","last_calculated_at","filter_criteria","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Segment id."},"name":{"type":"string","minLength":1,"maxLength":200,"description":"Name, 1 to 200 characters."},"description":{"type":["string","null"],"maxLength":1000,"description":"Description, at most 1000 characters, or null."},"segment_type":{"type":"string","enum":["dynamic","static"],"description":"Fixed after creation. `dynamic` is re-evaluated on refresh; `static` is managed manually."},"contact_count":{"x-provisional":"DECISIONS G-4: minimum 0 was designed; the document publishes `contact_count` as an integer without a bound.","type":"integer","minimum":0,"description":"Cached count of the segment's contacts, set when the segment is evaluated (at creation, on a filter change and on refresh)."},"membership_count":{"x-provisional":"DECISIONS G-4: minimum 0 was designed; the document publishes `membership_count` as an integer without a bound.","type":"integer","minimum":0,"description":"Only on single-segment read (`GET /api/segments/{id}`): live count of member rows; may differ from `contact_count` between refreshes."},"last_calculated_at":{"type":"string","format":"date-time","description":"When the segment was last evaluated."},"filter_criteria":{"description":"The filter criteria (a group of rules). `null` for a segment without filter criteria, which cannot be refreshed (422).","x-provisional":"`null` was designed for segments without filter criteria (the document says refresh answers 422 for them, for example audience segments merged from the central contacts platform); the document types the field as an object.","oneOf":[{"$ref":"FilterGroup.json"},{"type":"null"}]},"created_at":{"type":"string","format":"date-time","description":"Creation time."},"updated_at":{"type":"string","format":"date-time","description":"Last change."}},"examples":[{"id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","name":"Active subscribers","description":"Subscribed contacts who joined this year","segment_type":"dynamic","contact_count":1250,"membership_count":1248,"last_calculated_at":"2026-03-01T12:00:00Z","filter_criteria":{"operator":"AND","rules":[{"field":"status","operator":"equals","value":"subscribed"},{"field":"created_at","operator":"after","value":"2026-01-01T00:00:00Z"}]},"created_at":"2026-02-01T09:00:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
+export const Segment = validate74;
+const schema97 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Segment.json","title":"Segment","description":"A segment of contacts. A `dynamic` segment is re-evaluated from its `filter_criteria` on refresh; a `static` segment is managed manually. `segment_type` is fixed after creation.","type":"object","additionalProperties":false,"required":["id","name","description","segment_type","contact_count","last_calculated_at","filter_criteria","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Segment id."},"name":{"type":"string","minLength":1,"maxLength":200,"description":"Name, 1 to 200 characters."},"description":{"type":["string","null"],"maxLength":1000,"description":"Description, at most 1000 characters, or null."},"segment_type":{"type":"string","enum":["dynamic","static"],"description":"Fixed after creation. `dynamic` is re-evaluated on refresh; `static` is managed manually."},"contact_count":{"x-provisional":"DECISIONS G-4: minimum 0 was designed; the document publishes `contact_count` as an integer without a bound.","type":"integer","minimum":0,"description":"Cached count of the segment's contacts, set when the segment is evaluated (at creation, on a filter change and on refresh)."},"membership_count":{"x-provisional":"DECISIONS G-4: minimum 0 was designed; the document publishes `membership_count` as an integer without a bound.","type":"integer","minimum":0,"description":"Only on single-segment read (`GET /api/segments/{id}`): live count of member rows; may differ from `contact_count` between refreshes."},"last_calculated_at":{"type":"string","format":"date-time","description":"When the segment was last evaluated."},"filter_criteria":{"description":"The filter criteria (a group of rules). `null` for a segment without filter criteria, which cannot be refreshed (422).","x-provisional":"`null` was designed for segments without filter criteria (the document says refresh answers 422 for them, for example audience segments merged from the central contacts platform); the document types the field as an object.","oneOf":[{"$ref":"FilterGroup.json"},{"type":"null"}]},"created_at":{"type":"string","format":"date-time","description":"Creation time."},"updated_at":{"type":"string","format":"date-time","description":"Last change."}},"examples":[{"id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","name":"Active subscribers","description":"Subscribed contacts who joined this year","segment_type":"dynamic","contact_count":1250,"membership_count":1248,"last_calculated_at":"2026-03-01T12:00:00Z","filter_criteria":{"operator":"AND","rules":[{"field":"status","operator":"equals","value":"subscribed"},{"field":"created_at","operator":"after","value":"2026-01-01T00:00:00Z"}]},"created_at":"2026-02-01T09:00:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/Segment.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate72.evaluated;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19911,7 +20408,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema94.properties, key0))){
+if(!(func1.call(schema97.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -19985,7 +20482,7 @@ errors++;
 if(data.description !== undefined){
 let data2 = data.description;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err15 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema94.properties.description.type},message:"must be string,null"};
+const err15 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema97.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -20020,7 +20517,7 @@ vErrors.push(err17);
 errors++;
 }
 if(!((data3 === "dynamic") || (data3 === "static"))){
-const err18 = {instancePath:instancePath+"/segment_type",schemaPath:"#/properties/segment_type/enum",keyword:"enum",params:{allowedValues: schema94.properties.segment_type.enum},message:"must be equal to one of the allowed values"};
+const err18 = {instancePath:instancePath+"/segment_type",schemaPath:"#/properties/segment_type/enum",keyword:"enum",params:{allowedValues: schema97.properties.segment_type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -20111,8 +20608,8 @@ const _errs19 = errors;
 let valid1 = false;
 let passing0 = null;
 const _errs20 = errors;
-if(!(validate35(data7, {instancePath:instancePath+"/filter_criteria",parentData:data,parentDataProperty:"filter_criteria",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+if(!(validate37(data7, {instancePath:instancePath+"/filter_criteria",parentData:data,parentDataProperty:"filter_criteria",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs20 === errors;
@@ -20225,19 +20722,19 @@ vErrors.push(err31);
 }
 errors++;
 }
-validate72.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const SendingDomain = validate74;
-const schema95 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/SendingDomain.json","title":"SendingDomain","description":"A custom sending domain. Added as `pending` with the DNS records it must publish; the service checks them and moves it to `verified` once the SPF and DKIM records are found (`verified_at` set), or to `failed` when they are still missing 72 hours after it was added. The outcome creates an in-app notification with entity_type `domain_verification`. The records are those the document describes for DMARC monitoring (TXT unless noted): SPF at the domain root (value starts `v=spf1`; exactly one SPF record per name, merge if one exists), DKIM at `<selector>._domainkey.<domain>`, DMARC at `_dmarc.<domain>` (value starts `v=DMARC1; p=<none|quarantine|reject>`, may carry `rua`, `ruf`, `pct`), and an optional MX at the root for domains that receive mail; a return-path CNAME routes bounces.\n\nWhat is asked for: SPF `v=spf1 include:spf.mail.platform.example ~all` (merge the include into an existing SPF record); DKIM at `svc._domainkey.<domain>` with a key made for this domain (`p=` is the base64 DER SubjectPublicKeyInfo of a 2048-bit RSA key); DMARC `v=DMARC1; p=quarantine; rua=mailto:dmarc@<domain>`; return path `bounces.<domain>` CNAME `bounces.mail.platform.example`. A record is `valid` when: the root has exactly one SPF record and it includes `include:spf.mail.platform.example`; the DKIM record at the selector carries the same `p=`; a valid DMARC record exists (any policy); the return-path CNAME points at `bounces.mail.platform.example`.\n\nWhen checks run: at creation; when the list is read, for pending domains last checked at least 1 minute before; and every 10 minutes for pending domains. A check at or after 72 hours that still misses SPF or DKIM fails the domain. `verified` and `failed` are final (a failed domain is deleted and added again to retry).","x-provisional":"Designed: the document names the domain routes and the `domain_verification` notification entity type, but shows neither a domain's fields nor its verification transitions; the records asked for, their validity rules and the check cadence (at creation, on list reads at most once a minute, every 10 minutes, final at 72 hours) were designed.","type":"object","additionalProperties":false,"required":["id","domain","status","dns_records","created_at","verified_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Domain id."},"domain":{"type":"string","format":"hostname","description":"The domain name."},"status":{"type":"string","enum":["pending","verified","failed"],"description":"`pending` → `verified` (SPF and DKIM found) or `failed` (still missing after 72 hours)."},"dns_records":{"type":"array","description":"Records the domain must publish, with the result of the last check.","items":{"type":"object","additionalProperties":false,"required":["type","purpose","name","value","valid"],"properties":{"type":{"type":"string","enum":["TXT","MX","CNAME"],"description":"DNS record type."},"purpose":{"type":"string","enum":["spf","dkim","dmarc","mx","return_path"],"description":"What the record is for. `spf` and `dkim` are needed for verification; `dmarc` is recommended; `mx` only for domains that receive mail; `return_path` (CNAME) routes bounces."},"name":{"type":"string","description":"Host name to publish the record at (for example `<selector>._domainkey.<domain>`, `_dmarc.<domain>`)."},"value":{"type":"string","description":"Record value to publish."},"priority":{"type":"integer","minimum":0,"maximum":65535,"description":"MX priority; only on MX records."},"valid":{"type":"boolean","description":"Whether the last check found the record as expected."}}}},"created_at":{"type":"string","format":"date-time","description":"When the domain was added."},"verified_at":{"type":["string","null"],"format":"date-time","description":"When the domain was verified; null until then."}},"examples":[{"id":"1d5e7f9a-0b2c-4d3e-9f4a-5b6c7d8e9f0a","domain":"example.com","status":"verified","dns_records":[{"type":"TXT","purpose":"spf","name":"example.com","value":"v=spf1 include:spf.mail.platform.example ~all","valid":true},{"type":"TXT","purpose":"dkim","name":"svc._domainkey.example.com","value":"v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA","valid":true},{"type":"TXT","purpose":"dmarc","name":"_dmarc.example.com","value":"v=DMARC1; p=quarantine; rua=mailto:dmarc@example.com","valid":true}],"created_at":"2026-03-01T12:00:00Z","verified_at":"2026-03-01T12:20:00Z"}]};
+export const SendingDomain = validate76;
+const schema98 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/SendingDomain.json","title":"SendingDomain","description":"A custom sending domain. Added as `pending` with the DNS records it must publish; the service checks them and moves it to `verified` once the SPF and DKIM records are found (`verified_at` set), or to `failed` when they are still missing 72 hours after it was added. The outcome creates an in-app notification with entity_type `domain_verification`. The records are those the document describes for DMARC monitoring (TXT unless noted): SPF at the domain root (value starts `v=spf1`; exactly one SPF record per name, merge if one exists), DKIM at `<selector>._domainkey.<domain>`, DMARC at `_dmarc.<domain>` (value starts `v=DMARC1; p=<none|quarantine|reject>`, may carry `rua`, `ruf`, `pct`), and an optional MX at the root for domains that receive mail; a return-path CNAME routes bounces.\n\nWhat is asked for: SPF `v=spf1 include:spf.mail.platform.example ~all` (merge the include into an existing SPF record); DKIM at `svc._domainkey.<domain>` with a key made for this domain (`p=` is the base64 DER SubjectPublicKeyInfo of a 2048-bit RSA key); DMARC `v=DMARC1; p=quarantine; rua=mailto:dmarc@<domain>`; return path `bounces.<domain>` CNAME `bounces.mail.platform.example`. A record is `valid` when: the root has exactly one SPF record and it includes `include:spf.mail.platform.example`; the DKIM record at the selector carries the same `p=`; a valid DMARC record exists (any policy); the return-path CNAME points at `bounces.mail.platform.example`.\n\nWhen checks run: at creation; when the list is read, for pending domains last checked at least 1 minute before; and every 10 minutes for pending domains. A check at or after 72 hours that still misses SPF or DKIM fails the domain. `verified` and `failed` are final (a failed domain is deleted and added again to retry).","x-provisional":"Designed: the document names the domain routes and the `domain_verification` notification entity type, but shows neither a domain's fields nor its verification transitions; the records asked for, their validity rules and the check cadence (at creation, on list reads at most once a minute, every 10 minutes, final at 72 hours) were designed.","type":"object","additionalProperties":false,"required":["id","domain","status","dns_records","created_at","verified_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Domain id."},"domain":{"type":"string","format":"hostname","description":"The domain name."},"status":{"type":"string","enum":["pending","verified","failed"],"description":"`pending` → `verified` (SPF and DKIM found) or `failed` (still missing after 72 hours)."},"dns_records":{"type":"array","description":"Records the domain must publish, with the result of the last check.","items":{"type":"object","additionalProperties":false,"required":["type","purpose","name","value","valid"],"properties":{"type":{"type":"string","enum":["TXT","MX","CNAME"],"description":"DNS record type."},"purpose":{"type":"string","enum":["spf","dkim","dmarc","mx","return_path"],"description":"What the record is for. `spf` and `dkim` are needed for verification; `dmarc` is recommended; `mx` only for domains that receive mail; `return_path` (CNAME) routes bounces."},"name":{"type":"string","description":"Host name to publish the record at (for example `<selector>._domainkey.<domain>`, `_dmarc.<domain>`)."},"value":{"type":"string","description":"Record value to publish."},"priority":{"type":"integer","minimum":0,"maximum":65535,"description":"MX priority; only on MX records."},"valid":{"type":"boolean","description":"Whether the last check found the record as expected."}}}},"created_at":{"type":"string","format":"date-time","description":"When the domain was added."},"verified_at":{"type":["string","null"],"format":"date-time","description":"When the domain was verified; null until then."}},"examples":[{"id":"1d5e7f9a-0b2c-4d3e-9f4a-5b6c7d8e9f0a","domain":"example.com","status":"verified","dns_records":[{"type":"TXT","purpose":"spf","name":"example.com","value":"v=spf1 include:spf.mail.platform.example ~all","valid":true},{"type":"TXT","purpose":"dkim","name":"svc._domainkey.example.com","value":"v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA","valid":true},{"type":"TXT","purpose":"dmarc","name":"_dmarc.example.com","value":"v=DMARC1; p=quarantine; rua=mailto:dmarc@example.com","valid":true}],"created_at":"2026-03-01T12:00:00Z","verified_at":"2026-03-01T12:20:00Z"}]};
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/SendingDomain.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
+const evaluated0 = validate76.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20345,7 +20842,7 @@ errors++;
 if(data.domain !== undefined){
 let data1 = data.domain;
 if(typeof data1 === "string"){
-if(!(formats110.test(data1))){
+if(!(formats122.test(data1))){
 const err9 = {instancePath:instancePath+"/domain",schemaPath:"#/properties/domain/format",keyword:"format",params:{format: "hostname"},message:"must match format \""+"hostname"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -20380,7 +20877,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!(((data2 === "pending") || (data2 === "verified")) || (data2 === "failed"))){
-const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema95.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema98.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -20472,7 +20969,7 @@ vErrors.push(err19);
 errors++;
 }
 if(!(((data5 === "TXT") || (data5 === "MX")) || (data5 === "CNAME"))){
-const err20 = {instancePath:instancePath+"/dns_records/" + i0+"/type",schemaPath:"#/properties/dns_records/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema95.properties.dns_records.items.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err20 = {instancePath:instancePath+"/dns_records/" + i0+"/type",schemaPath:"#/properties/dns_records/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema98.properties.dns_records.items.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -20495,7 +20992,7 @@ vErrors.push(err21);
 errors++;
 }
 if(!(((((data6 === "spf") || (data6 === "dkim")) || (data6 === "dmarc")) || (data6 === "mx")) || (data6 === "return_path"))){
-const err22 = {instancePath:instancePath+"/dns_records/" + i0+"/purpose",schemaPath:"#/properties/dns_records/items/properties/purpose/enum",keyword:"enum",params:{allowedValues: schema95.properties.dns_records.items.properties.purpose.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/dns_records/" + i0+"/purpose",schemaPath:"#/properties/dns_records/items/properties/purpose/enum",keyword:"enum",params:{allowedValues: schema98.properties.dns_records.items.properties.purpose.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -20628,7 +21125,7 @@ errors++;
 if(data.verified_at !== undefined){
 let data12 = data.verified_at;
 if((typeof data12 !== "string") && (data12 !== null)){
-const err33 = {instancePath:instancePath+"/verified_at",schemaPath:"#/properties/verified_at/type",keyword:"type",params:{type: schema95.properties.verified_at.type},message:"must be string,null"};
+const err33 = {instancePath:instancePath+"/verified_at",schemaPath:"#/properties/verified_at/type",keyword:"type",params:{type: schema98.properties.verified_at.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -20661,19 +21158,19 @@ vErrors.push(err35);
 }
 errors++;
 }
-validate74.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const SubjectLineSuggestion = validate75;
-const schema96 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/SubjectLineSuggestion.json","title":"SubjectLineSuggestion","description":"One AI-generated subject line.","x-provisional":"Designed: the document names `POST /v1/ai/subject-lines` without payloads.","type":"object","additionalProperties":false,"required":["subject"],"properties":{"subject":{"type":"string","minLength":1,"maxLength":998,"description":"Suggested subject line."},"predicted_open_rate":{"type":"number","minimum":0,"maximum":1,"description":"Estimated open rate (0 to 1), when a prediction is available."}},"examples":[{"subject":"Your spring picks are waiting","predicted_open_rate":0.34}]};
+export const SubjectLineSuggestion = validate77;
+const schema99 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/SubjectLineSuggestion.json","title":"SubjectLineSuggestion","description":"One AI-generated subject line.","x-provisional":"Designed: the document names `POST /v1/ai/subject-lines` without payloads.","type":"object","additionalProperties":false,"required":["subject"],"properties":{"subject":{"type":"string","minLength":1,"maxLength":998,"description":"Suggested subject line."},"predicted_open_rate":{"type":"number","minimum":0,"maximum":1,"description":"Estimated open rate (0 to 1), when a prediction is available."}},"examples":[{"subject":"Your spring picks are waiting","predicted_open_rate":0.34}]};
 
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/SubjectLineSuggestion.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate75.evaluated;
+const evaluated0 = validate77.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20784,19 +21281,19 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate75.errors = vErrors;
+validate77.errors = vErrors;
 return errors === 0;
 }
-validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const Subscription = validate76;
-const schema97 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Subscription.json","title":"Subscription","description":"The user's subscription: plan Free, Pro or Max (Max is priced at a monthly fee). The plan sets the feature flags and quotas of `GET /v1/plan-limits`, including the number of active API keys.","x-provisional":"Designed: the document names `GET /billing/subscription` without payloads.","type":"object","additionalProperties":false,"required":["plan","status","current_period_end","cancel_at_period_end"],"properties":{"plan":{"type":"string","enum":["free","pro","max"],"description":"Current plan."},"status":{"type":"string","enum":["active","trialing","past_due","canceled"],"description":"Billing state. The Free plan is always `active`."},"current_period_end":{"type":["string","null"],"format":"date-time","description":"End of the paid period (renewal or, with `cancel_at_period_end`, downgrade to Free); null on the Free plan."},"cancel_at_period_end":{"type":"boolean","description":"True when the paid plan ends at `current_period_end` instead of renewing."}},"examples":[{"plan":"pro","status":"active","current_period_end":"2026-04-01T00:00:00Z","cancel_at_period_end":false},{"plan":"free","status":"active","current_period_end":null,"cancel_at_period_end":false}]};
+export const Subscription = validate78;
+const schema100 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Subscription.json","title":"Subscription","description":"The user's subscription: plan Free, Pro or Max (Max is priced at a monthly fee). The plan sets the feature flags and quotas of `GET /v1/plan-limits`, including the number of active API keys.","x-provisional":"Designed: the document names `GET /billing/subscription` without payloads.","type":"object","additionalProperties":false,"required":["plan","status","current_period_end","cancel_at_period_end"],"properties":{"plan":{"type":"string","enum":["free","pro","max"],"description":"Current plan."},"status":{"type":"string","enum":["active","trialing","past_due","canceled"],"description":"Billing state. The Free plan is always `active`."},"current_period_end":{"type":["string","null"],"format":"date-time","description":"End of the paid period (renewal or, with `cancel_at_period_end`, downgrade to Free); null on the Free plan."},"cancel_at_period_end":{"type":"boolean","description":"True when the paid plan ends at `current_period_end` instead of renewing."}},"examples":[{"plan":"pro","status":"active","current_period_end":"2026-04-01T00:00:00Z","cancel_at_period_end":false},{"plan":"free","status":"active","current_period_end":null,"cancel_at_period_end":false}]};
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/Subscription.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate78.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20869,7 +21366,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!(((data0 === "free") || (data0 === "pro")) || (data0 === "max"))){
-const err6 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/enum",keyword:"enum",params:{allowedValues: schema97.properties.plan.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/plan",schemaPath:"#/properties/plan/enum",keyword:"enum",params:{allowedValues: schema100.properties.plan.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -20892,7 +21389,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((((data1 === "active") || (data1 === "trialing")) || (data1 === "past_due")) || (data1 === "canceled"))){
-const err8 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema97.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema100.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -20905,7 +21402,7 @@ errors++;
 if(data.current_period_end !== undefined){
 let data2 = data.current_period_end;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err9 = {instancePath:instancePath+"/current_period_end",schemaPath:"#/properties/current_period_end/type",keyword:"type",params:{type: schema97.properties.current_period_end.type},message:"must be string,null"};
+const err9 = {instancePath:instancePath+"/current_period_end",schemaPath:"#/properties/current_period_end/type",keyword:"type",params:{type: schema100.properties.current_period_end.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -20950,19 +21447,19 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const Suppression = validate77;
-const schema98 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Suppression.json","title":"Suppression","description":"An address the user may no longer send marketing mail to. It enters the list when its contact unsubscribes or complains (a feedback-loop report, a contact set to `complained`), or when mail to it hard-bounces; it stays there when the contact is deleted.","x-provisional":"DECISIONS mail-5 makes the suppression list readable; its fields are designed.","type":"object","additionalProperties":false,"required":["email","reason","contact_id","created_at"],"properties":{"email":{"type":"string","description":"The suppressed address, in lower case."},"reason":{"type":"string","enum":["unsubscribed","complained","bounced"],"description":"Why the address entered the list: the contact unsubscribed, complained (spam report), or mail to it bounced permanently. The first reason is kept."},"contact_id":{"type":["string","null"],"format":"uuid","description":"The user's contact with this address today; null when there is none (for example it was deleted)."},"created_at":{"type":"string","format":"date-time","description":"When the address entered the list."}},"examples":[{"email":"ada@example.com","reason":"unsubscribed","contact_id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","created_at":"2026-03-01T12:00:00Z"}]};
+export const Suppression = validate79;
+const schema101 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Suppression.json","title":"Suppression","description":"An address the user may no longer send marketing mail to. It enters the list when its contact unsubscribes or complains (a feedback-loop report, a contact set to `complained`), or when mail to it hard-bounces; it stays there when the contact is deleted.","x-provisional":"DECISIONS mail-5 makes the suppression list readable; its fields are designed.","type":"object","additionalProperties":false,"required":["email","reason","contact_id","created_at"],"properties":{"email":{"type":"string","description":"The suppressed address, in lower case."},"reason":{"type":"string","enum":["unsubscribed","complained","bounced"],"description":"Why the address entered the list: the contact unsubscribed, complained (spam report), or mail to it bounced permanently. The first reason is kept."},"contact_id":{"type":["string","null"],"format":"uuid","description":"The user's contact with this address today; null when there is none (for example it was deleted)."},"created_at":{"type":"string","format":"date-time","description":"When the address entered the list."}},"examples":[{"email":"ada@example.com","reason":"unsubscribed","contact_id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","created_at":"2026-03-01T12:00:00Z"}]};
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/Suppression.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate77.evaluated;
+const evaluated0 = validate79.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21047,7 +21544,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!(((data1 === "unsubscribed") || (data1 === "complained")) || (data1 === "bounced"))){
-const err7 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema98.properties.reason.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema101.properties.reason.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -21060,7 +21557,7 @@ errors++;
 if(data.contact_id !== undefined){
 let data2 = data.contact_id;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err8 = {instancePath:instancePath+"/contact_id",schemaPath:"#/properties/contact_id/type",keyword:"type",params:{type: schema98.properties.contact_id.type},message:"must be string,null"};
+const err8 = {instancePath:instancePath+"/contact_id",schemaPath:"#/properties/contact_id/type",keyword:"type",params:{type: schema101.properties.contact_id.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -21118,20 +21615,20 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate77.errors = vErrors;
+validate79.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const Template = validate78;
-const schema99 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Template.json","title":"Template","description":"A reusable email template. `subject`, `html` and `text` may hold `{{variable}}` placeholders, which `POST /v1/templates/render` (and campaign sends) replace; `variables` lists the placeholder names found in them.","x-provisional":"Designed: the document names the template routes but does not show a template's fields or its placeholder syntax.","type":"object","additionalProperties":false,"required":["id","name","subject","html","text","variables","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Template id."},"name":{"type":"string","minLength":1,"maxLength":200,"description":"Template name."},"subject":{"type":"string","minLength":1,"maxLength":998,"description":"Subject line; may hold placeholders."},"html":{"type":"string","minLength":1,"description":"HTML body; may hold placeholders."},"text":{"type":["string","null"],"description":"Plain-text body; may hold placeholders. Null when not set."},"variables":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_.]*$"},"uniqueItems":true,"description":"Names of the `{{variable}}` placeholders found in `subject`, `html` and `text`, computed by the service."},"created_at":{"type":"string","format":"date-time","description":"Creation time."},"updated_at":{"type":"string","format":"date-time","description":"Last change."}},"examples":[{"id":"4b8c0d2e-3f5a-4b7c-9d1e-2f3a4b5c6d7e","name":"Welcome","subject":"Welcome, {{first_name}}","html":"<p>Hi {{first_name}}, thanks for joining {{company}}.</p>","text":"Hi {{first_name}}, thanks for joining {{company}}.","variables":["first_name","company"],"created_at":"2026-03-01T12:00:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
-const pattern15 = new RegExp("^[A-Za-z_][A-Za-z0-9_.]*$", "u");
+export const Template = validate80;
+const schema102 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Template.json","title":"Template","description":"A reusable email template. `subject`, `html` and `text` may hold `{{variable}}` placeholders, which `POST /v1/templates/render` (and campaign sends) replace; `variables` lists the placeholder names found in them.","x-provisional":"Designed: the document names the template routes but does not show a template's fields or its placeholder syntax.","type":"object","additionalProperties":false,"required":["id","name","subject","html","text","variables","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Template id."},"name":{"type":"string","minLength":1,"maxLength":200,"description":"Template name."},"subject":{"type":"string","minLength":1,"maxLength":998,"description":"Subject line; may hold placeholders."},"html":{"type":"string","minLength":1,"description":"HTML body; may hold placeholders."},"text":{"type":["string","null"],"description":"Plain-text body; may hold placeholders. Null when not set."},"variables":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_.]*$"},"uniqueItems":true,"description":"Names of the `{{variable}}` placeholders found in `subject`, `html` and `text`, computed by the service."},"created_at":{"type":"string","format":"date-time","description":"Creation time."},"updated_at":{"type":"string","format":"date-time","description":"Last change."}},"examples":[{"id":"4b8c0d2e-3f5a-4b7c-9d1e-2f3a4b5c6d7e","name":"Welcome","subject":"Welcome, {{first_name}}","html":"<p>Hi {{first_name}}, thanks for joining {{company}}.</p>","text":"Hi {{first_name}}, thanks for joining {{company}}.","variables":["first_name","company"],"created_at":"2026-03-01T12:00:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
+const pattern16 = new RegExp("^[A-Za-z_][A-Za-z0-9_.]*$", "u");
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/Template.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate80.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21354,7 +21851,7 @@ errors++;
 if(data.text !== undefined){
 let data4 = data.text;
 if((typeof data4 !== "string") && (data4 !== null)){
-const err19 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: schema99.properties.text.type},message:"must be string,null"};
+const err19 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: schema102.properties.text.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -21371,7 +21868,7 @@ const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 let data6 = data5[i0];
 if(typeof data6 === "string"){
-if(!pattern15.test(data6)){
+if(!pattern16.test(data6)){
 const err20 = {instancePath:instancePath+"/variables/" + i0,schemaPath:"#/properties/variables/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_.]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_.]*$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -21490,19 +21987,19 @@ vErrors.push(err28);
 }
 errors++;
 }
-validate78.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
-validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const TrackedEvent = validate79;
-const schema100 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/TrackedEvent.json","title":"TrackedEvent","description":"A custom event recorded for a contact with `POST /v1/track/event`. Automations can trigger on events by name.","x-provisional":"Designed: the document names `POST /v1/track/event` without payloads.","type":"object","additionalProperties":false,"required":["id","contact_id","event","properties","occurred_at","created_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Event id."},"contact_id":{"type":"string","format":"uuid","description":"The contact the event belongs to (resolved from `email` when the request gave an address)."},"event":{"type":"string","minLength":1,"maxLength":100,"description":"Event name, for example `signed_up`."},"properties":{"type":"object","additionalProperties":true,"description":"Free-form event properties (empty object when none were sent)."},"occurred_at":{"type":"string","format":"date-time","description":"When the event happened (the request time when not given)."},"created_at":{"type":"string","format":"date-time","description":"When the event was recorded."}},"examples":[{"id":"9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c01","contact_id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","event":"signed_up","properties":{"plan":"trial"},"occurred_at":"2026-03-01T11:58:00Z","created_at":"2026-03-01T12:00:00Z"}]};
+export const TrackedEvent = validate81;
+const schema103 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/TrackedEvent.json","title":"TrackedEvent","description":"A custom event recorded for a contact with `POST /v1/track/event`. Automations can trigger on events by name.","x-provisional":"Designed: the document names `POST /v1/track/event` without payloads.","type":"object","additionalProperties":false,"required":["id","contact_id","event","properties","occurred_at","created_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Event id."},"contact_id":{"type":"string","format":"uuid","description":"The contact the event belongs to (resolved from `email` when the request gave an address)."},"event":{"type":"string","minLength":1,"maxLength":100,"description":"Event name, for example `signed_up`."},"properties":{"type":"object","additionalProperties":true,"description":"Free-form event properties (empty object when none were sent)."},"occurred_at":{"type":"string","format":"date-time","description":"When the event happened (the request time when not given)."},"created_at":{"type":"string","format":"date-time","description":"When the event was recorded."}},"examples":[{"id":"9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c01","contact_id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","event":"signed_up","properties":{"plan":"trial"},"occurred_at":"2026-03-01T11:58:00Z","created_at":"2026-03-01T12:00:00Z"}]};
 
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/TrackedEvent.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate79.evaluated;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21743,20 +22240,20 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate79.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
-validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const TrackedPurchase = validate80;
-const schema101 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/TrackedPurchase.json","title":"TrackedPurchase","description":"A purchase recorded for a contact with `POST /v1/track/purchase`, optionally attributed to a campaign (revenue attribution).","x-provisional":"Designed: the document names `POST /v1/track/purchase` without payloads.","type":"object","additionalProperties":false,"required":["id","contact_id","order_id","amount","currency","items","campaign_id","occurred_at","created_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Purchase record id."},"contact_id":{"type":"string","format":"uuid","description":"The buying contact (resolved from `email` when the request gave an address)."},"order_id":{"type":"string","minLength":1,"maxLength":200,"description":"The shop's order id; unique per account."},"amount":{"type":"number","minimum":0,"description":"Order total in `currency`."},"currency":{"type":"string","pattern":"^[A-Z]{3}$","description":"ISO 4217 currency code."},"items":{"type":"array","description":"Line items (empty when none were sent).","items":{"type":"object","description":"A line item of a tracked purchase.","additionalProperties":false,"required":["name","quantity","price"],"properties":{"product_id":{"type":"string","minLength":1,"maxLength":200,"description":"The shop's product id or SKU."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"Product name."},"quantity":{"type":"integer","minimum":1,"description":"Units bought."},"price":{"type":"number","minimum":0,"description":"Unit price in the purchase's currency."}}}},"campaign_id":{"type":["string","null"],"format":"uuid","description":"Campaign the purchase is attributed to; null when none."},"occurred_at":{"type":"string","format":"date-time","description":"When the purchase happened (the request time when not given)."},"created_at":{"type":"string","format":"date-time","description":"When the purchase was recorded."}},"examples":[{"id":"9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c02","contact_id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","order_id":"ORD-10042","amount":59.9,"currency":"EUR","items":[{"product_id":"SKU-1","name":"Linen shirt","quantity":1,"price":59.9}],"campaign_id":"2f3a4b5c-6d7e-4f8a-9b0c-1d2e3f4a5b01","occurred_at":"2026-03-01T11:58:00Z","created_at":"2026-03-01T12:00:00Z"}]};
-const pattern16 = new RegExp("^[A-Z]{3}$", "u");
+export const TrackedPurchase = validate82;
+const schema104 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/TrackedPurchase.json","title":"TrackedPurchase","description":"A purchase recorded for a contact with `POST /v1/track/purchase`, optionally attributed to a campaign (revenue attribution).","x-provisional":"Designed: the document names `POST /v1/track/purchase` without payloads.","type":"object","additionalProperties":false,"required":["id","contact_id","order_id","amount","currency","items","campaign_id","occurred_at","created_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Purchase record id."},"contact_id":{"type":"string","format":"uuid","description":"The buying contact (resolved from `email` when the request gave an address)."},"order_id":{"type":"string","minLength":1,"maxLength":200,"description":"The shop's order id; unique per account."},"amount":{"type":"number","minimum":0,"description":"Order total in `currency`."},"currency":{"type":"string","pattern":"^[A-Z]{3}$","description":"ISO 4217 currency code."},"items":{"type":"array","description":"Line items (empty when none were sent).","items":{"type":"object","description":"A line item of a tracked purchase.","additionalProperties":false,"required":["name","quantity","price"],"properties":{"product_id":{"type":"string","minLength":1,"maxLength":200,"description":"The shop's product id or SKU."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"Product name."},"quantity":{"type":"integer","minimum":1,"description":"Units bought."},"price":{"type":"number","minimum":0,"description":"Unit price in the purchase's currency."}}}},"campaign_id":{"type":["string","null"],"format":"uuid","description":"Campaign the purchase is attributed to; null when none."},"occurred_at":{"type":"string","format":"date-time","description":"When the purchase happened (the request time when not given)."},"created_at":{"type":"string","format":"date-time","description":"When the purchase was recorded."}},"examples":[{"id":"9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c02","contact_id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","order_id":"ORD-10042","amount":59.9,"currency":"EUR","items":[{"product_id":"SKU-1","name":"Linen shirt","quantity":1,"price":59.9}],"campaign_id":"2f3a4b5c-6d7e-4f8a-9b0c-1d2e3f4a5b01","occurred_at":"2026-03-01T11:58:00Z","created_at":"2026-03-01T12:00:00Z"}]};
+const pattern17 = new RegExp("^[A-Z]{3}$", "u");
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/TrackedPurchase.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate82.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21855,7 +22352,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema101.properties, key0))){
+if(!(func1.call(schema104.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -21979,7 +22476,7 @@ errors++;
 if(data.currency !== undefined){
 let data4 = data.currency;
 if(typeof data4 === "string"){
-if(!pattern16.test(data4)){
+if(!pattern17.test(data4)){
 const err19 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -22197,7 +22694,7 @@ errors++;
 if(data.campaign_id !== undefined){
 let data11 = data.campaign_id;
 if((typeof data11 !== "string") && (data11 !== null)){
-const err37 = {instancePath:instancePath+"/campaign_id",schemaPath:"#/properties/campaign_id/type",keyword:"type",params:{type: schema101.properties.campaign_id.type},message:"must be string,null"};
+const err37 = {instancePath:instancePath+"/campaign_id",schemaPath:"#/properties/campaign_id/type",keyword:"type",params:{type: schema104.properties.campaign_id.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -22280,19 +22777,19 @@ vErrors.push(err43);
 }
 errors++;
 }
-validate80.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ValidationResult = validate81;
-const schema102 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/ValidationResult.json","title":"ValidationResult","description":"The result of validating one email address: an overall deliverability verdict (`is_valid`), a confidence `score`, the individual `checks` and risk `flags`.\n\n**Verdict.** `is_valid` is true when the syntax is valid, the domain has MX records (`checks.mx` true) and the SMTP probe did not reject the address (`checks.smtp` not false). A disposable or role address can be valid (it is flagged, and scored lower); an address whose MX look-up could not be answered is not valid (`checks.mx` false), as nothing shows it can receive mail.\n\n**Score.** 0 when `checks.syntax` or `checks.smtp` is false or the domain has no MX record. Otherwise 100, less 40 when the MX look-up could not be answered, 10 when `checks.smtp` is null, 20 when `flags.catch_all` is true or 5 when it is null, 20 for a role account and 50 for a disposable domain, never below 1 (so 0 means the address cannot receive mail). A free mailbox provider costs nothing.\n\n**Syntax.** As mailbox providers apply RFC 5321/5322: a dot-atom local part of at most 64 octets (UTF-8 allowed, RFC 6531), a domain that is a host name with a top-level domain (internationalized names accepted and checked in their ASCII form), at most 254 octets in all. Quoted local parts, IP-literal domains (`[192.0.2.1]`), display names and surrounding spaces are refused. When the syntax is invalid nothing else is checked: `checks.mx` false, every flag false, `catch_all` null, `mx_records` empty.","x-provisional":"Designed: the verdict rule, the score formula and the syntax profile (no quoted local parts, no IP literals, UTF-8 local parts and IDN domains accepted); the document names the fields only.","type":"object","additionalProperties":false,"required":["email","is_valid","score","checks","flags","domain","provider","mx_records","verified_at"],"properties":{"email":{"type":"string","description":"Address checked, as given."},"is_valid":{"type":"boolean","description":"Overall deliverability verdict."},"score":{"type":"integer","minimum":0,"maximum":100,"description":"Confidence, 0 to 100 (formula above)."},"checks":{"type":"object","description":"The individual checks.","additionalProperties":false,"required":["syntax","mx","smtp"],"properties":{"syntax":{"type":"boolean","description":"Valid address format."},"mx":{"type":"boolean","description":"Domain has MX records. False when the domain has no MX record (no A-record fallback: RFC 5321 implicit MX is not applied), has a null MX (RFC 7505), or when the look-up could not be answered (timeout, SERVFAIL): such a result has a score above 0 and counts as `unknown` in a batch summary. (The published table prints this row's name as `{base_url}`, a typing slip for `checks.mx`.)","x-provisional":"Designed: no implicit MX from A records; an unanswered look-up reports false (the published type has no null) and is told apart by its score above 0 and its `unknown` class."},"smtp":{"type":["boolean","null"],"description":"Server accepts the address; `null` when skipped (`options.skip_smtp`) or inconclusive."}}},"flags":{"type":"object","description":"Risk flags.","additionalProperties":false,"required":["disposable","role_account","catch_all","free_provider"],"properties":{"disposable":{"type":"boolean","description":"Disposable-domain address (the domain or a parent domain is on the disposable-email-domains list)."},"role_account":{"type":"boolean","description":"Generic role address: the local part (before any `+tag`) is one of abuse, admin, administrator, billing, contact, help, hello, hostmaster, info, jobs, marketing, noc, no-reply, noreply, office, postmaster, privacy, sales, security, support, team, webmaster.","x-provisional":"Designed: the list of role local parts; the document names the flag only."},"catch_all":{"type":["boolean","null"],"description":"Domain accepts all addresses; `null` when undetermined."},"free_provider":{"type":"boolean","description":"Free mailbox provider (a domain of the email-providers list that is not disposable)."}}},"domain":{"type":"string","description":"Domain part of the address, lower-cased, as written (an internationalized name stays in Unicode); empty when the address has no `@`."},"provider":{"type":["string","null"],"description":"Mailbox provider recognized from the MX hosts (for example `Google`, `Microsoft`, `Yahoo`, `Apple`, `Zoho`, `Proton`, `Fastmail`, `Yandex`, `Mimecast`, `Proofpoint`), or null when not recognized.","x-provisional":"Designed: the provider names and the MX host suffixes they are recognized by; the document types the field only."},"mx_records":{"type":"array","items":{"type":"string"},"description":"The domain's MX hosts, most preferred first."},"verified_at":{"type":"string","format":"date-time","description":"When the address was checked."}},"examples":[{"email":"ada@example.com","is_valid":true,"score":100,"checks":{"syntax":true,"mx":true,"smtp":true},"flags":{"disposable":false,"role_account":false,"catch_all":false,"free_provider":false},"domain":"example.com","provider":"Google","mx_records":["aspmx.l.google.com","alt1.aspmx.l.google.com"],"verified_at":"2026-03-01T12:00:00Z"},{"email":"info@example.org","is_valid":true,"score":65,"checks":{"syntax":true,"mx":true,"smtp":null},"flags":{"disposable":false,"role_account":true,"catch_all":null,"free_provider":false},"domain":"example.org","provider":null,"mx_records":["mx.example.org"],"verified_at":"2026-03-01T12:00:00Z"}]};
+export const ValidationResult = validate83;
+const schema105 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/ValidationResult.json","title":"ValidationResult","description":"The result of validating one email address: an overall deliverability verdict (`is_valid`), a confidence `score`, the individual `checks` and risk `flags`.\n\n**Verdict.** `is_valid` is true when the syntax is valid, the domain has MX records (`checks.mx` true) and the SMTP probe did not reject the address (`checks.smtp` not false). A disposable or role address can be valid (it is flagged, and scored lower); an address whose MX look-up could not be answered is not valid (`checks.mx` false), as nothing shows it can receive mail.\n\n**Score.** 0 when `checks.syntax` or `checks.smtp` is false or the domain has no MX record. Otherwise 100, less 40 when the MX look-up could not be answered, 10 when `checks.smtp` is null, 20 when `flags.catch_all` is true or 5 when it is null, 20 for a role account and 50 for a disposable domain, never below 1 (so 0 means the address cannot receive mail). A free mailbox provider costs nothing.\n\n**Syntax.** As mailbox providers apply RFC 5321/5322: a dot-atom local part of at most 64 octets (UTF-8 allowed, RFC 6531), a domain that is a host name with a top-level domain (internationalized names accepted and checked in their ASCII form), at most 254 octets in all. Quoted local parts, IP-literal domains (`[192.0.2.1]`), display names and surrounding spaces are refused. When the syntax is invalid nothing else is checked: `checks.mx` false, every flag false, `catch_all` null, `mx_records` empty.","x-provisional":"Designed: the verdict rule, the score formula and the syntax profile (no quoted local parts, no IP literals, UTF-8 local parts and IDN domains accepted); the document names the fields only.","type":"object","additionalProperties":false,"required":["email","is_valid","score","checks","flags","domain","provider","mx_records","verified_at"],"properties":{"email":{"type":"string","description":"Address checked, as given."},"is_valid":{"type":"boolean","description":"Overall deliverability verdict."},"score":{"type":"integer","minimum":0,"maximum":100,"description":"Confidence, 0 to 100 (formula above)."},"checks":{"type":"object","description":"The individual checks.","additionalProperties":false,"required":["syntax","mx","smtp"],"properties":{"syntax":{"type":"boolean","description":"Valid address format."},"mx":{"type":"boolean","description":"Domain has MX records. False when the domain has no MX record (no A-record fallback: RFC 5321 implicit MX is not applied), has a null MX (RFC 7505), or when the look-up could not be answered (timeout, SERVFAIL): such a result has a score above 0 and counts as `unknown` in a batch summary. (The published table prints this row's name as `{base_url}`, a typing slip for `checks.mx`.)","x-provisional":"Designed: no implicit MX from A records; an unanswered look-up reports false (the published type has no null) and is told apart by its score above 0 and its `unknown` class."},"smtp":{"type":["boolean","null"],"description":"Server accepts the address; `null` when skipped (`options.skip_smtp`) or inconclusive."}}},"flags":{"type":"object","description":"Risk flags.","additionalProperties":false,"required":["disposable","role_account","catch_all","free_provider"],"properties":{"disposable":{"type":"boolean","description":"Disposable-domain address (the domain or a parent domain is on the disposable-email-domains list)."},"role_account":{"type":"boolean","description":"Generic role address: the local part (before any `+tag`) is one of abuse, admin, administrator, billing, contact, help, hello, hostmaster, info, jobs, marketing, noc, no-reply, noreply, office, postmaster, privacy, sales, security, support, team, webmaster.","x-provisional":"Designed: the list of role local parts; the document names the flag only."},"catch_all":{"type":["boolean","null"],"description":"Domain accepts all addresses; `null` when undetermined."},"free_provider":{"type":"boolean","description":"Free mailbox provider (a domain of the email-providers list that is not disposable)."}}},"domain":{"type":"string","description":"Domain part of the address, lower-cased, as written (an internationalized name stays in Unicode); empty when the address has no `@`."},"provider":{"type":["string","null"],"description":"Mailbox provider recognized from the MX hosts (for example `Google`, `Microsoft`, `Yahoo`, `Apple`, `Zoho`, `Proton`, `Fastmail`, `Yandex`, `Mimecast`, `Proofpoint`), or null when not recognized.","x-provisional":"Designed: the provider names and the MX host suffixes they are recognized by; the document types the field only."},"mx_records":{"type":"array","items":{"type":"string"},"description":"The domain's MX hosts, most preferred first."},"verified_at":{"type":"string","format":"date-time","description":"When the address was checked."}},"examples":[{"email":"ada@example.com","is_valid":true,"score":100,"checks":{"syntax":true,"mx":true,"smtp":true},"flags":{"disposable":false,"role_account":false,"catch_all":false,"free_provider":false},"domain":"example.com","provider":"Google","mx_records":["aspmx.l.google.com","alt1.aspmx.l.google.com"],"verified_at":"2026-03-01T12:00:00Z"},{"email":"info@example.org","is_valid":true,"score":65,"checks":{"syntax":true,"mx":true,"smtp":null},"flags":{"disposable":false,"role_account":true,"catch_all":null,"free_provider":false},"domain":"example.org","provider":null,"mx_records":["mx.example.org"],"verified_at":"2026-03-01T12:00:00Z"}]};
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/ValidationResult.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate83.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22391,7 +22888,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema102.properties, key0))){
+if(!(func1.call(schema105.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -22533,7 +23030,7 @@ errors++;
 if(data3.smtp !== undefined){
 let data6 = data3.smtp;
 if((typeof data6 !== "boolean") && (data6 !== null)){
-const err21 = {instancePath:instancePath+"/checks/smtp",schemaPath:"#/properties/checks/properties/smtp/type",keyword:"type",params:{type: schema102.properties.checks.properties.smtp.type},message:"must be boolean,null"};
+const err21 = {instancePath:instancePath+"/checks/smtp",schemaPath:"#/properties/checks/properties/smtp/type",keyword:"type",params:{type: schema105.properties.checks.properties.smtp.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -22637,7 +23134,7 @@ errors++;
 if(data7.catch_all !== undefined){
 let data10 = data7.catch_all;
 if((typeof data10 !== "boolean") && (data10 !== null)){
-const err30 = {instancePath:instancePath+"/flags/catch_all",schemaPath:"#/properties/flags/properties/catch_all/type",keyword:"type",params:{type: schema102.properties.flags.properties.catch_all.type},message:"must be boolean,null"};
+const err30 = {instancePath:instancePath+"/flags/catch_all",schemaPath:"#/properties/flags/properties/catch_all/type",keyword:"type",params:{type: schema105.properties.flags.properties.catch_all.type},message:"must be boolean,null"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -22686,7 +23183,7 @@ errors++;
 if(data.provider !== undefined){
 let data13 = data.provider;
 if((typeof data13 !== "string") && (data13 !== null)){
-const err34 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema102.properties.provider.type},message:"must be string,null"};
+const err34 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: schema105.properties.provider.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -22760,20 +23257,20 @@ vErrors.push(err39);
 }
 errors++;
 }
-validate81.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const WebhookDelivery = validate82;
-const schema103 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/WebhookDelivery.json","title":"WebhookDelivery","description":"One delivery attempt of a Form B event to an API-managed webhook endpoint, as listed by `GET /v1/webhooks/{id}/events` (the last 100 attempts, with status codes and response bodies). An event is attempted once and, on a non-2xx answer or timeout, retried with exponential backoff: retry 1 after 1 min, 2 after 5 min, 3 after 30 min, 4 after 2 h, 5 after 8 h; after 5 failed retries the event is marked `failed`.","x-provisional":"The delivery-attempt record is not shown in the document; its fields were designed from the published description (status codes, response bodies, retry schedule, `failed` state).","type":"object","additionalProperties":false,"required":["id","webhook_id","event_id","event_type","attempt","status","response_status_code","response_body","duration_ms","attempted_at","next_retry_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Attempt id."},"webhook_id":{"type":"string","format":"uuid","description":"The endpoint the event was posted to."},"event_id":{"type":"string","description":"The event's `id` (the `id` of the posted envelope); the same for every attempt of one event."},"event_type":{"$ref":"WebhookEventType.json","description":"The event's `type` (a Form B event name)."},"attempt":{"type":"integer","minimum":1,"maximum":6,"description":"1 for the first attempt, 2 to 6 for retries 1 to 5."},"status":{"type":"string","enum":["succeeded","retrying","failed"],"description":"`succeeded`: the endpoint answered 2xx. `retrying`: this attempt failed (non-2xx or timeout) and a retry is scheduled at `next_retry_at`. `failed`: this attempt failed and no retry remains (the fifth retry failed), so the event is marked `failed`."},"response_status_code":{"type":["integer","null"],"minimum":100,"maximum":599,"description":"HTTP status the endpoint answered; null on timeout or connection failure."},"response_body":{"type":["string","null"],"description":"Body the endpoint answered (possibly truncated); null when there was no answer."},"duration_ms":{"type":["integer","null"],"minimum":0,"description":"Time until the answer, in milliseconds; null when the connection failed before sending."},"attempted_at":{"type":"string","format":"date-time","description":"When the attempt was made."},"next_retry_at":{"type":["string","null"],"format":"date-time","description":"When the next retry is scheduled (status `retrying`); null otherwise."}},"examples":[{"id":"9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d","webhook_id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","event_id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","event_type":"email.delivered","attempt":1,"status":"succeeded","response_status_code":200,"response_body":"{\"received\":true}","duration_ms":142,"attempted_at":"2026-03-01T12:00:00Z","next_retry_at":null},{"id":"8b7c6d5e-4f3a-4b2c-9d1e-0f9a8b7c6d5e","webhook_id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","event_id":"4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f70","event_type":"email.bounced","attempt":2,"status":"retrying","response_status_code":503,"response_body":"Service Unavailable","duration_ms":87,"attempted_at":"2026-03-01T12:01:00Z","next_retry_at":"2026-03-01T12:06:00Z"}]};
-const schema104 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/WebhookEventType.json","title":"WebhookEventType","description":"An event name of the endpoints managed through `/v1/webhooks` (Form B): `email.sent` (accepted for delivery), `email.delivered` (accepted by the recipient server), `email.opened` (tracking pixel loaded), `email.clicked`, `email.bounced`, `email.complained` (spam complaint received), `email.unsubscribed`, `campaign.sent`, `campaign.completed`, `contact.created`, `contact.updated`.","type":"string","enum":["email.sent","email.delivered","email.opened","email.clicked","email.bounced","email.complained","email.unsubscribed","campaign.sent","campaign.completed","contact.created","contact.updated"],"examples":["email.delivered","email.bounced"]};
+export const WebhookDelivery = validate84;
+const schema106 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/WebhookDelivery.json","title":"WebhookDelivery","description":"One delivery attempt of a Form B event to an API-managed webhook endpoint, as listed by `GET /v1/webhooks/{id}/events` (the last 100 attempts, with status codes and response bodies). An event is attempted once and, on a non-2xx answer or timeout, retried with exponential backoff: retry 1 after 1 min, 2 after 5 min, 3 after 30 min, 4 after 2 h, 5 after 8 h; after 5 failed retries the event is marked `failed`.","x-provisional":"The delivery-attempt record is not shown in the document; its fields were designed from the published description (status codes, response bodies, retry schedule, `failed` state).","type":"object","additionalProperties":false,"required":["id","webhook_id","event_id","event_type","attempt","status","response_status_code","response_body","duration_ms","attempted_at","next_retry_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Attempt id."},"webhook_id":{"type":"string","format":"uuid","description":"The endpoint the event was posted to."},"event_id":{"type":"string","description":"The event's `id` (the `id` of the posted envelope); the same for every attempt of one event."},"event_type":{"$ref":"WebhookEventType.json","description":"The event's `type` (a Form B event name)."},"attempt":{"type":"integer","minimum":1,"maximum":6,"description":"1 for the first attempt, 2 to 6 for retries 1 to 5."},"status":{"type":"string","enum":["succeeded","retrying","failed"],"description":"`succeeded`: the endpoint answered 2xx. `retrying`: this attempt failed (non-2xx or timeout) and a retry is scheduled at `next_retry_at`. `failed`: this attempt failed and no retry remains (the fifth retry failed), so the event is marked `failed`."},"response_status_code":{"type":["integer","null"],"minimum":100,"maximum":599,"description":"HTTP status the endpoint answered; null when there was no answer: a timeout (10 seconds), a connection failure, or a destination the SSRF guard refuses.","x-provisional":"The 10-second timeout of Form B was designed as the published Form A timeout; the document names timeouts without a value for Form B."},"response_body":{"type":["string","null"],"description":"Body the endpoint answered, cut to its first 1024 characters; null when there was no answer.","x-provisional":"The 1024-character cut was designed; the document says only that response bodies are listed."},"duration_ms":{"type":["integer","null"],"minimum":0,"description":"Time until the answer, in milliseconds; null when the connection failed before sending."},"attempted_at":{"type":"string","format":"date-time","description":"When the attempt was made."},"next_retry_at":{"type":["string","null"],"format":"date-time","description":"When the next retry is scheduled (status `retrying`); null otherwise."}},"examples":[{"id":"9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d","webhook_id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","event_id":"3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f","event_type":"email.delivered","attempt":1,"status":"succeeded","response_status_code":200,"response_body":"{\"received\":true}","duration_ms":142,"attempted_at":"2026-03-01T12:00:00Z","next_retry_at":null},{"id":"8b7c6d5e-4f3a-4b2c-9d1e-0f9a8b7c6d5e","webhook_id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","event_id":"4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f70","event_type":"email.bounced","attempt":2,"status":"retrying","response_status_code":503,"response_body":"Service Unavailable","duration_ms":87,"attempted_at":"2026-03-01T12:01:00Z","next_retry_at":"2026-03-01T12:06:00Z"}]};
+const schema107 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/WebhookEventType.json","title":"WebhookEventType","description":"An event name of the endpoints managed through `/v1/webhooks` (Form B): `email.sent` (accepted for delivery), `email.delivered` (accepted by the recipient server), `email.opened` (tracking pixel loaded), `email.clicked`, `email.bounced`, `email.complained` (spam complaint received), `email.unsubscribed`, `campaign.sent`, `campaign.completed`, `contact.created`, `contact.updated`.","type":"string","enum":["email.sent","email.delivered","email.opened","email.clicked","email.bounced","email.complained","email.unsubscribed","campaign.sent","campaign.completed","contact.created","contact.updated"],"examples":["email.delivered","email.bounced"]};
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/WebhookDelivery.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate84.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22892,7 +23389,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema103.properties, key0))){
+if(!(func1.call(schema106.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -22978,7 +23475,7 @@ vErrors.push(err17);
 errors++;
 }
 if(!(((((((((((data3 === "email.sent") || (data3 === "email.delivered")) || (data3 === "email.opened")) || (data3 === "email.clicked")) || (data3 === "email.bounced")) || (data3 === "email.complained")) || (data3 === "email.unsubscribed")) || (data3 === "campaign.sent")) || (data3 === "campaign.completed")) || (data3 === "contact.created")) || (data3 === "contact.updated"))){
-const err18 = {instancePath:instancePath+"/event_type",schemaPath:"WebhookEventType.json/enum",keyword:"enum",params:{allowedValues: schema104.enum},message:"must be equal to one of the allowed values"};
+const err18 = {instancePath:instancePath+"/event_type",schemaPath:"WebhookEventType.json/enum",keyword:"enum",params:{allowedValues: schema107.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -23036,7 +23533,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!(((data5 === "succeeded") || (data5 === "retrying")) || (data5 === "failed"))){
-const err23 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema103.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema106.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -23049,7 +23546,7 @@ errors++;
 if(data.response_status_code !== undefined){
 let data6 = data.response_status_code;
 if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
-const err24 = {instancePath:instancePath+"/response_status_code",schemaPath:"#/properties/response_status_code/type",keyword:"type",params:{type: schema103.properties.response_status_code.type},message:"must be integer,null"};
+const err24 = {instancePath:instancePath+"/response_status_code",schemaPath:"#/properties/response_status_code/type",keyword:"type",params:{type: schema106.properties.response_status_code.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -23084,7 +23581,7 @@ errors++;
 if(data.response_body !== undefined){
 let data7 = data.response_body;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err27 = {instancePath:instancePath+"/response_body",schemaPath:"#/properties/response_body/type",keyword:"type",params:{type: schema103.properties.response_body.type},message:"must be string,null"};
+const err27 = {instancePath:instancePath+"/response_body",schemaPath:"#/properties/response_body/type",keyword:"type",params:{type: schema106.properties.response_body.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -23097,7 +23594,7 @@ errors++;
 if(data.duration_ms !== undefined){
 let data8 = data.duration_ms;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-const err28 = {instancePath:instancePath+"/duration_ms",schemaPath:"#/properties/duration_ms/type",keyword:"type",params:{type: schema103.properties.duration_ms.type},message:"must be integer,null"};
+const err28 = {instancePath:instancePath+"/duration_ms",schemaPath:"#/properties/duration_ms/type",keyword:"type",params:{type: schema106.properties.duration_ms.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -23147,7 +23644,7 @@ errors++;
 if(data.next_retry_at !== undefined){
 let data10 = data.next_retry_at;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err32 = {instancePath:instancePath+"/next_retry_at",schemaPath:"#/properties/next_retry_at/type",keyword:"type",params:{type: schema103.properties.next_retry_at.type},message:"must be string,null"};
+const err32 = {instancePath:instancePath+"/next_retry_at",schemaPath:"#/properties/next_retry_at/type",keyword:"type",params:{type: schema106.properties.next_retry_at.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -23180,20 +23677,19 @@ vErrors.push(err34);
 }
 errors++;
 }
-validate82.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const WebhookEndpoint = validate83;
-const schema105 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/WebhookEndpoint.json","title":"WebhookEndpoint","description":"A webhook endpoint managed through the API (`/v1/webhooks`). It receives the Form B events named in `events` as `{id, type, createdAt, data}` POSTs signed with `secret` (header `X-Service-Signature: sha256=<hex>`). Published fields: `url` (HTTPS), `events`, `secret`, `id`.","type":"object","additionalProperties":false,"required":["id","url","events","secret","enabled","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Endpoint id.","x-provisional":"DECISIONS G-4: format uuid was designed; the document does not type webhook endpoint ids."},"url":{"type":"string","format":"uri","pattern":"^https://","description":"Destination URL; HTTPS."},"events":{"type":"array","uniqueItems":true,"items":{"$ref":"WebhookEventType.json"},"description":"The event names the endpoint receives (Form B names)."},"secret":{"type":"string","description":"Signing secret chosen by the client. Every POST to the endpoint carries `X-Service-Signature: sha256=<hex>`, the HMAC-SHA256 (hex) of the raw body with this secret."},"enabled":{"type":"boolean","description":"Whether events are delivered to the endpoint; `false` pauses delivery.","x-provisional":"Designed so an endpoint can be paused through `PATCH /v1/webhooks/{id}` without deleting it; the document does not show it."},"created_at":{"type":"string","format":"date-time","description":"Creation time.","x-provisional":"Designed like the other resources' `created_at`; not shown for webhook endpoints."},"updated_at":{"type":"string","format":"date-time","description":"Last change.","x-provisional":"Designed like the other resources' `updated_at`; not shown for webhook endpoints."}},"examples":[{"id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","url":"https://hooks.example.com/mail-events","events":["email.delivered","email.bounced","email.complained"],"secret":"whsec_5f2b8c1d9e4a7b3c","enabled":true,"created_at":"2026-02-01T09:00:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
-const func0 = jsonEqual;
+export const WebhookEndpoint = validate85;
+const schema108 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/WebhookEndpoint.json","title":"WebhookEndpoint","description":"A webhook endpoint managed through the API (`/v1/webhooks`). It receives the Form B events named in `events` as `{id, type, createdAt, data}` POSTs signed with `secret` (header `X-Service-Signature: sha256=<hex>`). Published fields: `url` (HTTPS), `events`, `secret`, `id`.","type":"object","additionalProperties":false,"required":["id","url","events","secret","enabled","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Endpoint id.","x-provisional":"DECISIONS G-4: format uuid was designed; the document does not type webhook endpoint ids."},"url":{"type":"string","format":"uri","pattern":"^https://","description":"Destination URL; HTTPS."},"events":{"type":"array","uniqueItems":true,"items":{"$ref":"WebhookEventType.json"},"description":"The event names the endpoint receives (Form B names)."},"secret":{"type":"string","description":"Signing secret chosen by the client. Every POST to the endpoint carries `X-Service-Signature: sha256=<hex>`, the HMAC-SHA256 (hex) of the raw body with this secret."},"enabled":{"type":"boolean","description":"Whether events are delivered to the endpoint; `false` pauses delivery.","x-provisional":"Designed so an endpoint can be paused through `PATCH /v1/webhooks/{id}` without deleting it; the document does not show it."},"created_at":{"type":"string","format":"date-time","description":"Creation time.","x-provisional":"Designed like the other resources' `created_at`; not shown for webhook endpoints."},"updated_at":{"type":"string","format":"date-time","description":"Last change.","x-provisional":"Designed like the other resources' `updated_at`; not shown for webhook endpoints."}},"examples":[{"id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","url":"https://hooks.example.com/mail-events","events":["email.delivered","email.bounced","email.complained"],"secret":"whsec_5f2b8c1d9e4a7b3c","enabled":true,"created_at":"2026-02-01T09:00:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/WebhookEndpoint.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate83.evaluated;
+const evaluated0 = validate85.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23311,7 +23807,7 @@ errors++;
 if(data.url !== undefined){
 let data1 = data.url;
 if(typeof data1 === "string"){
-if(!pattern9.test(data1)){
+if(!pattern8.test(data1)){
 const err10 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/pattern",keyword:"pattern",params:{pattern: "^https://"},message:"must match pattern \""+"^https://"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -23321,7 +23817,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!(formats154(data1))){
+if(!(formats108(data1))){
 const err11 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -23360,7 +23856,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!(((((((((((data3 === "email.sent") || (data3 === "email.delivered")) || (data3 === "email.opened")) || (data3 === "email.clicked")) || (data3 === "email.bounced")) || (data3 === "email.complained")) || (data3 === "email.unsubscribed")) || (data3 === "campaign.sent")) || (data3 === "campaign.completed")) || (data3 === "contact.created")) || (data3 === "contact.updated"))){
-const err14 = {instancePath:instancePath+"/events/" + i0,schemaPath:"WebhookEventType.json/enum",keyword:"enum",params:{allowedValues: schema104.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/events/" + i0,schemaPath:"WebhookEventType.json/enum",keyword:"enum",params:{allowedValues: schema107.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -23487,18 +23983,18 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate83.errors = vErrors;
+validate85.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const WebhookEventType = validate84;
+export const WebhookEventType = validate86;
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/WebhookEventType.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate84.evaluated;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23516,7 +24012,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((((((((data === "email.sent") || (data === "email.delivered")) || (data === "email.opened")) || (data === "email.clicked")) || (data === "email.bounced")) || (data === "email.complained")) || (data === "email.unsubscribed")) || (data === "campaign.sent")) || (data === "campaign.completed")) || (data === "contact.created")) || (data === "contact.updated"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema104.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema107.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -23525,8 +24021,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate84.errors = vErrors;
+validate86.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
