@@ -50,6 +50,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mail/inbound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand the mail stub a received email
+         * @description DECISIONS mail-4: received mail enters the mail stub here, as the raw RFC 5322 message. It is
+         *     parsed (attachments kept as metadata only) and, for every recipient (To and Cc) whose domain has
+         *     an inbound route (`POST /mail/v1/inbound`), posted to that route's URL as the flat
+         *     `email.received` event, signed as the route says; a failed delivery is retried up to 3 times
+         *     (after 10 s, 30 s and 60 s on the stub clock). Answers once the message is accepted; the
+         *     deliveries run after the answer (`POST /_stub/clock` waits for them).
+         */
+        post: operations["receiveMailInbound"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -170,6 +195,63 @@ export interface operations {
                         /** @description Slugs of the services put back to their seeds. */
                         reset: string[];
                     };
+                };
+            };
+        };
+    };
+    receiveMailInbound: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "message/rfc822": string;
+            };
+        };
+        responses: {
+            /** @description Accepted; one `email.received` event per route the message reached. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The events queued, one per inbound route reached. */
+                        events: {
+                            /** @description The event id (`id` of the delivered payload). */
+                            id: string;
+                            /** @description The inbound route it goes to. */
+                            route_id: string;
+                            /** @description The route's domain. */
+                            domain: string;
+                            /** @description The recipient address at that domain. */
+                            to: string;
+                        }[];
+                        /** @description Recipients whose domain has no inbound route. */
+                        unrouted: string[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description No recipient's domain has an inbound route (or the mail stub is not running). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `message/rfc822`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

@@ -30,6 +30,13 @@ export function createStubControls(clock: StubClock, services: () => Array<{ slu
       await runDue();
       return { status: 200, body: state() };
     },
+    receiveMailInbound: async ({ body, fail }) => {
+      const control = services().find((s) => s.slug === 'mail')?.instance.controls?.inbound;
+      if (!control) return fail(404, undefined, 'The mail stub is not running');
+      const answer = await control(body);
+      if (answer.status === 202) return { status: 202, body: answer.body as never };
+      return fail(answer.status as 400 | 404, undefined, (answer.body as { error: string }).error);
+    },
     resetStubs: async () => {
       const reset: string[] = [];
       for (const { slug, instance } of services()) {

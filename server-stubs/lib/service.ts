@@ -17,6 +17,11 @@ export interface StubInstance {
   reset?: () => void | Promise<void>;
   /** Runs work that fell due on the clock (retries, expiries, jobs); `POST /_stub/clock` waits for it. */
   runDue?: () => void | Promise<void>;
+  /**
+   * The service's development controls, served under `/_stub/<slug>/…` from the controls contract
+   * (`openapi/stub-controls/`): by name, what each does with the request's body.
+   */
+  controls?: Record<string, (body: string) => Promise<{ status: number; body: unknown }>>;
   /** operations of the contract without a handler: they answer 501 */
   unimplemented?: string[];
   /** Stops timers and open streams so a test or the server can exit promptly. */

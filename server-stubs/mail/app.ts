@@ -34,6 +34,7 @@ import { mailErrors } from './errors.js';
 import { MailEventBus } from './events.js';
 import { oauthHandlers, OAuthState } from './handlers/oauth.js';
 import { identityHandlers } from './identity/handlers/index.js';
+import { InboundMail } from './inbound/inbound-mail.js';
 import { notificationHandlers } from './notifications/handlers/notifications.js';
 import { NotificationsStore } from './notifications/notifications-store.js';
 import { providerHandlers } from './providers/handlers/providers.js';
@@ -117,6 +118,7 @@ export function createMailApp(options: MailAppOptions = {}) {
     sso: ssoVerifier(options.sso ?? ssoConfigFromEnv(), clock),
     usage: (userId) => ({ contacts: contacts.count(userId), monitored_domains: stores.monitoredDomains.count(userId), emails_this_month: stores.outbox.sentThisMonth(userId) }),
   };
+  const inboundMail = new InboundMail(clock, stores.infrastructure.inbound, stores.webhooks);
   const oauth = new OAuthState(deps);
   const handlers = {
     ...identityHandlers(deps),
@@ -162,10 +164,11 @@ export function createMailApp(options: MailAppOptions = {}) {
     for (const store of Object.values(stores)) store.reset();
     campaignRuns.reset();
     automationRuns.reset();
+    inboundMail.reset();
     oauth.reset();
     limiter.reset();
   };
-  return { router, identity, ...stores, events, delivery, limiter, basePath: contract.basePath, unimplemented, reset, runDue, close: () => delivery.close() };
+  return { router, identity, ...stores, events, delivery, limiter, basePath: contract.basePath, unimplemented, reset, runDue, close: () => delivery.close(), inboundMail, controls: { inbound: (raw: string) => inboundMail.receive(raw) } };
 }
 
 /** Where delivered copies' pixel and tracked links point: `MAIL_TRACKING_URL`, else this machine's `npm start`. */

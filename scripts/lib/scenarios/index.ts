@@ -6,9 +6,10 @@ import { mailScenario } from './mail.js';
 import { reachScenario } from './reach.js';
 import { seoScenario } from './seo.js';
 import { socialScenario } from './social.js';
+import { stubControlsScenario } from './stub-controls.js';
 import type { ServiceScenario } from './scenario.js';
 
-export const scenarios: Readonly<Record<string, ServiceScenario<any>>> = { seo: seoScenario, coder: coderScenario, dev: devScenario, blog: blogScenario, social: socialScenario, reach: reachScenario, mail: mailScenario };
+export const scenarios: Readonly<Record<string, ServiceScenario<any>>> = { seo: seoScenario, coder: coderScenario, dev: devScenario, blog: blogScenario, social: socialScenario, reach: reachScenario, mail: mailScenario, 'stub-controls': stubControlsScenario };
 
 /** `advance` for a server with the development controls at `origin`: true when it moved the clock. */
 export function stubClockAdvance(origin: string): (seconds: number) => Promise<boolean> {

@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { Clock } from '../../lib/clock.js';
-import { allowLoopbackFromEnv, BlockedDestination, createResolver, guardedAddresses, type Resolver } from '../../lib/net-guard.js';
+import { isIP } from 'node:net';
+import { allowLoopbackFromEnv, BlockedDestination, createResolver, guardedAddresses, isBlockedAddress, type Resolver } from '../../lib/net-guard.js';
 
 /** What one POST to an endpoint came to; `ok` is a 2xx answer. */
 export interface DeliveryOutcome {
@@ -74,6 +75,17 @@ export class DeliveryEngine {
 
   get allowsLoopback(): boolean {
     return this.settings.allowLoopback;
+  }
+
+  /**
+   * Whether a URL's host is an address (or `localhost`) the SSRF guard refuses: such a URL is
+   * refused when it is set; host names are resolved, and checked, at each delivery instead (they
+   * may change, and look-ups may be unavailable when the URL is set).
+   */
+  refusesUrl(url: string): boolean {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    const literal = host === 'localhost' || host.endsWith('.localhost') ? '127.0.0.1' : isIP(host) ? host : undefined;
+    return literal !== undefined && isBlockedAddress(literal, { allowLoopback: this.settings.allowLoopback });
   }
 
   trackWith(tracker: Tracker): void {

@@ -200,6 +200,11 @@ export class WebhooksStore {
   }
 
   /** Every Form A attempt of the endpoint, oldest first. */
+  /** The signing secret set in the dashboard: the newest Form A endpoint's that has one (inbound routes without their own use it). */
+  dashboardSigningSecret(userId: string): string | undefined {
+    return this.formAOf(userId).find((e) => e.secret !== null)?.secret ?? undefined;
+  }
+
   formALogOf(id: string): FormAAttempt[] {
     return this.formALog.filter((a) => a.webhookId === id);
   }

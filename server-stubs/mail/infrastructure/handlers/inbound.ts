@@ -1,5 +1,4 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
-import { isBlockedAddress } from '../../../lib/net-guard.js';
 import type { MailDeps, MailHandlers } from '../../context.js';
 import { isDomainName, normalizedDomain } from '../../deliverability/dns-check.js';
 import { iso, pageOf } from '../../identity/handlers/paging.js';
@@ -15,19 +14,10 @@ function shown(r: InboundRouteRecord): InboundRoute {
 /** A pending route is looked up again on a list read once its last check is this old (as sending domains are). */
 export const inboundRecheckAfterMs = 60_000;
 
-/**
- * The delivery URL's host when it is an IP literal the SSRF guard blocks (loopback, private, link-local):
- * refused now rather than at every delivery. Names are resolved and guarded when mail is delivered.
- */
-function blockedLiteral(url: string): boolean {
-  const host = new URL(url).hostname;
-  return host === 'localhost' || host.endsWith('.localhost') || (/^[\d.]+$|^\[.*\]$/.test(host) && isBlockedAddress(host));
-}
-
 const alreadyConfigured = 'Inbound domain already configured';
 
 /** Inbound routes: configure a domain whose received mail is posted as `email.received`, list, remove. */
-export function inboundHandlers({ infrastructure, dns, clock }: MailDeps) {
+export function inboundHandlers({ infrastructure, webhooks, dns, clock }: MailDeps) {
   const routes = infrastructure.inbound;
   const check = async (record: InboundRouteRecord) => routes.checked(record, await publishesInboundMx(dns, record.domain));
 
@@ -41,7 +31,7 @@ export function inboundHandlers({ infrastructure, dns, clock }: MailDeps) {
     createInboundRoute: async ({ principal, body, fail }) => {
       const fieldErrors = {
         ...(!isDomainName(body.domain) && { domain: ['Invalid hostname'] }),
-        ...(blockedLiteral(body.webhook_url) && { webhook_url: ['Must not point at a loopback, private or link-local address'] }),
+        ...(webhooks.engine.refusesUrl(body.webhook_url) && { webhook_url: ['Must not point at a loopback, private or link-local address'] }),
       };
       if (Object.keys(fieldErrors).length > 0) fail(400, undefined, 'Validation failed', { details: { fieldErrors } });
       const domain = normalizedDomain(body.domain);

@@ -1,7 +1,5 @@
-import { isIP } from 'node:net';
 import type { components } from '../../../../generated/mail/types.gen.js';
 import type { Fail } from '../../../lib/handlers.js';
-import { isBlockedAddress } from '../../../lib/net-guard.js';
 import type { MailDeps, MailHandlers } from '../../context.js';
 import { iso } from '../../identity/handlers/paging.js';
 import type { FormAEndpoint, FormBAttempt, FormBEndpoint, WebhooksStore } from '../webhooks-store.js';
@@ -46,16 +44,9 @@ function shownA(e: FormAEndpoint): DashboardWebhook {
   };
 }
 
-/**
- * A URL whose host is an address (or `localhost`) the SSRF guard refuses is refused when it is
- * set; host names are resolved, and checked, at each delivery instead (they may change, and
- * look-ups may be unavailable here).
- */
+/** A URL the SSRF guard would refuse by its address alone is refused when it is set. */
 function refuseBlockedUrl(url: string | undefined, webhooks: WebhooksStore, fail: Fail<400>): void {
-  if (url === undefined) return;
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  const literal = host === 'localhost' || host.endsWith('.localhost') ? '127.0.0.1' : isIP(host) ? host : undefined;
-  if (literal && isBlockedAddress(literal, { allowLoopback: webhooks.engine.allowsLoopback })) {
+  if (url !== undefined && webhooks.engine.refusesUrl(url)) {
     fail(400, undefined, 'Validation failed', { details: { fieldErrors: { url: ['URL points at an address webhooks may not reach'] } } });
   }
 }

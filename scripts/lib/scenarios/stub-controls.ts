@@ -1,0 +1,51 @@
+/**
+ * The development controls' scenario: received mail handed to the mail stub (DECISIONS mail-4)
+ * reaches an inbound route made for the run. The clock and reset controls are checked by their
+ * examples and the platform tests; resetting here would wipe what other scenarios made.
+ */
+import assert from 'node:assert/strict';
+import { ScenarioSetupError, type ScenarioContext, type ServiceScenario } from './scenario.js';
+
+interface ControlsFixture {
+  ctx: ScenarioContext;
+  /** the inbound domain made for the run */
+  domain: string;
+}
+
+/** The mail stub beside the controls, as a Max user (CONVENTIONS §6 seeds). */
+const mailUrl = (ctx: ScenarioContext) => ctx.baseUrl.replace(/\/_stub$/, '/mail');
+
+const raw = (to: string, from = 'From: Scenario <scenario@example.com>') => `${from}\r\nTo: ${to}\r\nSubject: Scenario\r\nMessage-ID: <scenario@example.com>\r\n\r\nHello from the scenario.\r\n`;
+
+async function hand(f: ControlsFixture, body: string, type = 'message/rfc822') {
+  const response = await fetch(`${f.ctx.baseUrl}/mail/inbound`, { method: 'POST', headers: { ...f.ctx.headers, 'content-type': type }, body });
+  return { status: response.status, body: await response.json() };
+}
+
+export const stubControlsScenario: ServiceScenario<ControlsFixture> = {
+  async setup(ctx) {
+    const domain = `in-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}.scenario-mail.example`;
+    const response = await fetch(`${mailUrl(ctx)}/v1/inbound`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer msk_test_max', 'content-type': 'application/json' },
+      body: JSON.stringify({ domain, webhook_url: 'https://hooks.example.com/inbound', secret: 'scenario-signing-secret' }),
+    });
+    if (response.status !== 201) throw new ScenarioSetupError(`create an inbound route on the mail stub: expected 201, got ${response.status}`);
+    await response.body?.cancel();
+    return { ctx, domain };
+  },
+
+  calls: {
+    receiveMailInbound: (f) => hand(f, raw(`support@${f.domain}`)),
+  },
+
+  expectations: {
+    receiveMailInbound: (b, f) => assert.deepEqual({ to: b.events.map((e: { to: string }) => e.to), unrouted: b.unrouted }, { to: [`support@${f.domain}`], unrouted: [] }),
+  },
+
+  refusals: [
+    { id: 'receiveMailInbound', status: 400, why: 'a message without a From address', call: (f) => hand(f, raw(`support@${f.domain}`, 'X-Nobody: 1')) },
+    { id: 'receiveMailInbound', status: 404, why: 'a recipient domain without a route', call: (f) => hand(f, raw('someone@nowhere.scenario-mail.example')) },
+    { id: 'receiveMailInbound', status: 415, why: 'a body that is not message/rfc822', call: (f) => hand(f, raw(`support@${f.domain}`), 'text/plain') },
+  ],
+};
