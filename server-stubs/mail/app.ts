@@ -70,9 +70,9 @@ export interface MailAppOptions extends StubEnvironment, RouterSwitches {
 }
 
 /**
- * The mail stub. The contract, its validation and its authentication are live; identity (keys,
- * sessions, plans, OAuth) is implemented, and every operation without a handler yet answers 501
- * in the mail error body, naming itself.
+ * The mail stub: every operation of the contract with its reference behaviour, the parts side by
+ * side on one event bus (identity, audience, deliverability, sending, campaigns, automations,
+ * tracking, webhooks, provider webhooks, notifications, referrals), time from one clock.
  */
 export function createMailApp(options: MailAppOptions = {}) {
   const secrets = { ...providerSecretsFromEnv(), ...options.secrets };
@@ -204,7 +204,7 @@ function providerCredentials(secrets: ProviderSecrets): StubCredential[] {
 const service: StubService<MailAppOptions> = {
   slug: 'mail',
   basePath: '/mail',
-  title: 'Mail (identity, OAuth and contacts implemented; other operations answer 501 until implemented)',
+  title: 'Mail (every operation; received mail enters through POST /_stub/mail/inbound)',
   credentials: [...mailCredentials, ...providerCredentials(providerSecretsFromEnv())],
   errors: mailErrors,
   create: (options) => createMailApp(options),
