@@ -1,4 +1,5 @@
 import { createUDPServer, Packet } from 'dns2';
+import { afterAll, beforeAll } from 'vitest';
 
 export interface MxAnswer {
   exchange: string;
@@ -77,4 +78,19 @@ export async function startDnsServer(zone: Zone): Promise<TestDnsServer> {
     queries,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The file's DNS server: started before its tests (and before hooks registered after this call), closed after. */
+export function dnsServerForTests(zone: Zone): TestDnsServer {
+  let current: TestDnsServer | undefined;
+  beforeAll(async () => {
+    current = await startDnsServer(zone);
+  });
+  afterAll(() => current?.close());
+  return new Proxy({} as TestDnsServer, {
+    get: (_target, name) => {
+      if (!current) throw new Error('the DNS server is not started yet: use it inside a test or hook');
+      return current[name as keyof TestDnsServer];
+    },
+  });
 }

@@ -4,11 +4,11 @@
  * free first, a 14-day linear warm-up or straight to active), pool changes, forward-confirmed
  * reverse DNS against a loopback DNS server, release (409 afterwards, the address reused), ids.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { ipLifecycle } from '../../server-stubs/mail/infrastructure/dedicated-ips.js';
 import { createRecordResolver } from '../../server-stubs/lib/dns-records.js';
-import { startDnsServer, type TestDnsServer, type Zone } from '../helpers/dns-server.js';
-import { answered, startMail, type MailStub } from './identity-support.js';
+import { dnsServerForTests, type Zone } from '../helpers/dns-server.js';
+import { answered, mailForEachTest } from './identity-support.js';
 
 const zone: Zone = {
   'mta1.example.test': ['203.0.113.1'],
@@ -17,17 +17,8 @@ const zone: Zone = {
   'broken.example.test': { servfail: true },
 };
 
-let dns: TestDnsServer;
-let mail: MailStub;
-beforeAll(async () => {
-  dns = await startDnsServer(zone);
-  mail = await startMail({ dns: createRecordResolver({ dnsServer: dns.address, timeoutMs: 1000 }) });
-});
-afterAll(async () => {
-  await mail.close();
-  await dns.close();
-});
-beforeEach(() => mail.app.reset());
+const dns = dnsServerForTests(zone);
+const mail = mailForEachTest(() => ({ dns: createRecordResolver({ dnsServer: dns.address, timeoutMs: 1000 }) }));
 
 const max = () => mail.key('msk_test_max');
 const path = '/v1/dedicated-ips';

@@ -4,11 +4,11 @@
  * bands, issues a user can act on, duplicates, the plan's allowance, unknown and other users' ids,
  * host names and scopes. No look-up leaves the machine.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { createRecordResolver } from '../../server-stubs/lib/dns-records.js';
 import { planQuotas } from '../../server-stubs/mail/identity/plans.js';
-import { startDnsServer, type TestDnsServer, type Zone } from '../helpers/dns-server.js';
-import { answered, startMail, type MailStub } from './identity-support.js';
+import { dnsServerForTests, type Zone } from '../helpers/dns-server.js';
+import { answered, mailForEachTest } from './identity-support.js';
 
 const key = 'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA';
 const mx = [{ exchange: 'mx1.mail.test', priority: 10 }];
@@ -40,17 +40,8 @@ const zone: Zone = {
   'bare.test': { txt: ['google-site-verification=abc'] },
 };
 
-let dns: TestDnsServer;
-let mail: MailStub;
-beforeAll(async () => {
-  dns = await startDnsServer(zone);
-  mail = await startMail({ dns: createRecordResolver({ dnsServer: dns.address, timeoutMs: 1000 }) });
-});
-afterAll(async () => {
-  await mail.close();
-  await dns.close();
-});
-beforeEach(() => mail.app.reset());
+const dns = dnsServerForTests(zone);
+const mail = mailForEachTest(() => ({ dns: createRecordResolver({ dnsServer: dns.address, timeoutMs: 1000 }) }));
 
 const max = () => mail.key('msk_test_max');
 const path = '/v1/dmarc/domains';

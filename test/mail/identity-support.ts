@@ -44,11 +44,13 @@ export async function startMail(options: MailAppOptions = {}): Promise<MailStub>
 /**
  * The file's stub: started once before its tests, put back to its seeds before each, closed after.
  * Answers a stand-in that reaches the running stub, so a test file reads `mail.key(...)` as before.
+ * `options` may be a function, read when the stub starts (after the hooks registered before it,
+ * such as a DNS server's).
  */
-export function mailForEachTest(options: MailAppOptions = {}): MailStub {
+export function mailForEachTest(options: MailAppOptions | (() => MailAppOptions) = {}): MailStub {
   let current: MailStub | undefined;
   beforeAll(async () => {
-    current = await startMail(options);
+    current = await startMail(typeof options === 'function' ? options() : options);
   });
   afterAll(() => current?.close());
   beforeEach(() => current!.app.reset());

@@ -5,26 +5,17 @@
  * once a minute), one route per domain across the service (409), host-name and URL rules (400),
  * ids of nobody or another user (404), scopes, paging.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { beforeEach, describe, expect, test } from 'vitest';
 import { createRecordResolver } from '../../server-stubs/lib/dns-records.js';
-import { startDnsServer, type TestDnsServer, type Zone } from '../helpers/dns-server.js';
-import { answered, startMail, type MailStub } from './identity-support.js';
+import { dnsServerForTests, type Zone } from '../helpers/dns-server.js';
+import { answered, mailForEachTest } from './identity-support.js';
 
 const zone: Zone = {};
 const ours = { exchange: 'mx2.mail.platform.example', priority: 5 };
 
-let dns: TestDnsServer;
-let mail: MailStub;
-beforeAll(async () => {
-  dns = await startDnsServer(zone);
-  mail = await startMail({ dns: createRecordResolver({ dnsServer: dns.address, timeoutMs: 1000 }) });
-});
-afterAll(async () => {
-  await mail.close();
-  await dns.close();
-});
+const dns = dnsServerForTests(zone);
+const mail = mailForEachTest(() => ({ dns: createRecordResolver({ dnsServer: dns.address, timeoutMs: 1000 }) }));
 beforeEach(() => {
-  mail.app.reset();
   for (const name of Object.keys(zone)) delete zone[name];
   dns.queries.length = 0;
 });

@@ -4,16 +4,11 @@
  * report ignored, and a complaint about one of the stub's messages suppressing the recipient for
  * its sender only.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { answered, startMail, type MailStub } from './identity-support.js';
+import { describe, expect, test } from 'vitest';
+import { answered, mailForEachTest } from './identity-support.js';
 import { call, contactStatus, fixture, recordBus, secrets, sentBy, stubReport, suppressions } from './provider-webhooks-support.js';
 
-let mail: MailStub;
-beforeAll(async () => {
-  mail = await startMail();
-});
-afterAll(() => mail.close());
-beforeEach(() => mail.app.reset());
+const mail = mailForEachTest();
 
 const bySecret = { 'x-webhook-secret': secrets.fbl };
 const report = (body: string, type = 'message/rfc822', headers: Record<string, string> = bySecret, status = 200) =>

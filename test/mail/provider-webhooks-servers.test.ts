@@ -5,20 +5,15 @@
  * eight event kinds and repeated request ids; translation through the deterministic adapter.
  */
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { signPostalBody } from '../../server-stubs/mail/providers/postal-signature.js';
 import { postalTestPrivateKey } from '../../server-stubs/mail/providers/postal-test-keys.js';
-import { startMail, type MailStub } from './identity-support.js';
+import { mailForEachTest, startMail } from './identity-support.js';
 import { call, contactStatus, recordBus, secrets, sentBy, suppressions } from './provider-webhooks-support.js';
 
 const pair = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
 
-let mail: MailStub;
-beforeAll(async () => {
-  mail = await startMail({ secrets: { postalPublicKey: pair.publicKey } });
-});
-afterAll(() => mail.close());
-beforeEach(() => mail.app.reset());
+const mail = mailForEachTest({ secrets: { postalPublicKey: pair.publicKey } });
 
 describe('POST /webhooks/mailserver-a', () => {
   const eventA = (payload: Record<string, unknown>, status = 200, headers: Record<string, string> = { 'x-inbound-secret': secrets.inbound }) =>

@@ -5,17 +5,12 @@
  * others masked, `myRank`), milestones ordered by threshold, claims with 400/404/409/422 exactly as
  * published, a nudge that sends nothing, log-share that changes no count, and the session-only routes.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { dashboardUrlFromEnv, defaultDashboardUrl } from '../../server-stubs/mail/referrals/referrals-store.js';
 import { maskedName } from '../../server-stubs/mail/referrals/leaderboard.js';
-import { answered, startMail, type MailStub } from './identity-support.js';
+import { answered, mailForEachTest, startMail } from './identity-support.js';
 
-let mail: MailStub;
-beforeAll(async () => {
-  mail = await startMail();
-});
-afterAll(() => mail.close());
-beforeEach(() => mail.app.reset());
+const mail = mailForEachTest();
 
 const dashboard = (user: 'free' | 'pro' | 'max' = 'max') => mail.session(`sess_test_${user}`);
 const ids = { first: '8c7b6a5d-4e3f-4a2b-9c1d-0e9f8a7b6c5d', connector: '9d8c7b6a-5f4e-4b3c-8d2e-1f0a9b8c7d6e', ambassador: '0e9d8c7b-6a5f-4c4d-9e3f-2a1b0c9d8e7f' };

@@ -6,11 +6,11 @@
  * after creation; both outcomes announced on the bus. Duplicates, ids, paging, scopes.
  */
 import { createPublicKey } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { createRecordResolver } from '../../server-stubs/lib/dns-records.js';
 import type { MailEvents } from '../../server-stubs/mail/events.js';
-import { startDnsServer, type TestDnsServer, type Zone } from '../helpers/dns-server.js';
-import { answered, startMail, type MailStub } from './identity-support.js';
+import { dnsServerForTests, type Zone } from '../helpers/dns-server.js';
+import { answered, mailForEachTest } from './identity-support.js';
 
 const zone: Zone = {
   'broken.test': { servfail: true },
@@ -19,21 +19,14 @@ const zone: Zone = {
   'bounces.broken.test': { servfail: true },
 };
 
-let dns: TestDnsServer;
-let mail: MailStub;
+const dns = dnsServerForTests(zone);
+const mail = mailForEachTest(() => ({ dns: createRecordResolver({ dnsServer: dns.address, timeoutMs: 1000 }) }));
 const outcomes: Array<[keyof MailEvents, unknown]> = [];
-beforeAll(async () => {
-  dns = await startDnsServer(zone);
-  mail = await startMail({ dns: createRecordResolver({ dnsServer: dns.address, timeoutMs: 1000 }) });
+beforeAll(() => {
   mail.app.events.on('domain.verified', (e) => outcomes.push(['domain.verified', e]));
   mail.app.events.on('domain.failed', (e) => outcomes.push(['domain.failed', e]));
 });
-afterAll(async () => {
-  await mail.close();
-  await dns.close();
-});
 beforeEach(() => {
-  mail.app.reset();
   outcomes.length = 0;
   for (const name of Object.keys(zone)) if (!name.includes('broken.test')) delete zone[name];
 });

@@ -4,36 +4,26 @@
  * disposable/role/free flags, provider from the MX hosts, the score and verdict, batch summaries,
  * credit metering (one per started 100 addresses, 402 charging nothing), the plan gate and scopes.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { beforeEach, describe, expect, test } from 'vitest';
 import { createRecordResolver } from '../../server-stubs/lib/dns-records.js';
 import { validationCredits } from '../../server-stubs/mail/identity/plans.js';
-import { startDnsServer, type TestDnsServer } from '../helpers/dns-server.js';
-import { answered, startMail, type MailStub } from './identity-support.js';
+import { dnsServerForTests } from '../helpers/dns-server.js';
+import { answered, mailForEachTest, startMail } from './identity-support.js';
 
-let dns: TestDnsServer;
-let mail: MailStub;
-
-beforeAll(async () => {
-  dns = await startDnsServer({
-    'lovelace.example': { mx: [{ exchange: 'mx2.lovelace.example', priority: 20 }, { exchange: 'mx1.lovelace.example', priority: 10 }] },
-    'workspace.example': { mx: [{ exchange: 'aspmx.l.google.com', priority: 1 }] },
-    'gmail.com': { mx: [{ exchange: 'gmail-smtp-in.l.google.com', priority: 5 }] },
-    'outlook-hosted.example': { mx: [{ exchange: 'outlook-hosted-example.mail.protection.outlook.com', priority: 0 }] },
-    'xn--bcher-kva.example': { mx: [{ exchange: 'mx.xn--bcher-kva.example', priority: 10 }] },
-    'mailinator.com': { mx: [{ exchange: 'mail.mailinator.com', priority: 1 }] },
-    'inbox.mailinator.com': { mx: [{ exchange: 'mail.mailinator.com', priority: 1 }] },
-    'a-only.example': { addresses: ['192.0.2.10'] },
-    'null-mx.example': { mx: [{ exchange: '.', priority: 0 }] },
-    'broken.example': { servfail: true },
-  });
-  mail = await startMail({ dns: createRecordResolver({ dnsServer: dns.address, timeoutMs: 1000 }) });
+const dns = dnsServerForTests({
+  'lovelace.example': { mx: [{ exchange: 'mx2.lovelace.example', priority: 20 }, { exchange: 'mx1.lovelace.example', priority: 10 }] },
+  'workspace.example': { mx: [{ exchange: 'aspmx.l.google.com', priority: 1 }] },
+  'gmail.com': { mx: [{ exchange: 'gmail-smtp-in.l.google.com', priority: 5 }] },
+  'outlook-hosted.example': { mx: [{ exchange: 'outlook-hosted-example.mail.protection.outlook.com', priority: 0 }] },
+  'xn--bcher-kva.example': { mx: [{ exchange: 'mx.xn--bcher-kva.example', priority: 10 }] },
+  'mailinator.com': { mx: [{ exchange: 'mail.mailinator.com', priority: 1 }] },
+  'inbox.mailinator.com': { mx: [{ exchange: 'mail.mailinator.com', priority: 1 }] },
+  'a-only.example': { addresses: ['192.0.2.10'] },
+  'null-mx.example': { mx: [{ exchange: '.', priority: 0 }] },
+  'broken.example': { servfail: true },
 });
-afterAll(async () => {
-  await mail.close();
-  await dns.close();
-});
+const mail = mailForEachTest(() => ({ dns: createRecordResolver({ dnsServer: dns.address, timeoutMs: 1000 }) }));
 beforeEach(() => {
-  mail.app.reset();
   dns.queries.length = 0;
 });
 
