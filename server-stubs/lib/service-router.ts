@@ -84,23 +84,44 @@ export function createServiceRouter<Ops, P extends Principal = Principal, Defaul
   router.use(parseBody);
   router.use(checkFiniteParameters(contract));
   router.use(pruneUnknownProperties(contract));
+  // Built on the service's first request, not at start: compiling a contract's validators is most
+  // of a service's start-up cost, and a server of eight services should answer its first request
+  // without waiting for the seven it was not asked about.
   router.use(
-    ...(OpenApiValidator.middleware({
-      apiSpec: structuredClone(contract.document) as never,
-      // The build lints every bundle against the OpenAPI schema already; doing it again here
-      // would cost a third of the stub's cold start.
-      validateApiSpec: false,
-      validateRequests: options.validateRequests === false ? false : { allErrors: true, allowUnknownQueryParameters: true },
-      validateResponses: options.validateResponses === false ? false : { allErrors: true },
-      validateSecurity: { handlers: options.security as never },
-      validateFormats: true,
-      ignoreUndocumented: false,
-    }) as unknown as RequestHandler[]),
+    onFirstUse(
+      () =>
+        OpenApiValidator.middleware({
+          apiSpec: structuredClone(contract.document) as never,
+          // The build lints every bundle against the OpenAPI schema already; doing it again here
+          // would cost a third of the stub's cold start.
+          validateApiSpec: false,
+          validateRequests: options.validateRequests === false ? false : { allErrors: true, allowUnknownQueryParameters: true },
+          validateResponses: options.validateResponses === false ? false : { allErrors: true },
+          validateSecurity: { handlers: options.security as never },
+          validateFormats: true,
+          ignoreUndocumented: false,
+        }) as unknown as RequestHandler[],
+    ),
   );
   if (options.rateLimits !== false) router.use(rateLimit(limiter));
   router.use(dispatch(handlers, contract, options.validateResponses !== false));
   router.use(errorExit(options.slug, options.errors));
   return { router, contract, limiter, unimplemented };
+}
+
+/** Middleware made when the first request needs it, then run in order as one. */
+function onFirstUse(make: () => RequestHandler[]): RequestHandler {
+  let chain: RequestHandler[] | undefined;
+  return (req, res, next) => {
+    chain ??= make();
+    const steps = chain;
+    let i = 0;
+    const step = (error?: unknown) => {
+      if (error || i === steps.length) return next(error);
+      steps[i++]!(req, res, step);
+    };
+    step();
+  };
 }
 
 /** Sets `req.matched`, or fails with 404 (no such path) or 405 with `Allow` (no such method). */
