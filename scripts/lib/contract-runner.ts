@@ -10,8 +10,8 @@
  *   taking JSON answers a malformed JSON body with a declared 4xx; an unknown path answers 404.
  *   Against a stateless mock the malformed-JSON answer is held to its status only (Prism answers
  *   its own error body there, not the service's).
- * - `scenario`: on a stateful target (not `--stateless`), the service's behaviour scenario
- *   (scripts/lib/scenarios/): what each operation needs is created through the API, then every
+ * - `scenario`: on a stateful target (not `--stateless`), and before the others, the service's
+ *   behaviour scenario (scripts/lib/scenarios/): what each operation needs is created through the API, then every
  *   operation is called on a path that succeeds; its answer must be the declared success with a
  *   valid body that says what it should (the list holds what was created, and so on). The clock is
  *   moved with the development controls when the target has them, else the scenario waits.
@@ -340,7 +340,11 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       return finish();
     }
 
-    // a. The contract's own examples.
+    // a. The behaviour scenario, on a stateful target, first: the examples below may use up what a
+    // scenario needs once (a milestone claimed, a rate window), and any declared answer suits them.
+    if (!options.stateless) await scenario();
+
+    // b. The contract's own examples.
     for (const operation of operations) {
       const r = withExtra(asWireRequest(exampleRequest(document, operation, exampleCredentials), 'example'));
       const anonymous = asWireRequest(exampleRequest(document, operation, () => ({})), 'example');
@@ -354,7 +358,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       });
     }
 
-    // b. Negative cases.
+    // c. Negative cases.
     for (const operation of operations) {
       if (!isSecured(document, operation)) continue;
       const r = asWireRequest(exampleRequest(document, operation, () => ({})), 'no credentials');
@@ -378,9 +382,6 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
     await check('negative', 'unknown path answers 404', withExtra({ case: 'unknown path', method: 'GET', path: unknown, query: [], headers: {}, expect: 'any' }), (o) =>
       o.error ? [`no answer: ${o.error}`] : o.status === 404 ? [] : [`expected 404, got ${o.status}`],
     );
-
-    // c. The behaviour scenario, on a stateful target.
-    if (!options.stateless) await scenario();
 
     // d. The fuzzer.
     if (runs > 0) await fuzz();
@@ -408,12 +409,14 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
           body: outcome.stream ?? (outcome.body === undefined ? '' : JSON.stringify(outcome.body)),
           ms: each,
         };
+        // A call that keeps no JSON body (a page, an image, a redirect) is held to its status; its expectation checked the rest.
+        const statusOnly = outcome.stream === undefined && outcome.body === undefined;
         if (outcome.status === 501) {
           results.push({ kind: 'scenario', name: operation.label, outcome: 'skipped', message: 'not implemented (501)', ms: each });
           continue;
         }
         const problems = [
-          ...answerProblems(checker, document, operation, observed, outcome.refusal === undefined ? { statuses: (s) => s >= 200 && s < 300, what: 'its success' } : undefined),
+          ...answerProblems(checker, document, operation, observed, outcome.refusal === undefined ? { statuses: (s) => s >= 200 && s < 400, what: 'its success', statusOnly } : statusOnly ? { statuses: () => true, what: 'its refusal', statusOnly } : undefined),
           ...outcome.problems,
         ];
         const answer = `← ${outcome.status} ${observed.body.slice(0, 300)}`;

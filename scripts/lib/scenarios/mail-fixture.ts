@@ -1,5 +1,5 @@
 import { createMailClient, type MailClient } from '../../../generated/mail/client.gen.js';
-import type { ScenarioContext, ScenarioPart } from './scenario.js';
+import { patientFetch, type ScenarioContext, type ScenarioPart } from './scenario.js';
 
 /** What every part of the mail scenario works on: the service, the caller's key, a dashboard session of the same user. */
 export interface MailFixture {
@@ -18,7 +18,7 @@ export type MailScenarioPart = ScenarioPart<MailFixture>;
 
 /** A body of another media type where the operation takes JSON (or CSV): the declared 415. */
 export async function notJson(f: MailFixture, method: string, path: string, headers: Record<string, string> = f.ctx.headers) {
-  const response = await fetch(`${f.ctx.baseUrl}${path}`, { method, headers: { ...headers, 'content-type': 'text/plain' }, body: 'plain text' });
+  const response = await patientFetch(f.ctx)(`${f.ctx.baseUrl}${path}`, { method, headers: { ...headers, 'content-type': 'text/plain' }, body: 'plain text' });
   return { status: response.status, body: await response.json() };
 }
 
@@ -26,7 +26,7 @@ export async function notJson(f: MailFixture, method: string, path: string, head
 export const fresh = (label: string) => `${label}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 8)}@example.com`;
 
 /** The seeded OAuth token of the same user holding only the `send` scope: what a scope refusal needs. */
-export const sendOnly = (f: MailFixture) => createMailClient({ baseUrl: f.ctx.baseUrl, headers: { authorization: 'Bearer msk_test_oauth_send' } });
+export const sendOnly = (f: MailFixture) => createMailClient({ baseUrl: f.ctx.baseUrl, headers: { authorization: 'Bearer msk_test_oauth_send' }, fetch: patientFetch(f.ctx) });
 
 /** An id no seeded or created resource has: what a 404 needs. */
 export const unknownId = '0f0e0d0c-0b0a-4909-8807-060504030201';
@@ -41,7 +41,7 @@ export async function withRestrictedKey<T>(f: MailFixture, call: (client: MailCl
   const key = await f.dashboard.POST('/v1/keys', { body: { name: 'Restricted scenario key', allowed_account_id: account.data.data.id } });
   if (key.response.status !== 201 || !key.data) throw new Error(`create a restricted key: ${key.response.status}`);
   try {
-    return await call(createMailClient({ baseUrl: f.ctx.baseUrl, headers: { authorization: `Bearer ${key.data.data.key}` } }));
+    return await call(createMailClient({ baseUrl: f.ctx.baseUrl, headers: { authorization: `Bearer ${key.data.data.key}` }, fetch: patientFetch(f.ctx) }));
   } finally {
     await f.dashboard.DELETE('/v1/keys', { params: { query: { id: key.data.data.id } } });
   }

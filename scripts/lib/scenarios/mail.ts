@@ -5,7 +5,7 @@
  * deliverability (validation, DMARC monitoring, sending domains) and sending follow.
  */
 import { createMailClient } from '../../../generated/mail/client.gen.js';
-import { composeScenario, ScenarioSetupError } from './scenario.js';
+import { composeScenario, patientFetch, ScenarioSetupError } from './scenario.js';
 import type { MailFixture } from './mail-fixture.js';
 import { devLogin, mailIdentityPart } from './mail-identity.js';
 import { audiencePart } from './mail-audience.js';
@@ -31,8 +31,8 @@ export const mailScenario = composeScenario<MailFixture>(async (ctx) => {
   if (login.response.status !== 303 || !login.session) throw new ScenarioSetupError(`sign in as ${scenarioUser}: expected 303 with a session cookie, got ${login.response.status}`);
   return {
     ctx,
-    api: createMailClient({ baseUrl: ctx.baseUrl, headers: ctx.headers }),
-    dashboard: createMailClient({ baseUrl: ctx.baseUrl, headers: { cookie: `session=${login.session}` } }),
+    api: createMailClient({ baseUrl: ctx.baseUrl, headers: ctx.headers, fetch: patientFetch(ctx) }),
+    dashboard: createMailClient({ baseUrl: ctx.baseUrl, headers: { cookie: `session=${login.session}` }, fetch: patientFetch(ctx) }),
     session: login.session,
     made: {},
   };

@@ -106,6 +106,24 @@ export async function patiently<R extends { response: Response }>(ctx: ScenarioC
   }
 }
 
+/**
+ * `fetch` that waits out a 429 as `patiently` does: a scenario's clients use it, so every call,
+ * not only the setup, still gets its answer from a target whose rate windows an earlier run filled.
+ * A refused request changed nothing, so sending it again is safe.
+ */
+export function patientFetch(ctx: ScenarioContext): typeof fetch {
+  return async (input, init) => {
+    const original = input instanceof Request ? input : undefined;
+    for (let attempt = 0; ; attempt++) {
+      const response = await fetch(original ? original.clone() : input, init);
+      if (response.status !== 429 || attempt === 3) return response;
+      await response.body?.cancel();
+      const seconds = Math.min(60, Math.max(1, Number(response.headers.get('retry-after')) || 1));
+      if (!(await ctx.advance(seconds))) await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    }
+  };
+}
+
 /** Runs a scenario's setup and every call in order; each success body is held to its expectation. */
 export async function runScenario<F>(scenario: ServiceScenario<F>, ctx: ScenarioContext): Promise<ScenarioOutcome[]> {
   const fixture = await scenario.setup(ctx);
