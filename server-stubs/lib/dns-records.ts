@@ -1,5 +1,5 @@
 import { Resolver as DnsResolver } from 'node:dns/promises';
-import { LookupFailed } from './net-guard.js';
+import { LookupFailed, NO_RECORDS, withinTime } from './net-guard.js';
 
 /**
  * Look-ups of the records mail deliverability reads (MX, TXT, CNAME), injectable so a stub can be
@@ -31,9 +31,6 @@ export interface RecordResolverOptions {
   dnsServer?: string;
 }
 
-/** Answers meaning "this name has no record of that type", which are answers, not failures. */
-const NO_RECORDS = new Set(['ENODATA', 'ENOTFOUND']);
-
 export function createRecordResolver(options: RecordResolverOptions = {}): RecordResolver {
   const timeoutMs = options.timeoutMs ?? 3000;
   const dnsServer = options.dnsServer ?? process.env.STUB_DNS_SERVER;
@@ -42,21 +39,13 @@ export function createRecordResolver(options: RecordResolverOptions = {}): Recor
 
   async function ask<T>(kind: string, name: string, query: (host: string) => Promise<T[]>): Promise<T[]> {
     const host = name.trim().replace(/\.$/, '').toLowerCase();
-    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      return await Promise.race([
-        query(host),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new LookupFailed(`${kind} look-up of ${host} timed out`)), timeoutMs);
-        }),
-      ]);
+      return await withinTime(query(host), timeoutMs, `${kind} look-up of ${host} timed out`);
     } catch (error) {
       if (error instanceof LookupFailed) throw error;
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
       if (NO_RECORDS.has(code)) return [];
       throw new LookupFailed(`${kind} look-up of ${host} failed (${code})`);
-    } finally {
-      clearTimeout(timer);
     }
   }
 

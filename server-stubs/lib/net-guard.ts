@@ -32,8 +32,23 @@ export interface ResolverOptions {
   dnsServer?: string;
 }
 
-/** Answers a DNS server may give for "this name has no such record"; the other family may have some. */
-const NO_RECORDS = new Set(['ENODATA', 'ENOTFOUND']);
+/** Answers a DNS server may give for "this name has no such record" (an answer, not a failure). */
+export const NO_RECORDS: ReadonlySet<string> = new Set(['ENODATA', 'ENOTFOUND']);
+
+/** A look-up that has not answered within `timeoutMs` fails with `LookupFailed(message)`. */
+export async function withinTime<T>(lookup: Promise<T>, timeoutMs: number, message: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      lookup,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new LookupFailed(message)), timeoutMs);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export function createResolver(options: ResolverOptions = {}): Resolver {
   const timeoutMs = options.timeoutMs ?? 3000;
@@ -62,21 +77,13 @@ export function createResolver(options: ResolverOptions = {}): Resolver {
       const host = hostname.replace(/^\[|\]$/g, '');
       if (isIP(host)) return [host];
       if (!server && isDocumentationName(host)) return [documentationAddress];
-      let timer: ReturnType<typeof setTimeout> | undefined;
       try {
-        const answers = await Promise.race([
-          ask(host),
-          new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new LookupFailed(`lookup of ${host} timed out`)), timeoutMs);
-          }),
-        ]);
+        const answers = await withinTime(ask(host), timeoutMs, `lookup of ${host} timed out`);
         if (answers.length === 0) throw new LookupFailed(`${host} has no address`);
         return answers;
       } catch (error) {
         if (error instanceof LookupFailed) throw error;
         throw new LookupFailed(`${host} did not resolve (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-      } finally {
-        clearTimeout(timer);
       }
     },
   };

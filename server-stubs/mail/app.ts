@@ -180,7 +180,7 @@ function trackingBaseUrlFromEnv(env: NodeJS.ProcessEnv = process.env): string {
 function campaignContent(templates: TemplatesStore): CampaignContent {
   return {
     template: (userId, id) => templates.get(userId, id),
-    personalize: (parts, contact) => personalized(parts, contact),
+    personalize: personalized,
   };
 }
 

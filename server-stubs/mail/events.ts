@@ -5,7 +5,8 @@
  */
 export interface MailEvents {
   'contact.created': { userId: string; contactId: string };
-  'contact.updated': { userId: string; contactId: string };
+  /** `changedFields`: the fields whose value changed, as the contact API names them */
+  'contact.updated': { userId: string; contactId: string; changedFields: string[] };
   'contact.unsubscribed': { userId: string; contactId: string };
   'contact.deleted': { userId: string; contactId: string };
   'contact.imported': { userId: string; importId: string; created: number; updated: number; skipped: number; failed: number };

@@ -101,9 +101,14 @@ export async function patiently<R extends { response: Response }>(ctx: ScenarioC
   for (let attempt = 0; ; attempt++) {
     const result = await send();
     if (result.response.status !== 429 || attempt === 3) return result;
-    const seconds = Math.min(60, Math.max(1, Number(result.response.headers.get('retry-after')) || 1));
-    if (!(await ctx.advance(seconds))) await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    await waitOut(ctx, result.response);
   }
+}
+
+/** Waits for the `Retry-After` of a 429: on the target's clock when it can be moved, else in real time (a minute at most). */
+async function waitOut(ctx: ScenarioContext, refused: Response): Promise<void> {
+  const seconds = Math.min(60, Math.max(1, Number(refused.headers.get('retry-after')) || 1));
+  if (!(await ctx.advance(seconds))) await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 }
 
 /**
@@ -118,8 +123,7 @@ export function patientFetch(ctx: ScenarioContext): typeof fetch {
       const response = await fetch(original ? original.clone() : input, init);
       if (response.status !== 429 || attempt === 3) return response;
       await response.body?.cancel();
-      const seconds = Math.min(60, Math.max(1, Number(response.headers.get('retry-after')) || 1));
-      if (!(await ctx.advance(seconds))) await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+      await waitOut(ctx, response);
     }
   };
 }

@@ -58,6 +58,18 @@ const seededContacts: ReadonlyArray<{ userId: string; email: string; firstName: 
 
 const normalized = (email: string) => email.trim().toLowerCase();
 
+/** The fields an update reports as changed, by their API names, each as comparable text. */
+function watchedValues(c: ContactRecord): Record<string, string> {
+  const fields = { email: c.email, first_name: c.firstName, last_name: c.lastName, phone: c.phone, status: c.status, tags: c.tags, custom_fields: c.customFields, push_tokens: c.pushTokens };
+  return Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, JSON.stringify(value)]));
+}
+
+/** How a message addresses the contact: its address, with its full name when it has one. */
+export function recipientOf(contact: ContactRecord): { email: string; name?: string } {
+  const name = [contact.firstName, contact.lastName].filter(Boolean).join(' ');
+  return name ? { email: contact.email, name } : { email: contact.email };
+}
+
 /** Contacts per user (an address is unique per user, case-insensitively) and each user's suppression list. */
 export class ContactsStore {
   private contacts = new Map<string, ContactRecord>();
@@ -112,26 +124,34 @@ export class ContactsStore {
     return record;
   }
 
-  update(record: ContactRecord, fields: ContactFields): ContactRecord {
+  /** Applies the given fields; answers the names (as the contact API spells them) of those whose value changed. */
+  update(record: ContactRecord, fields: ContactFields): string[] {
+    const before = watchedValues(record);
+    const tagsBefore = new Set(record.tags);
     if (fields.email !== undefined) record.email = fields.email;
     if (fields.firstName !== undefined) record.firstName = fields.firstName;
     if (fields.lastName !== undefined) record.lastName = fields.lastName;
     if (fields.phone !== undefined) record.phone = fields.phone;
-    const before = new Set(record.tags);
     if (fields.tags !== undefined) record.tags = [...new Set(fields.tags)];
     if (fields.customFields !== undefined) record.customFields = { ...fields.customFields };
     if (fields.pushTokens !== undefined) record.pushTokens = fields.pushTokens.map((t) => ({ ...t }));
     if (fields.status !== undefined) record.status = fields.status;
     record.updatedAt = this.clock.now();
     this.noteSuppression(record);
-    const added = record.tags.filter((t) => !before.has(t));
+    const added = record.tags.filter((t) => !tagsBefore.has(t));
     if (added.length > 0) this.onTagsAdded(record, added);
-    return record;
+    const after = watchedValues(record);
+    return Object.keys(after).filter((name) => after[name] !== before[name]);
   }
 
   delete(userId: string, id: string): boolean {
     if (!this.get(userId, id)) return false;
     return this.contacts.delete(id);
+  }
+
+  /** Whether marketing mail may go to the contact: subscribed, and its address not suppressed. */
+  mailable(record: ContactRecord): boolean {
+    return record.status === 'subscribed' && !this.isSuppressed(record.userId, record.email);
   }
 
   /** Whether the user may no longer mail this address (it unsubscribed or complained); deleting the contact keeps it suppressed. */

@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import type { ContactRecord, ContactsStore } from '../audience/contacts-store.js';
+import { recipientOf, type ContactRecord, type ContactsStore } from '../audience/contacts-store.js';
 import { personalized } from '../campaigns/personalize.js';
 import type { TemplatesStore } from '../content/templates-store.js';
 import type { MailEventBus } from '../events.js';
@@ -134,11 +134,10 @@ export class AutomationRuns {
   private async send(contact: ContactRecord, step: Extract<AutomationRecord['steps'][number], { type: 'send_email' }>): Promise<void> {
     const { templates, outbox, delivery, contacts, fitsQuota } = this.deps;
     const template = templates.get(contact.userId, step.template_id);
-    if (!template || contact.status !== 'subscribed' || contacts.isSuppressed(contact.userId, contact.email) || !fitsQuota(contact.userId, 1)) return;
+    if (!template || !contacts.mailable(contact) || !fitsQuota(contact.userId, 1)) return;
     const copy = await personalized(template, contact);
     if ('error' in copy) return;
-    const name = [contact.firstName, contact.lastName].filter(Boolean).join(' ');
-    const message = outbox.add({ userId: contact.userId, from: step.from, to: [name ? { email: contact.email, name } : { email: contact.email }], ...copy, sandbox: false, campaignId: null, variantId: null });
+    const message = outbox.add({ userId: contact.userId, from: step.from, to: [recipientOf(contact)], ...copy, sandbox: false, campaignId: null, variantId: null });
     await delivery.dispatch(message);
   }
 }

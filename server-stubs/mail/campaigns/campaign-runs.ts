@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import type { ContactRecord, ContactsStore } from '../audience/contacts-store.js';
+import { recipientOf, type ContactRecord, type ContactsStore } from '../audience/contacts-store.js';
 import type { SegmentsStore } from '../audience/segments-store.js';
 import type { MailEventBus } from '../events.js';
 import type { Delivery } from '../sending/delivery.js';
@@ -154,7 +154,7 @@ export class CampaignRuns {
   /** Contacts (by id) still subscribed and not suppressed. */
   private reachable(userId: string, ids: string[]): ContactRecord[] {
     const { contacts } = this.deps;
-    return ids.map((id) => contacts.get(userId, id)).filter((c): c is ContactRecord => c !== undefined && c.status === 'subscribed' && !contacts.isSuppressed(userId, c.email));
+    return ids.map((id) => contacts.get(userId, id)).filter((c): c is ContactRecord => c !== undefined && contacts.mailable(c));
   }
 
   /**
@@ -169,8 +169,7 @@ export class CampaignRuns {
     this.inFlight.set(campaign.id, handOvers);
     for (const contact of contacts) {
       const copy = await content.personalize(parts, contact);
-      const name = [contact.firstName, contact.lastName].filter(Boolean).join(' ');
-      const to = [name ? { email: contact.email, name } : { email: contact.email }];
+      const to = [recipientOf(contact)];
       const written = 'error' in copy ? parts : copy;
       const message = outbox.add({ userId: campaign.userId, from: campaign.from, to, ...written, sandbox: campaign.sandbox, campaignId: campaign.id, variantId: inTestGroup ? (variant?.id ?? null) : null });
       if ('error' in copy) {

@@ -39,16 +39,27 @@ export function monthStart(epochMs: number): number {
 /** Every message accepted per user: delivered ones count toward the monthly quota, sandboxed ones are the sandbox. */
 export class Outbox {
   private messages: OutboxMessage[] = [];
+  /** by id and by campaign: tracking requests, webhook payloads and campaign counters look messages up on every call */
+  private byId = new Map<string, OutboxMessage>();
+  private byCampaign = new Map<string, OutboxMessage[]>();
 
   constructor(private clock: Clock) {}
 
   reset(): void {
     this.messages = [];
+    this.byId.clear();
+    this.byCampaign.clear();
   }
 
   add(message: Omit<OutboxMessage, 'id' | 'status' | 'error' | 'createdAt' | 'deliveredAt'>): OutboxMessage {
     const record: OutboxMessage = { ...message, id: randomUUID(), status: 'queued', error: null, createdAt: this.clock.now(), deliveredAt: null };
     this.messages.push(record);
+    this.byId.set(record.id, record);
+    if (record.campaignId !== null) {
+      const copies = this.byCampaign.get(record.campaignId) ?? [];
+      copies.push(record);
+      this.byCampaign.set(record.campaignId, copies);
+    }
     return record;
   }
 
@@ -63,16 +74,19 @@ export class Outbox {
   }
 
   get(id: string): OutboxMessage | undefined {
-    return this.messages.find((m) => m.id === id);
+    return this.byId.get(id);
   }
 
   /** Every copy a campaign sent, sandboxed ones included. */
   ofCampaign(campaignId: string): OutboxMessage[] {
-    return this.messages.filter((m) => m.campaignId === campaignId);
+    return [...(this.byCampaign.get(campaignId) ?? [])];
   }
 
   clearSandbox(userId: string): void {
-    this.messages = this.messages.filter((m) => !(m.userId === userId && m.sandbox));
+    const cleared = (m: OutboxMessage) => m.userId === userId && m.sandbox;
+    for (const m of this.messages) if (cleared(m)) this.byId.delete(m.id);
+    this.messages = this.messages.filter((m) => !cleared(m));
+    for (const [campaignId, copies] of this.byCampaign) this.byCampaign.set(campaignId, copies.filter((m) => !cleared(m)));
   }
 
   /** Recipients of the user's real (not sandboxed) sends this calendar month: what `emails_per_month` counts. */

@@ -1,7 +1,7 @@
 import type { components } from '../../../generated/mail/types.gen.js';
 import type { WebhookPayload } from '../../../generated/mail/webhooks.gen.js';
 import type { Clock } from '../../lib/clock.js';
-import type { ContactsStore, ContactRecord } from '../audience/contacts-store.js';
+import type { ContactsStore } from '../audience/contacts-store.js';
 import type { CampaignsStore } from '../campaigns/campaigns-store.js';
 import type { MailEventBus, MailEvents } from '../events.js';
 import type { Outbox } from '../sending/outbox.js';
@@ -28,40 +28,17 @@ export interface PayloadSources {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** The contact fields `changedFields` names, as the contact API spells them. */
-const watchedFields = {
-  email: (c: ContactRecord) => c.email,
-  first_name: (c: ContactRecord) => c.firstName,
-  last_name: (c: ContactRecord) => c.lastName,
-  phone: (c: ContactRecord) => c.phone,
-  status: (c: ContactRecord) => c.status,
-  engagement_tier: (c: ContactRecord) => c.engagementTier,
-  tags: (c: ContactRecord) => c.tags,
-  custom_fields: (c: ContactRecord) => c.customFields,
-  push_tokens: (c: ContactRecord) => c.pushTokens,
-};
-
-type Snapshot = Record<keyof typeof watchedFields, string>;
-
-function snapshotOf(c: ContactRecord): Snapshot {
-  return Object.fromEntries(Object.entries(watchedFields).map(([name, read]) => [name, JSON.stringify(read(c))])) as Snapshot;
-}
-
 /**
  * Turns the bus's announcements into the payloads of Form A and Form B, looking up what the
  * announcement only names (the contact, the message, the campaign) at the moment it happened.
  */
-export function connectPayloads(events: MailEventBus, sources: PayloadSources, occurred: (o: Occurrence) => void): { reset(): void } {
-  // The contact as the last event saw it, so contact.updated can name what changed (nothing is named for a contact not seen before).
-  const seen = new Map<string, Snapshot>();
+export function connectPayloads(events: MailEventBus, sources: PayloadSources, occurred: (o: Occurrence) => void): void {
   const now = () => sources.clock.now();
   const stamp = () => iso(now());
-  const remember = (c: ContactRecord) => seen.set(c.id, snapshotOf(c));
 
   events.on('contact.created', ({ userId, contactId }) => {
     const c = sources.contacts.get(userId, contactId);
     if (!c) return;
-    remember(c);
     const createdAt = iso(c.createdAt);
     occurred({
       userId,
@@ -70,13 +47,9 @@ export function connectPayloads(events: MailEventBus, sources: PayloadSources, o
     });
   });
 
-  events.on('contact.updated', ({ userId, contactId }) => {
+  events.on('contact.updated', ({ userId, contactId, changedFields: changed }) => {
     const c = sources.contacts.get(userId, contactId);
     if (!c) return;
-    const before = seen.get(c.id);
-    const now = snapshotOf(c);
-    seen.set(c.id, now);
-    const changed = before ? (Object.keys(now) as (keyof Snapshot)[]).filter((k) => now[k] !== before[k]) : [];
     const updatedAt = iso(c.updatedAt);
     occurred({
       userId,
@@ -164,5 +137,4 @@ export function connectPayloads(events: MailEventBus, sources: PayloadSources, o
     });
   });
 
-  return { reset: () => seen.clear() };
 }

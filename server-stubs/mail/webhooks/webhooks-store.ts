@@ -81,7 +81,7 @@ export class WebhooksStore {
   private formBAttempts = new Map<string, FormBAttempt[]>();
   private formA = new Map<string, FormAEndpoint>();
   private formALog: FormAAttempt[] = [];
-  private payloads: { reset(): void } | undefined;
+  private connected = false;
 
   constructor(private clock: Clock) {
     this.engine = new DeliveryEngine(clock);
@@ -90,9 +90,10 @@ export class WebhooksStore {
 
   /** Subscribes to the bus (once): what happens from now on is delivered to the endpoints. */
   connect(sources: WebhookSources): void {
-    if (this.payloads) return;
+    if (this.connected) return;
+    this.connected = true;
     this.engine.trackWith(sources.track);
-    this.payloads = connectPayloads(sources.events, { ...sources, clock: this.clock }, (o) => this.occurred(o));
+    connectPayloads(sources.events, { ...sources, clock: this.clock }, (o) => this.occurred(o));
   }
 
   /** The engine's resolver, loopback permission and timeout (tests and development settings). */
@@ -106,7 +107,6 @@ export class WebhooksStore {
     this.formA.clear();
     this.formALog = [];
     this.engine.reset();
-    this.payloads?.reset();
   }
 
   /** Delivers what fell due on the stub clock (retries); `POST /_stub/clock` waits for it. */

@@ -70,8 +70,8 @@ export function contactHandlers({ contacts, events, identity, clock }: MailDeps)
     // The updates declare no 409: an address another contact has is a field error of the body.
     if (other && other.id !== record.id) fail(400, undefined, 'Validation failed', { details: { fieldErrors: { email: ['Another contact has this address'] } } });
     const wasUnsubscribed = record.status === 'unsubscribed';
-    contacts.update(record, fieldsOf(body));
-    events.emit('contact.updated', { userId, contactId: record.id });
+    const changedFields = contacts.update(record, fieldsOf(body));
+    events.emit('contact.updated', { userId, contactId: record.id, changedFields });
     if (!wasUnsubscribed && record.status === 'unsubscribed') events.emit('contact.unsubscribed', { userId, contactId: record.id });
     return { status: 200 as const, body: { success: true as const, data: shown(record) } };
   };
