@@ -44,6 +44,11 @@ describe('CSV import', () => {
     expect(await contact('grace.csv@example.com')).toMatchObject({ first_name: 'Grace', last_name: null, phone: null, custom_fields: {} });
   });
 
+  test('columns named like prototype keys are custom fields like any other', async () => {
+    await upload('email,__proto__,constructor\nproto@example.com,a,b\n');
+    expect((await contact('proto@example.com')).custom_fields).toEqual(JSON.parse('{"__proto__":"a","constructor":"b"}'));
+  });
+
   test('a cell quoted over several lines, with commas and doubled quotes, is one value', async () => {
     const { body } = await upload('email,first_name,note\nq@example.com,"Ada, ""the first""","line one\nline two"\n');
     expect(body.data.created).toBe(1);

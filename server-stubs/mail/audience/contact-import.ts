@@ -91,15 +91,16 @@ export function csvRows(text: string): { rows: NumberedRow[]; errors: RowError[]
 /** One CSV record as the JSON row it stands for: empty cells set nothing. */
 function rowFromCells(columns: string[], cells: string[]): ImportRow {
   const row: Record<string, unknown> = { email: '' };
-  const custom: Record<string, string> = {};
+  const custom: Array<[string, string]> = [];
   columns.forEach((column, i) => {
     const value = (cells[i] ?? '').trim();
     if (value === '' || column === '') return;
     if (column === 'tags') row.tags = [...new Set(value.split(';').map((t) => t.trim()).filter(Boolean))];
     else if (knownColumns.has(column)) row[column] = value;
-    else custom[column] = value;
+    else custom.push([column, value]);
   });
-  if (Object.keys(custom).length > 0) row.custom_fields = custom;
+  // fromEntries makes every column an own field, `__proto__` and `constructor` included.
+  if (custom.length > 0) row.custom_fields = Object.fromEntries(custom);
   return row as ImportRow;
 }
 
