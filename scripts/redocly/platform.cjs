@@ -9,7 +9,193 @@
  * - Rule `platform/operation-success-response`: every operation documents how it succeeds, with a
  *   2xx or a 3xx. The built-in `operation-2xx-response` refuses an operation whose only success is a
  *   redirect (an OAuth consent decision answers 302) unless it adds a vague `default`.
+ *
+ * The house rules of CONVENTIONS §3, so `npm run build` reports them at the file and line to fix
+ * instead of a late vitest failure (test/toolkit/contract-rules.test.ts holds the same rules):
+ * - `platform/operation-one-tag`: exactly one tag. The built-in `operation-singular-tag` only refuses
+ *   two or more, so an operation without tags passed it.
+ * - `platform/operation-error-statuses`: a secured operation declares 401, one that takes input
+ *   400 or 422, a rate-limited one (`x-rate-limit`) 429 with `Retry-After`; every 4xx and 5xx has
+ *   an error body with a schema.
+ * - `platform/operation-examples`: every request body media type, and every media type of the main
+ *   (lowest) success response, has an example, so the mock and the docs show something real.
+ * - `platform/error-named-examples`: every media type of every declared 4xx and 5xx has a named
+ *   example (`examples: {name: {value}}`), so the mock answers `Prefer: code=NNN` and
+ *   `Prefer: example=name` with a body of that status instead of inventing one.
+ *
+ * Shared parts (components/responses, …) are reached through `$ref`s; a problem inside one is
+ * reported once, at the shared file, because that is where it is fixed.
  */
+
+const isRef = (node) => node !== null && typeof node === 'object' && typeof node.$ref === 'string';
+const isErrorStatus = (status) => /^[45]([0-9]{2}|XX)$/.test(status);
+const isSuccessStatus = (status) => /^[23]([0-9]{2}|XX)$/.test(status);
+
+/**
+ * Follows `$ref`s from `node`, found at `location`, to the node and the location it really lives at.
+ * Redocly's `resolve` only knows the file the visitor was entered in, so each hop names its own file.
+ */
+function follow(resolve, node, location) {
+  let current = { node, location };
+  for (let hops = 0; isRef(current.node) && hops < 20; hops++) {
+    const next = resolve(current.node, current.location.source.absoluteRef);
+    if (next.node === undefined || !next.location) return { node: undefined, location: current.location };
+    current = { node: next.node, location: next.location };
+  }
+  return current;
+}
+
+/** The entries of a map node with each value's `$ref` followed: `[key, node, location]`. */
+function entriesOf(resolve, map, location) {
+  if (!map || typeof map !== 'object') return [];
+  return Object.keys(map).map((key) => {
+    const { node, location: at } = follow(resolve, map[key], location.child([key]));
+    return [key, node, at];
+  });
+}
+
+/** The same place reached from many operations is reported once: the fix is made once. */
+function reportOnce() {
+  const seen = new Set();
+  return (report, location, message) => {
+    const id = `${location.source.absoluteRef}#${location.pointer}`;
+    if (seen.has(id)) return;
+    seen.add(id);
+    report({ message, location });
+  };
+}
+
+/** The test contract-rules.test.ts applies: a named example with a `value`, an `example`, or a schema's `examples`. */
+function hasExample(resolve, media, location) {
+  const named = entriesOf(resolve, media.examples, location.child(['examples']));
+  if (named.length > 0 && named[0][1] && typeof named[0][1] === 'object' && 'value' in named[0][1]) return true;
+  if ('example' in media) return true;
+  const schema = follow(resolve, media.schema, location.child(['schema'])).node;
+  return Array.isArray(schema?.examples) && schema.examples.length > 0;
+}
+
+function operationOneTag() {
+  return {
+    Operation(operation, { report, location }) {
+      const count = Array.isArray(operation.tags) ? operation.tags.length : 0;
+      if (count === 1) return;
+      report({
+        message: `Operation must have exactly one tag (it has ${count}): the docs, the stubs' handler files and the clients group by it.`,
+        location: count === 0 ? location.key() : location.child(['tags']).key(),
+      });
+    },
+  };
+}
+
+function operationErrorStatuses() {
+  let rootSecurity;
+  const once = reportOnce();
+  return {
+    Root: {
+      enter(root) {
+        rootSecurity = root.security;
+      },
+    },
+    Paths: {
+      PathItem: {
+        Operation(operation, { report, location, resolve, parent }) {
+          const responsesAt = location.child(['responses']);
+          const responses = Object.fromEntries(entriesOf(resolve, operation.responses, responsesAt).map(([status, node, at]) => [status, { node, at }]));
+          const statuses = Object.keys(responses);
+          const missing = (message) => report({ message, location: operation.responses ? responsesAt.key() : location.key() });
+
+          const security = operation.security ?? rootSecurity;
+          if (Array.isArray(security) && security.some((requirement) => Object.keys(requirement ?? {}).length > 0) && !statuses.includes('401')) {
+            missing('A secured operation must declare 401 (an open one says `security: []`).');
+          }
+          const parameterCount = (parent?.parameters?.length ?? 0) + (operation.parameters?.length ?? 0);
+          if ((parameterCount > 0 || operation.requestBody) && !statuses.includes('400') && !statuses.includes('422')) {
+            missing('An operation that takes input (parameters or a body) must declare 400 or 422.');
+          }
+          if (operation['x-rate-limit']) {
+            const tooMany = responses['429'];
+            if (!tooMany) missing('A rate-limited operation (`x-rate-limit`) must declare 429.');
+            else if (!tooMany.node?.headers?.['Retry-After']) {
+              const at = tooMany.node?.headers ? tooMany.at.child(['headers']) : tooMany.at;
+              once(report, at.key(), 'The 429 of a rate-limited operation must declare the `Retry-After` header.');
+            }
+          }
+          for (const [status, { node: response, at }] of Object.entries(responses)) {
+            if (!isErrorStatus(status) || !response) continue;
+            if (!response.content) {
+              once(report, at.key(), `${status} must have an error body (\`content\` with the service's error schema).`);
+              continue;
+            }
+            for (const [mediaType, media, mediaAt] of entriesOf(resolve, response.content, at.child(['content']))) {
+              if (!follow(resolve, media?.schema, mediaAt.child(['schema'])).node) {
+                once(report, mediaAt.key(), `${status} ${mediaType} must have a schema.`);
+              }
+            }
+          }
+        },
+      },
+    },
+  };
+}
+
+function operationExamples() {
+  const once = reportOnce();
+  const requestExamples = (operation, { report, location, resolve }) => {
+    const body = follow(resolve, operation.requestBody, location.child(['requestBody']));
+    for (const [mediaType, media, at] of entriesOf(resolve, body.node?.content, body.location.child(['content']))) {
+      if (media && !hasExample(resolve, media, at)) once(report, at.key(), `Request body ${mediaType} must have an example.`);
+    }
+  };
+  return {
+    Paths: {
+      PathItem: {
+        Operation(operation, ctx) {
+          requestExamples(operation, ctx);
+          const { report, location, resolve } = ctx;
+          const responses = entriesOf(resolve, operation.responses, location.child(['responses']));
+          // Object keys that look like integers come out in numeric order: the lowest success is the main one.
+          const main = responses.find(([status]) => isSuccessStatus(status));
+          if (!main || !main[1]) return;
+          const [status, response, at] = main;
+          for (const [mediaType, media, mediaAt] of entriesOf(resolve, response.content, at.child(['content']))) {
+            if (media && !hasExample(resolve, media, mediaAt)) once(report, mediaAt.key(), `${status} ${mediaType} must have an example.`);
+          }
+        },
+      },
+    },
+    WebhooksMap: {
+      PathItem: {
+        Operation: requestExamples,
+      },
+    },
+  };
+}
+
+function errorNamedExamples() {
+  const once = reportOnce();
+  return {
+    Paths: {
+      PathItem: {
+        Operation(operation, { report, location, resolve }) {
+          for (const [status, response, at] of entriesOf(resolve, operation.responses, location.child(['responses']))) {
+            if (!isErrorStatus(status) || !response) continue;
+            for (const [mediaType, media, mediaAt] of entriesOf(resolve, response.content, at.child(['content']))) {
+              if (!media) continue;
+              const named = entriesOf(resolve, media.examples, mediaAt.child(['examples'])).filter(([, example]) => example && 'value' in example);
+              if (named.length > 0) continue;
+              if ('example' in media) {
+                once(report, mediaAt.child(['example']).key(), `${status} ${mediaType} has only a bare \`example\`: put it under \`examples: {<name>: {value}}\` so the mock answers \`Prefer: example=<name>\`.`);
+              } else {
+                once(report, mediaAt.key(), `${status} ${mediaType} must have a named example (\`examples: {<name>: {value}}\`) for the mock's \`Prefer: code=${status}\`.`);
+              }
+            }
+          }
+        },
+      },
+    },
+  };
+}
+
 module.exports = function platformPlugin() {
   return {
     id: 'platform',
@@ -35,6 +221,10 @@ module.exports = function platformPlugin() {
             },
           },
         }),
+        'operation-one-tag': operationOneTag,
+        'operation-error-statuses': operationErrorStatuses,
+        'operation-examples': operationExamples,
+        'error-named-examples': errorNamedExamples,
       },
     },
   };
