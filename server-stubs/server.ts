@@ -8,7 +8,6 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { existsSync, readdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { credentialHeaders } from './lib/auth.js';
@@ -105,10 +104,9 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
   }
   app.use('/_stub', createStubControls(clock, () => instances).router);
 
-  const docsDir = path.join(root, 'generated', 'docs');
-  const redoc = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
-  app.get('/docs/redoc.standalone.js', (_req, res) => res.sendFile(redoc));
-  app.use('/docs', express.static(docsDir, { extensions: ['html'] }));
+  // The docs portal, rendered from the bundles with these stubs' seeded credentials in its console.
+  const { createDocsRouter } = await import('../scripts/steps/docs/serve.js');
+  app.use('/docs', createDocsRouter({ generatedDir: path.join(root, 'generated'), services }));
   app.get('/', (_req, res) => {
     res.json({
       docs: '/docs/',

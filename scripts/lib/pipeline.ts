@@ -1,5 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { findApiServices, findSchemaSets, listFiles, type ApiService, type SchemaSet } from './project.js';
 import { hashFiles, outputsIntact, readState, sha256, writeState, type BuildState, type UnitState } from './state.js';
@@ -69,11 +68,12 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   const write = (rel: string, contents: string, outputs: Record<string, string>) => {
     const file = path.join(outDir, rel);
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, contents);
+    // An unchanged output is not rewritten: servers and watchers reading it never see it half-written.
+    if (!existsSync(file) || readFileSync(file, 'utf8') !== contents) writeFileSync(file, contents);
     outputs[path.relative(root, path.join(root, 'generated', rel))] = sha256(contents);
   };
 
-  const docPages: Array<{ slug: string; title: string; provisional: number }> = [];
+  const docPages: Array<ReturnType<typeof docEntry>> = [];
   for (const service of services) {
     const key = `api:${service.slug}`;
     const prior = previous[key];
@@ -114,13 +114,14 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   removeOrphans(outDir, services, sets, log);
 
   if (docs) {
-    const { generateDocsIndex } = await import('../steps/docs.js');
+    const { docsAssets, generateDocsIndex, generateServicesScript, portalEntry } = await import('../steps/docs.js');
     const docsDir = path.join(outDir, 'docs');
     mkdirSync(docsDir, { recursive: true });
-    writeFileSync(path.join(docsDir, 'index.html'), generateDocsIndex(docPages));
-    const redoc = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
-    const target = path.join(docsDir, 'redoc.standalone.js');
-    if (!existsSync(target)) copyFileSync(redoc, target);
+    const entries = docPages.map((d) => portalEntry(d.slug, d.document));
+    writeFileSync(path.join(docsDir, 'index.html'), generateDocsIndex(entries));
+    writeFileSync(path.join(docsDir, 'services.js'), generateServicesScript(entries));
+    // Copied every build: the console and its styles change with the pipeline, not with a service.
+    for (const [name, contents] of Object.entries(docsAssets())) writeFileSync(path.join(docsDir, name), contents);
   }
 
   result.ok = result.failures.length === 0;
@@ -128,9 +129,9 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   return result;
 }
 
+/** The portal's index is written after every service, skipped ones included, from their bundles. */
 function docEntry(slug: string, document: Record<string, any>) {
-  const text = JSON.stringify(document);
-  return { slug, title: document.info?.title ?? slug, provisional: text.split('"x-provisional"').length - 1 };
+  return { slug, document };
 }
 
 interface UnitContext {

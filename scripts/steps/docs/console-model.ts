@@ -1,0 +1,91 @@
+/**
+ * What the "try it" console needs of a bundle, worked out at build time so the browser script
+ * stays small: every operation with its parameters, an example body and the headers its security
+ * asks for, the servers to send to, and the seeded credentials to prefill.
+ */
+import { encodeBody } from '../../lib/example-request.js';
+import { basePathOf, deref, firstExample, listOperations, requestBodyOf } from '../../lib/operations.js';
+
+export interface ConsoleParameter {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required: boolean;
+  /** the contract's example (or default), as it goes on the wire; empty when it has none */
+  example: string;
+}
+
+export interface ConsoleOperation {
+  id: string;
+  method: string;
+  path: string;
+  summary: string;
+  parameters: ConsoleParameter[];
+  body?: { mediaType: string; example: string };
+  /** header names the operation's first security requirement sends (`Authorization`, `x-api-key`) */
+  authHeaders: string[];
+  /** set when the only way to authenticate is a cookie, which a page's fetch cannot set */
+  cookieOnly?: string;
+}
+
+export interface ConsoleCredential {
+  label: string;
+  headers: Record<string, string>;
+}
+
+export interface ConsoleModel {
+  slug: string;
+  /** where the service is mounted on a server, `/seo`: the console adds the page's own origin with it */
+  basePath: string;
+  servers: Array<{ url: string; description: string }>;
+  operations: ConsoleOperation[];
+  credentials: ConsoleCredential[];
+}
+
+export function consoleModel(slug: string, document: Record<string, any>, credentials: ConsoleCredential[] = []): ConsoleModel {
+  const schemes: Record<string, any> = document.components?.securitySchemes ?? {};
+  const operations = listOperations(document).map((operation): ConsoleOperation => {
+    const parameters = (operation.op.parameters as any[])
+      .filter((p) => p.in === 'path' || p.in === 'query' || p.in === 'header')
+      .map((p) => ({ name: p.name, in: p.in, required: Boolean(p.required) || p.in === 'path', example: exampleText(document, p) }));
+    const requirement: Record<string, unknown> = (operation.op.security ?? document.security ?? [])[0] ?? {};
+    const used = Object.keys(requirement).map((name) => deref(document, schemes[name]) ?? {});
+    const authHeaders = [...new Set(used.filter((s) => s.in !== 'cookie').map(headerOfScheme))];
+    const cookie = used.find((s) => s.in === 'cookie');
+    const body = requestBodyOf(document, operation);
+    const [mediaType, media] = Object.entries<any>(body?.content ?? {})[0] ?? [];
+    const example = mediaType ? firstExample(document, media) : { found: false };
+    return {
+      id: operation.id,
+      method: operation.method.toUpperCase(),
+      path: operation.path,
+      summary: operation.op.summary ?? '',
+      parameters,
+      ...(mediaType ? { body: { mediaType, example: example.found ? prettyBody(mediaType, example.value) : '' } } : {}),
+      authHeaders,
+      ...(cookie && authHeaders.length === 0 ? { cookieOnly: String(cookie.name) } : {}),
+    };
+  });
+  return {
+    slug,
+    basePath: basePathOf(document),
+    servers: (document.servers ?? []).map((s: any) => ({ url: String(s.url), description: String(s.description ?? '') })),
+    operations,
+    credentials,
+  };
+}
+
+function headerOfScheme(scheme: Record<string, any>): string {
+  return scheme.type === 'apiKey' && scheme.in === 'header' ? String(scheme.name) : 'Authorization';
+}
+
+function exampleText(document: Record<string, any>, parameter: Record<string, any>): string {
+  const example = firstExample(document, parameter);
+  const value = example.found ? example.value : deref(document, parameter.schema)?.default;
+  if (value === undefined || value === null) return '';
+  return Array.isArray(value) ? value.join(',') : typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+/** JSON bodies indented, so they can be edited in the console; other media types as on the wire. */
+function prettyBody(mediaType: string, value: unknown): string {
+  return mediaType.includes('json') ? JSON.stringify(value, null, 2) : encodeBody(mediaType, value);
+}

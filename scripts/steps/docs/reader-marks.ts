@@ -1,0 +1,114 @@
+/**
+ * Redoc renders descriptions and `x-badges` but ignores the contract's own extensions, so what
+ * readers most need to know, that a part is only designed (`x-provisional`) and how often an
+ * operation may be called (`x-rate-limit`), would be invisible. This copies the bundle and writes
+ * both into what the reference does render; the bundle itself is never changed.
+ */
+import { HTTP_METHODS } from '../../lib/operations.js';
+
+export const PROVISIONAL_LABEL = 'Provisional: designed, not published.';
+export const PROVISIONAL_BADGE = 'Provisional';
+
+export interface RateLimit {
+  requests: number;
+  windowSeconds: number;
+  bucket?: string;
+  'x-provisional'?: string;
+}
+
+export function rateLimitLine(limit: RateLimit): string {
+  const shared = limit.bucket ? `, shared by the \`${limit.bucket}\` routes` : '';
+  const line = `**Rate limit: ${limit.requests} requests per ${limit.windowSeconds} s**${shared}; beyond it the answer is 429 with \`Retry-After\`.`;
+  return limit['x-provisional'] ? `${line} *(${PROVISIONAL_LABEL} ${oneLine(limit['x-provisional'])})*` : line;
+}
+
+export function rateLimitBadge(limit: RateLimit): string {
+  return `${limit.requests} req / ${limit.windowSeconds} s`;
+}
+
+export function provisionalLine(note: string, what?: string): string {
+  return `**${PROVISIONAL_LABEL}**${what ? ` (${what})` : ''} ${oneLine(note)}`;
+}
+
+/** A marked deep copy of `document`. */
+export function markForReaders<T extends Record<string, any>>(document: T): T {
+  const copy = structuredClone(document);
+  markNode(copy, []);
+  for (const item of Object.values<any>(copy.paths ?? {})) markPathItem(item);
+  for (const item of Object.values<any>(copy.webhooks ?? {})) markPathItem(item);
+  return copy;
+}
+
+const isObject = (value: unknown): value is Record<string, any> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+function markPathItem(item: Record<string, any>) {
+  if (!isObject(item)) return;
+  for (const method of HTTP_METHODS) {
+    const operation = item[method];
+    if (!isObject(operation)) continue;
+    // A provisional path item has no place Redoc renders, so each of its operations says it.
+    if (typeof item['x-provisional'] === 'string' && operation['x-provisional'] === undefined) {
+      addBadge(operation, PROVISIONAL_BADGE, '#b35c00');
+      prependDescription(operation, provisionalLine(item['x-provisional'], 'path'));
+    }
+    const limit = operation['x-rate-limit'];
+    if (isObject(limit) && typeof limit.requests === 'number' && typeof limit.windowSeconds === 'number') {
+      addBadge(operation, rateLimitBadge(limit as RateLimit), '#37474f');
+      appendDescription(operation, rateLimitLine(limit as RateLimit));
+    }
+  }
+}
+
+/** Values that are data, not contract: never rewritten even if they hold the same key names. */
+const DATA_KEYS = new Set(['example', 'default', 'const', 'enum']);
+
+/**
+ * `path` is the keys from the root to `node`, to tell an operation, a media type (which has no
+ * description of its own) and an example's value from the rest.
+ */
+function markNode(node: unknown, path: string[]) {
+  if (Array.isArray(node)) return node.forEach((child, i) => markNode(child, [...path, String(i)]));
+  if (!isObject(node)) return;
+  const note = node['x-provisional'];
+  const parent = path.at(-2);
+  // A rate limit's note goes into the operation's rate-limit line; a media type's into its holder's description.
+  if (typeof note === 'string' && path.at(-1) !== 'x-rate-limit' && parent !== 'content') {
+    if (isOperation(path)) addBadge(node, PROVISIONAL_BADGE, '#b35c00');
+    prependDescription(node, provisionalLine(note));
+  }
+  if (isObject(node.content)) {
+    for (const [mediaType, media] of Object.entries<any>(node.content)) {
+      if (isObject(media) && typeof media['x-provisional'] === 'string') prependDescription(node, provisionalLine(media['x-provisional'], `\`${mediaType}\``));
+    }
+  }
+  const isExample = path.at(-2) === 'examples';
+  // In a `properties` map the keys are field names, which may well be `default` or `example`.
+  const isNameMap = path.at(-1) === 'properties';
+  for (const [key, child] of Object.entries(node)) {
+    if (key === 'x-provisional' || (!isNameMap && (DATA_KEYS.has(key) || (isExample && key === 'value')))) continue;
+    markNode(child, [...path, key]);
+  }
+}
+
+function isOperation(path: string[]): boolean {
+  const method = path.at(-1) ?? '';
+  return (path.at(-3) === 'paths' || path.at(-3) === 'webhooks') && (HTTP_METHODS as readonly string[]).includes(method);
+}
+
+function addBadge(node: Record<string, any>, name: string, color: string) {
+  const badges: Array<Record<string, unknown>> = Array.isArray(node['x-badges']) ? node['x-badges'] : [];
+  if (!badges.some((b) => b.name === name)) badges.push({ name, color });
+  node['x-badges'] = badges;
+}
+
+function prependDescription(node: Record<string, any>, line: string) {
+  node.description = typeof node.description === 'string' && node.description.trim() ? `${line}\n\n${node.description}` : line;
+}
+
+function appendDescription(node: Record<string, any>, line: string) {
+  node.description = typeof node.description === 'string' && node.description.trim() ? `${node.description.trimEnd()}\n\n${line}` : line;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}

@@ -1,0 +1,251 @@
+/**
+ * The docs portal (issue 16): what Redoc would hide, provisional parts and rate limits, is written
+ * into the reference it renders, and the "try it" console sends a request of the contract to the
+ * stubs and shows the answer, in real Chromium (Debian's, as in browser.test.ts), without a single
+ * request leaving the machine.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { consoleModel } from '../../scripts/steps/docs/console-model.js';
+import { markForReaders, PROVISIONAL_LABEL } from '../../scripts/steps/docs/reader-marks.js';
+import { collectProvisional } from '../../scripts/lib/provisional.js';
+import { pointerTokens } from '../../scripts/lib/operations.js';
+import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+const fixture = () => ({
+  openapi: '3.1.0',
+  info: { title: 'Fixture', version: '1' },
+  servers: [{ url: 'http://localhost:4000/fx' }],
+  paths: {
+    '/things': {
+      get: {
+        operationId: 'listThings',
+        description: 'Lists things.',
+        'x-provisional': 'The paging was designed.',
+        'x-rate-limit': { requests: 30, windowSeconds: 60 },
+        parameters: [{ name: 'cursor', in: 'query', schema: { type: 'string' }, 'x-provisional': 'The cursor was designed.' }],
+        responses: {
+          '200': {
+            description: 'The things.',
+            content: {
+              'application/json': { schema: { $ref: '#/components/schemas/Thing' }, example: { 'x-provisional': 'data, not a mark', description: 'kept' } },
+              'text/csv': { schema: { type: 'string' }, 'x-provisional': 'The CSV form was designed.' },
+            },
+          },
+        },
+      },
+      post: {
+        operationId: 'createThing',
+        'x-rate-limit': { requests: 5, windowSeconds: 10, 'x-provisional': 'The numbers were designed.' },
+        responses: { '201': { description: 'Created.' } },
+      },
+    },
+  },
+  components: {
+    schemas: {
+      Thing: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', description: 'The name.' },
+          colour: { type: 'string', 'x-provisional': 'The colour field was designed.' },
+          default: { type: 'string' },
+        },
+      },
+    },
+  },
+});
+
+describe('reader marks: what Redoc hides, written into what it renders', () => {
+  const marked = markForReaders(fixture());
+  const list = marked.paths['/things'].get as Record<string, any>;
+  const create = marked.paths['/things'].post as Record<string, any>;
+
+  test('a provisional operation gets a badge and its note first in its description', () => {
+    expect(list['x-badges']).toContainEqual({ name: 'Provisional', color: expect.any(String) });
+    expect(list.description).toMatch(new RegExp(`^\\*\\*${PROVISIONAL_LABEL}\\*\\* The paging was designed\\.\\n\\nLists things\\.`));
+  });
+
+  test('provisional fields, parameters and media types say so in their descriptions', () => {
+    const thing = marked.components.schemas.Thing.properties as Record<string, any>;
+    expect(thing.colour.description).toBe(`**${PROVISIONAL_LABEL}** The colour field was designed.`);
+    expect(thing.name.description).toBe('The name.');
+    expect(list.parameters[0].description).toContain('The cursor was designed.');
+    expect(list.responses['200'].description).toContain(`**${PROVISIONAL_LABEL}** (\`text/csv\`) The CSV form was designed.`);
+  });
+
+  test('a rate-limited operation states its limit in a badge and a line, with a designed limit marked provisional', () => {
+    expect(list['x-badges']).toContainEqual({ name: '30 req / 60 s', color: expect.any(String) });
+    expect(list.description).toContain('**Rate limit: 30 requests per 60 s**');
+    expect(create['x-badges']).toEqual([{ name: '5 req / 10 s', color: expect.any(String) }]);
+    expect(create.description).toContain('**Rate limit: 5 requests per 10 s**');
+    expect(create.description).toContain(`${PROVISIONAL_LABEL} The numbers were designed.`);
+  });
+
+  test('example values are data and the bundle itself is left as it was', () => {
+    expect(list.responses['200'].content['application/json'].example).toEqual({ 'x-provisional': 'data, not a mark', description: 'kept' });
+    const original = fixture();
+    markForReaders(original);
+    expect(original).toEqual(fixture());
+  });
+
+  // Every generated bundle: no provisional item is left without its note where the reader sees it.
+  const bundles = readdirSync(path.join(root, 'generated'))
+    .map((slug) => ({ slug, file: path.join(root, 'generated', slug, 'openapi.json') }))
+    .filter(({ file }) => existsSync(file));
+  test.each(bundles)('$slug: each x-provisional note shows in a rendered description', ({ file }) => {
+    const document = JSON.parse(readFileSync(file, 'utf8'));
+    const copy = markForReaders(document);
+    const at = (tokens: string[]) => tokens.reduce((n: any, k) => n?.[k], copy);
+    const unseen = collectProvisional(document).filter(({ pointer, note }) => {
+      const tokens = pointerTokens(pointer);
+      // A rate limit's note is in its operation's description, a media type's in its holder's.
+      const holder = tokens.at(-1) === 'x-rate-limit' ? at(tokens.slice(0, -1)) : tokens.at(-2) === 'content' ? at(tokens.slice(0, -2)) : at(tokens);
+      const description: string = holder?.description ?? '';
+      return !description.includes(note.replace(/\s*\n\s*/g, ' ').trim());
+    });
+    expect(unseen.map((u) => u.pointer)).toEqual([]);
+  });
+});
+
+describe('console model', () => {
+  test('the seo operations, both servers and the bearer header, with the credentials given', () => {
+    const document = JSON.parse(readFileSync(path.join(root, 'generated/seo/openapi.json'), 'utf8'));
+    const model = consoleModel('seo', document, [{ label: 'organization 1', headers: { Authorization: 'Bearer seo_test_key' } }]);
+    expect(model.basePath).toBe('/seo');
+    expect(model.servers.map((s) => s.url)).toEqual(['http://localhost:4000/seo', 'http://localhost:4010/seo']);
+    expect(model.operations.find((o) => o.id === 'listProjects')).toMatchObject({ method: 'GET', path: '/projects', authHeaders: ['Authorization'] });
+    const create = model.operations.find((o) => o.id === 'createProject');
+    expect(create?.body?.mediaType).toBe('application/json');
+    expect(JSON.parse(create!.body!.example)).toEqual(expect.any(Object));
+    expect(model.operations.find((o) => o.id === 'getProject')?.parameters).toContainEqual(expect.objectContaining({ name: 'projectId', in: 'path', required: true }));
+  });
+});
+
+describe('served by npm start', () => {
+  let stubs: PlatformServer;
+  let origin = '';
+  beforeAll(async () => {
+    stubs = await startPlatformServer(0, '127.0.0.1');
+    origin = `http://127.0.0.1:${stubs.port}`;
+  });
+  afterAll(async () => stubs?.close());
+
+  test('a service page embeds the marked reference and the stub\'s seeded credential, under a local-only policy', async () => {
+    const res = await fetch(`${origin}/docs/seo.html`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const page = await res.text();
+    expect(page).toContain('Content-Security-Policy');
+    const model = JSON.parse(/<script type="application\/json" id="try-it-model">(.*?)<\/script>/s.exec(page)![1]!);
+    expect(model.credentials).toContainEqual({ label: expect.any(String), headers: { Authorization: 'Bearer seo_test_key' } });
+    const spec = JSON.parse(/<script type="application\/json" id="reference-spec">(.*?)<\/script>/s.exec(page)![1]!);
+    expect(spec.paths['/crawl/start'].post.description).toContain('**Rate limit: 5 requests per 60 s**');
+  });
+
+  test('Redoc is served without its CDN logo; /docs redirects to the index; an unknown page is a JSON 404', async () => {
+    const redoc = await (await fetch(`${origin}/docs/redoc.standalone.js`)).text();
+    expect(redoc).toContain('Redoc');
+    expect(redoc).not.toContain('cdn.redoc.ly');
+    const bare = await fetch(`${origin}/docs`, { redirect: 'manual' });
+    expect([bare.status, bare.headers.get('location')]).toEqual([301, '/docs/']);
+    const missing = await fetch(`${origin}/docs/no-such-service.html`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+});
+
+const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const available = existsSync(executablePath);
+if (!available && process.env.CI) throw new Error(`${executablePath} is missing: .ci/run installs Debian's chromium for this test`);
+
+describe.skipIf(!available)('the portal in Chromium', () => {
+  let stubs: PlatformServer;
+  let browser: Browser;
+  let origin = '';
+
+  beforeAll(async () => {
+    stubs = await startPlatformServer(0, '127.0.0.1');
+    origin = `http://127.0.0.1:${stubs.port}`;
+    browser = await chromium.launch({
+      executablePath,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stubs?.close();
+  });
+
+  test('from the index to the seo reference: marks visible, a request sent with the seeded key, its answer shown, nothing off the machine', async () => {
+    const tab = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    // A missing mark or answer then fails with the locator that waited, before the test's own limit.
+    tab.setDefaultTimeout(20_000);
+    const requested: string[] = [];
+    tab.on('request', (request) => requested.push(request.url()));
+    const received: Array<{ url: string; authorization: string | undefined }> = [];
+    // Express, listening first, has already cut the mount path off req.url.
+    const seen = (req: http.IncomingMessage & { originalUrl?: string }) => received.push({ url: req.originalUrl ?? req.url ?? '', authorization: req.headers.authorization });
+    stubs.server.on('request', seen);
+    try {
+      await tab.goto(`${origin}/docs/`);
+      const services = await tab.locator('main.index a').allTextContents();
+      expect(services.length, 'every service with a bundle is listed').toBeGreaterThanOrEqual(7);
+      await tab.locator('main.index a[href="./seo.html"]').click();
+      await tab.waitForURL(`${origin}/docs/seo.html`);
+
+      // Redoc renders the marks written into the descriptions and the badges.
+      const provisional = tab.locator('#redoc strong', { hasText: PROVISIONAL_LABEL });
+      await provisional.first().waitFor({ state: 'visible' });
+      expect(await provisional.count()).toBeGreaterThan(5);
+      await tab.locator('#redoc strong', { hasText: 'Rate limit: 5 requests per 60 s' }).first().waitFor({ state: 'visible' });
+      await tab.locator('#redoc h2').getByText('30 req / 60 s', { exact: true }).first().waitFor({ state: 'visible' });
+      await tab.locator('#redoc h2').getByText('Provisional', { exact: true }).first().waitFor({ state: 'visible' });
+      // Fields' marks, in the schema tables beside their names.
+      await tab.locator('#redoc td strong', { hasText: PROVISIONAL_LABEL }).first().waitFor({ state: 'visible' });
+      expect(await tab.locator('nav.portal a[aria-current="page"]').textContent()).toMatch(/search/i);
+
+      await tab.locator('button.try-it-operation[data-operation="listProjects"]').click();
+      const console = tab.locator('aside#try-it');
+      await console.waitFor({ state: 'visible' });
+      expect(await tab.locator('#ti-server').inputValue()).toBe(`${origin}/seo`);
+      expect(await tab.locator('#ti-headers').inputValue()).toBe('Authorization: Bearer seo_test_key');
+      await tab.locator('#ti-send').click();
+      await tab.locator('#ti-status.ti-ok').waitFor({ state: 'visible' });
+      expect(await tab.locator('#ti-status').textContent()).toMatch(/^HTTP 200 /);
+      expect(await tab.locator('#ti-response-headers').textContent()).toMatch(/content-type: application\/json/i);
+      const body = JSON.parse((await tab.locator('#ti-response-body').textContent()) ?? '');
+      expect(body).toMatchObject({ projects: expect.any(Array) });
+      expect(received).toContainEqual({ url: '/seo/projects', authorization: 'Bearer seo_test_key' });
+
+      // Without the credential the same operation answers the contract's 401, shown as a failure.
+      await tab.locator('#ti-credential').selectOption('');
+      expect(await tab.locator('#ti-headers').inputValue()).toBe('');
+      await tab.locator('#ti-send').click();
+      await tab.locator('#ti-status.ti-failed').waitFor({ state: 'visible' });
+      expect(await tab.locator('#ti-status').textContent()).toMatch(/^HTTP 401 /);
+      await tab.locator('#ti-credential').selectOption({ label: (await tab.locator('#ti-credential option').nth(1).textContent())! });
+      await tab.locator('#ti-send').click();
+      await tab.locator('#ti-status.ti-ok').waitFor({ state: 'visible' });
+
+      mkdirSync(path.join(root, 'test-results'), { recursive: true });
+      await tab.screenshot({ path: path.join(root, 'test-results/docs-portal.png') });
+
+      const offMachine = requested.filter((url) => {
+        const { protocol, hostname } = new URL(url);
+        if (protocol === 'data:' || protocol === 'blob:') return false;
+        return !['127.0.0.1', 'localhost', '[::1]'].includes(hostname);
+      });
+      expect(requested.length).toBeGreaterThan(0);
+      expect(offMachine).toEqual([]);
+    } finally {
+      stubs.server.off('request', seen);
+      await tab.close();
+    }
+  }, 60_000);
+});
