@@ -182,6 +182,13 @@ async function buildApi(
       ctx.log(stepLine('webhooks', service.slug, webhooksMs, `generated/${service.slug}/webhooks.gen.ts`));
     }
 
+    const { generateStreams } = await import('../steps/streams.js');
+    const [streams, streamsMs] = await timed(() => generateStreams(service.slug, bundled.document));
+    if (streams !== undefined) {
+      for (const [name, contents] of Object.entries(streams)) ctx.write(`${service.slug}/${name}`, contents, outputs);
+      ctx.log(stepLine('streams', service.slug, streamsMs, `generated/${service.slug}/streams.gen.ts`));
+    }
+
     if (ctx.docs) {
       const { generateDocsPage } = await import('../steps/docs.js');
       const [page, docsMs] = await timed(() => generateDocsPage(service.slug, bundled.document));

@@ -115,7 +115,7 @@ const RUNTIME: Record<string, { name: string; source: string }> = {
   },
 };
 
-function withoutRequire(code: string): string {
+export function withoutRequire(code: string): string {
   const used = new Set<string>();
   const out = code.replace(/require\("([^"]+)"\)(\.default)?/g, (call, id: string, dflt: string | undefined) => {
     const key = `${id}${dflt ?? ''}`;
