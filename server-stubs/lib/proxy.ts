@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { deref } from '../../scripts/lib/operations.js';
-import { declares, loadContract, responseKeyFor, type Contract, type OperationInfo } from './contract.js';
-import { failedOperation, type ErrorMapper } from './errors.js';
+import { badInputStatus, declares, loadContract, responseKeyFor, type Contract, type OperationInfo } from './contract.js';
+import { failedOperation, INVALID_JSON, type ErrorMapper } from './errors.js';
 import { hopByHop } from './results.js';
 import { parseEventStream } from './sse.js';
 
@@ -39,11 +39,23 @@ export function createValidatingProxy(options: ProxyOptions): Router {
     try {
       const match = contract.match(req.method, req.path);
       const operation = match.kind === 'operation' ? match.operation : undefined;
-      const requestViolations = operation ? requestProblems(contract, operation, req, match.kind === 'operation' ? match.pathParams : {}) : [`${req.method} ${req.path} is not an operation of the contract`];
+      const requestIssues = operation ? requestProblems(contract, operation, req, match.kind === 'operation' ? match.pathParams : {}) : [{ path: '', message: `${req.method} ${req.path} is not an operation of the contract` }];
+      const requestViolations = requestIssues.map(issueText);
       const label = `${req.method} ${req.baseUrl}${req.path}`;
       if (requestViolations.length > 0) {
         log(`[proxy ${options.slug}] ${label} request: ${requestViolations.join('; ')}`);
-        if (options.strict) return reply(res, options.errors, operation, 400, 'validation', `The request breaks the contract: ${requestViolations.join('; ')}`);
+        if (options.strict) {
+          const invalidJson = requestIssues.some((i) => i.code === INVALID_JSON);
+          const mapped = options.errors({
+            kind: 'validation',
+            status: operation ? badInputStatus(operation) : 400,
+            code: invalidJson ? INVALID_JSON : undefined,
+            message: invalidJson ? 'Invalid JSON body' : `The request breaks the contract: ${requestViolations.join('; ')}`,
+            issues: requestIssues.map(({ path, message }) => ({ path, message })),
+            operation: operation && failedOperation(operation),
+          });
+          return void res.status(mapped.status).set(mapped.headers ?? {}).type('application/json').send(JSON.stringify(mapped.body));
+        }
       }
       const body = Buffer.isBuffer(req.body) && req.body.length > 0 ? req.body : undefined;
       const headers = new Headers();
@@ -112,25 +124,52 @@ function responsePlace(operation: OperationInfo, status: number): string[] {
   return ['paths', operation.path, operation.method, 'responses', responseKeyFor(operation, status) ?? 'default', 'content'];
 }
 
+/** A request problem as the error mappers take it: `path` like `body.name` or `query.limit`. */
+interface RequestIssue {
+  path: string;
+  message: string;
+  code?: string;
+}
+
+const issueText = (issue: RequestIssue) => (issue.path ? `${issue.path} ${issue.message}` : issue.message);
+
 /** What a request breaks: required parameters missing, a JSON body off its schema. */
-function requestProblems(contract: Contract, operation: OperationInfo, req: Request, pathParams: Record<string, string>): string[] {
-  const problems: string[] = [];
+function requestProblems(contract: Contract, operation: OperationInfo, req: Request, pathParams: Record<string, string>): RequestIssue[] {
+  const problems: RequestIssue[] = [];
   for (const parameter of operation.op.parameters) {
     const value = parameter.in === 'query' ? req.query[parameter.name] : parameter.in === 'header' ? req.headers[String(parameter.name).toLowerCase()] : parameter.in === 'path' ? pathParams[parameter.name] : undefined;
-    if (parameter.required && value === undefined) problems.push(`${parameter.in} parameter ${parameter.name} is required`);
+    if (parameter.required && value === undefined) problems.push({ path: `${parameter.in}.${parameter.name}`, message: 'is required' });
   }
   const requestBody = deref(contract.document, operation.op.requestBody);
   const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-  if (requestBody?.required && bytes.length === 0) problems.push('the request body is required');
+  if (requestBody?.required && bytes.length === 0) problems.push({ path: 'body', message: 'is required' });
   const jsonType = Object.keys(requestBody?.content ?? {}).find((type) => type.includes('json'));
   if (jsonType && bytes.length > 0 && req.is('json')) {
+    let body: unknown;
     try {
-      problems.push(...schemaProblems(contract, ['paths', operation.path, operation.method, 'requestBody', 'content', jsonType, 'schema'], JSON.parse(bytes.toString('utf8'))).map((p) => `body${p}`));
+      body = JSON.parse(bytes.toString('utf8'));
     } catch {
-      problems.push('the body is not valid JSON');
+      return [...problems, { path: 'body', message: 'is not valid JSON', code: INVALID_JSON }];
     }
+    problems.push(...schemaIssues(contract, ['paths', operation.path, operation.method, 'requestBody', 'content', jsonType, 'schema'], body));
   }
   return problems;
+}
+
+/** ajv's errors as issues: a missing property is named in the path, as the stubs' validator names it. */
+function schemaIssues(contract: Contract, place: string[], value: unknown): RequestIssue[] {
+  let validate;
+  try {
+    validate = contract.validator(place);
+  } catch {
+    return [];
+  }
+  if (validate(value)) return [];
+  return (validate.errors ?? []).map((e) => {
+    const missing = e.keyword === 'required' ? `/${(e.params as { missingProperty: string }).missingProperty}` : '';
+    const pointer = `${e.instancePath}${missing}`;
+    return { path: `body${pointer.replaceAll('/', '.')}`, message: missing ? 'is required' : (e.message ?? 'is invalid') };
+  });
 }
 
 /** What an answer breaks: an undeclared status, an undeclared media type, a JSON body off its schema. */

@@ -31,6 +31,8 @@ export const mailCredentials = [
     { label: `Session (${plans[plan]} plan)`, scheme: 'sessionCookie', value: `sess_test_${plan}`, userId: `usr_${plan}`, plan, tenant: `usr_${plan}` },
   ]),
   { label: 'API key (revoked)', scheme: 'apiKey', value: 'msk_test_revoked', userId: 'usr_free', plan: 'free', valid: false },
+  // Seeded in the OAuth store (identity/store.ts); listed here so the banner, the mock and the tools know it.
+  { label: 'OAuth token (Max user, scope send)', scheme: 'oauth2', value: 'msk_test_oauth_send', userId: 'usr_max', plan: 'max', tenant: 'usr_max' },
 ] as const satisfies ReadonlyArray<StubCredential & { userId: string; plan: Plan }>;
 
 export interface ProviderSecrets {

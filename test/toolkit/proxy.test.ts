@@ -77,7 +77,7 @@ describe('in front of a backend that keeps the contract', () => {
     try {
       const res = await fetch(`${proxy.url}/seo/projects`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: '{"name": 5}' });
       expect(res.status).toBe(400);
-      expect(res.headers.get(VIOLATIONS_HEADER)).toMatch(/^request: body\/name must be string/);
+      expect(res.headers.get(VIOLATIONS_HEADER)).toMatch(/^request: body\.name must be string/);
     } finally {
       await proxy.close();
     }
@@ -96,6 +96,23 @@ describe('in front of a broken backend', () => {
       const res = await fetch(`${proxy.url}${path}`, { method, headers: { ...key, 'content-type': 'application/json' }, body });
       expect(res.headers.get(VIOLATIONS_HEADER)).toMatch(problem);
       expect(logs.join('\n')).toMatch(problem);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('--strict: a request off the contract is answered in the service body naming each field, as the stub would', async () => {
+    const proxy = await proxyTo(`${broken.url}/seo`, true);
+    const direct = await fetch(`${stub.baseUrl}/projects`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: '{"name": 5}' });
+    try {
+      const res = await fetch(`${proxy.url}/seo/projects`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: '{"name": 5}' });
+      expect(res.status).toBe(400);
+      const [body, stubBody] = (await Promise.all([res.json(), direct.json()])) as Array<{ code: string; error: string }>;
+      expect(body.error).toMatch(/^body\.name /);
+      expect(body).toEqual(stubBody);
+      const notJson = await fetch(`${proxy.url}/seo/projects`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: '{"name":' });
+      expect(notJson.status).toBe(400);
+      expect(JSON.stringify(await notJson.json())).toMatch(/JSON/);
     } finally {
       await proxy.close();
     }

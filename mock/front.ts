@@ -1,0 +1,121 @@
+/**
+ * The mock's front: one port, every service at its stub's base path, and in front of each service's
+ * Prism the steps a client of the stubs meets first, taken from the stubs' own code:
+ * browser access (CORS, preflights; server-stubs/lib/browser.ts), the operation (404, 405 with
+ * `Allow`), the seeded credentials (401 in the service's body), `Prefer` resolved (see prefer.ts),
+ * then the validating proxy in strict mode (server-stubs/lib/proxy.ts), whose upstream is the Prism
+ * gateway: request violations answer the service's error body naming them, and an answer of Prism's
+ * off the contract is not passed on.
+ */
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { deref } from '../scripts/lib/operations.js';
+import { parseCookies } from '../server-stubs/lib/auth.js';
+import { browserAccess, type CorsOrigins } from '../server-stubs/lib/browser.js';
+import type { Contract, OperationInfo } from '../server-stubs/lib/contract.js';
+import type { ErrorMapper, Failure } from '../server-stubs/lib/errors.js';
+import { failureOf, isFailure } from '../server-stubs/lib/failures.js';
+import { createValidatingProxy } from '../server-stubs/lib/proxy.js';
+import type { StubCredential } from '../server-stubs/lib/service.js';
+import { checkCredentials } from './credentials.js';
+import { failureFor } from './errors.js';
+import { resolvePreference } from './prefer.js';
+
+export interface FrontService {
+  slug: string;
+  basePath: string;
+  contract: Contract;
+  /** the document Prism serves, for its example names */
+  served: Record<string, any>;
+  /** the stub's seeded credentials; none for a contract without a stub (then any credential passes) */
+  credentials?: ReadonlyArray<StubCredential>;
+  /** the service's error body, status folded into a declared one (mock/errors.ts) */
+  errors: ErrorMapper;
+  /** where the proxy forwards: the gateway's URL for the service */
+  upstream: string;
+}
+
+export interface FrontOptions {
+  corsOrigins?: CorsOrigins;
+  log?: (line: string) => void;
+}
+
+declare module 'express-serve-static-core' {
+  interface Locals {
+    operation?: OperationInfo;
+  }
+}
+
+/** The front app; `routers` is read on every request, so a service's router can be replaced while serving. */
+export function createFront(routers: Map<string, { basePath: string; router: Router }>) {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use((req, res, next) => {
+    const url = req.url;
+    const target = [...routers.values()].find(({ basePath }) => url === basePath || url.startsWith(`${basePath}/`) || url.startsWith(`${basePath}?`));
+    if (!target) {
+      res.status(404).type('application/json').send(JSON.stringify({ error: `No mocked service at ${url.split('?')[0]}`, services: [...routers.values()].map((r) => r.basePath).sort() }));
+      return;
+    }
+    // Mounted by hand (not `app.use(basePath, …)`) so a restarted service's router takes over at once.
+    const baseUrl = req.baseUrl;
+    req.baseUrl = target.basePath;
+    req.url = url.slice(target.basePath.length) || '/';
+    if (!req.url.startsWith('/')) req.url = `/${req.url}`;
+    target.router(req, res, (error?: unknown) => {
+      req.baseUrl = baseUrl;
+      req.url = url;
+      next(error);
+    });
+  });
+  return app;
+}
+
+/** One service's steps before its Prism. */
+export function serviceRouter(service: FrontService, options: FrontOptions = {}): Router {
+  const { contract, errors } = service;
+  const router = express.Router();
+  router.use(browserAccess(contract, options.corsOrigins));
+  router.use(parseCookies);
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    const match = contract.match(req.method, req.path);
+    switch (match.kind) {
+      case 'operation':
+        res.locals.operation = match.operation;
+        // A HEAD is the GET without its body (Node drops it); Prism knows only the GET.
+        if (match.head) req.method = 'GET';
+        return next();
+      case 'method_not_allowed':
+        return next(failureOf('method_not_allowed', 405, `Method ${req.method} is not allowed on ${req.baseUrl}${req.path}; allowed: ${match.allow.join(', ')}`, { headers: { Allow: match.allow.join(', ') } }));
+      case 'malformed_path':
+        return next(failureOf('not_found', 404, `No route ${req.method} ${req.baseUrl}${req.path}: the path is not valid percent-encoding`));
+      case 'not_found':
+        return next(failureOf('not_found', 404, `No route ${req.method} ${req.baseUrl}${req.path}`));
+    }
+  });
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    if (!service.credentials) return next();
+    const verdict = checkCredentials(contract.document, res.locals.operation!, service.credentials, req);
+    if (verdict.ok) return next();
+    next(failureOf('unauthenticated', 401, verdict.message));
+  });
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    // The stubs answer their declared media type whatever `Accept` says; Prism answers 406, which no
+    // operation declares. So an Accept the operation cannot satisfy is dropped, as the stubs ignore it.
+    const types = [...new Set(Object.values<any>(res.locals.operation!.op.responses ?? {}).flatMap((r) => Object.keys(deref(contract.document, r)?.content ?? {})))];
+    if (req.headers.accept && types.length > 0 && !req.accepts(types)) delete req.headers.accept;
+    const preference = resolvePreference(service.served, res.locals.operation!, req.headers.prefer, req.headers.accept);
+    if (preference.kind === 'refused') return next(failureOf('validation', preference.status, preference.message));
+    if (preference.kind === 'ignored') delete req.headers.prefer;
+    if (preference.kind === 'pinned') req.headers.prefer = preference.header;
+    next();
+  });
+  // Before the proxy, whose own error exit would take these for an unreachable upstream.
+  router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (!isFailure(error)) return next(error);
+    const mapped = errors(failureFor(res.locals.operation, error as Failure));
+    res.status(mapped.status).set({ ...(error.headers ?? {}), ...(mapped.headers ?? {}) }).type('application/json').send(JSON.stringify(mapped.body));
+  });
+  router.use(createValidatingProxy({ slug: service.slug, upstream: service.upstream, errors, strict: true, contract, log: options.log ?? (() => {}) }));
+  return router;
+}

@@ -1,0 +1,94 @@
+/**
+ * Between the front's validating proxy and the Prism processes: routes `/<slug>/…` to the service's
+ * Prism, and keeps Prism's `sl-violations` from reaching clients. Prism lists there what it found
+ * wrong with the request (and answers some canned 400 or 422 example); the gateway answers that
+ * instead in the service's error body, naming each violation. What Prism says of its own answer
+ * (a stream it cannot describe, say) is the mock's doing, not the client's: logged, never sent.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Contract } from '../server-stubs/lib/contract.js';
+import type { ErrorMapper } from '../server-stubs/lib/errors.js';
+import { failureFor } from './errors.js';
+
+export interface GatewayTarget {
+  /** Prism's port on 127.0.0.1 */
+  port: number;
+  contract: Contract;
+  /** the service's error body, status already folded into a declared one */
+  errors: ErrorMapper;
+}
+
+export interface PrismGateway {
+  /** `http://127.0.0.1:<port>`; a service's upstream is this plus `/<slug>` */
+  url: string;
+  /** by slug; replaced entries take effect on the next request (a restarted Prism) */
+  targets: Map<string, GatewayTarget>;
+  close(): Promise<void>;
+}
+
+interface Violation {
+  location?: string[];
+  severity?: string;
+  code?: string | number;
+  message?: string;
+}
+
+const VIOLATIONS = 'sl-violations';
+
+export async function startPrismGateway(targets: Map<string, GatewayTarget>, log: (line: string) => void): Promise<PrismGateway> {
+  const server = http.createServer((req, res) => {
+    const [, slug = '', ...rest] = (req.url ?? '/').split('/');
+    const target = targets.get(slug);
+    if (!target) return answerJson(res, 502, { error: `No Prism for ${slug}` });
+    const forwarded = `/${rest.join('/')}`;
+    const upstream = http.request({ host: '127.0.0.1', port: target.port, method: req.method, path: forwarded, headers: req.headers }, (answer) => {
+      const violations = parseViolations(answer.headers[VIOLATIONS]);
+      const requestViolations = violations.filter((v) => v.location?.[0] === 'request' && v.severity === 'Error');
+      const requestPath = forwarded.split('?')[0]!;
+      if (requestViolations.length > 0) {
+        answer.resume();
+        const match = target.contract.match(req.method ?? 'GET', requestPath);
+        const operation = match.kind === 'operation' ? match.operation : undefined;
+        const issues = requestViolations.map((v) => ({ path: (v.location ?? []).slice(1).join('.'), message: v.message ?? String(v.code ?? 'is invalid') }));
+        const mapped = target.errors(
+          failureFor(operation, { kind: 'validation', status: 400, message: `The request breaks the contract: ${issues.map((i) => i.message).join('; ')}`, issues }),
+        );
+        return answerJson(res, mapped.status, mapped.body, mapped.headers);
+      }
+      if (violations.length > 0) log(`[mock ${slug}] ${req.method} ${requestPath}: Prism flags its own answer: ${violations.map((v) => v.message).join('; ')}`);
+      const headers = { ...answer.headers };
+      delete headers[VIOLATIONS];
+      res.writeHead(answer.statusCode ?? 502, headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', (error) => answerJson(res, 502, { error: `Prism for ${slug} is not answering: ${error.message}` }));
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    targets,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function parseViolations(header: string | string[] | undefined): Violation[] {
+  if (header === undefined) return [];
+  try {
+    const parsed = JSON.parse([header].flat().join(''));
+    return Array.isArray(parsed) ? parsed : [];
+  } catch {
+    return [{ location: ['response'], message: String(header) }];
+  }
+}
+
+function answerJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { ...headers, 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,139 @@
+/**
+ * One Prism process per service, serving a copy of the service's bundle at its root.
+ *
+ * Prism serves an example as the body, and cannot write an object as `text/*`: an event stream's
+ * examples are frames (objects, like its schema), so Prism gets a copy of the bundle whose stream
+ * examples are the raw wire text (the media type's `x-wire-example`, else its frames formatted), and
+ * whose stream schemas say so (Prism would otherwise flag its own answer in `sl-violations`).
+ * The mock does not stream: it answers that text as one body.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { basePathOf, deref } from '../scripts/lib/operations.js';
+import { formatFrame, type SseFrame } from '../server-stubs/lib/sse.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const prismCli = createRequire(import.meta.url).resolve('@stoplight/prism-cli/dist/index.js');
+
+/** Services with a bundle: generated/<slug>/openapi.json. */
+export function bundledServices(): Array<{ slug: string; bundle: string; basePath: string }> {
+  const dir = path.join(root, 'generated');
+  return readdirSync(dir)
+    .filter((slug) => existsSync(path.join(dir, slug, 'openapi.json')))
+    .sort()
+    .map((slug) => {
+      const bundle = path.join(dir, slug, 'openapi.json');
+      return { slug, bundle, basePath: basePathOf(JSON.parse(readFileSync(bundle, 'utf8'))) };
+    });
+}
+
+/**
+ * The bundle as Prism should serve it: every `text/event-stream` media type's examples replaced by
+ * one example, the wire text. `undefined` when the bundle has no stream to rewrite.
+ */
+export function prismDocument(document: Record<string, any>): Record<string, any> | undefined {
+  const copy = structuredClone(document);
+  let changed = false;
+  const walk = (node: any) => {
+    if (!node || typeof node !== 'object') return;
+    const stream = !Array.isArray(node) ? node.content?.['text/event-stream'] : undefined;
+    if (stream && (stream['x-wire-example'] !== undefined || stream.examples)) {
+      const frames = Object.values<any>(stream.examples ?? {}).map((e) => deref(copy, e)?.value as SseFrame);
+      const wire = typeof stream['x-wire-example'] === 'string' ? stream['x-wire-example'] : frames.map(formatFrame).join('');
+      stream.examples = { wire: { summary: 'The raw wire text', value: wire } };
+      // Prism checks what it answers against the schema: here a text, not one frame.
+      stream.schema = { type: 'string' };
+      changed = true;
+    }
+    for (const value of Object.values(node)) walk(value);
+  };
+  walk(copy.paths);
+  walk(copy.webhooks);
+  walk(copy.components?.responses);
+  return changed ? copy : undefined;
+}
+
+export interface PreparedBundle {
+  /** the bundle as published: what the front checks requests and answers against */
+  document: Record<string, any>;
+  /** what Prism serves (stream examples as wire text) */
+  served: Record<string, any>;
+  /** the file Prism reads */
+  file: string;
+}
+
+/** Reads a service's bundle and writes Prism's copy into `dir` where it differs. */
+export function prepareBundle(slug: string, bundle: string, dir: string): PreparedBundle {
+  const document = JSON.parse(readFileSync(bundle, 'utf8'));
+  const rewritten = prismDocument(document);
+  if (!rewritten) return { document, served: document, file: bundle };
+  const file = path.join(dir, `${slug}.openapi.json`);
+  writeFileSync(file, JSON.stringify(rewritten, null, 2));
+  return { document, served: rewritten, file };
+}
+
+export async function freePort(): Promise<number> {
+  const probe = http.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+/**
+ * Prism on 127.0.0.1:port, resolved once it answers. Its CORS headers are off: the front answers
+ * browsers as the stubs do, and Prism's `*` would overwrite the origin the front lets in.
+ */
+export function startPrism(file: string, port: number, slug: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [prismCli, 'mock', file, '-p', String(port), '-h', '127.0.0.1', '-v', 'warn', '--cors', 'false'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  // However this process ends (an uncaught error included), Prism goes with it rather than keep its port.
+  const orphaned = () => child.kill();
+  process.once('exit', orphaned);
+  child.once('exit', () => process.removeListener('exit', orphaned));
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error(`prism (${slug}) did not start in 60 s:\n${output}`));
+    }, 60_000);
+    const ready = async () => {
+      // Prism logs at `warn` say nothing when ready: poll its port instead.
+      for (;;) {
+        if (child.exitCode !== null) return;
+        try {
+          await fetch(`http://127.0.0.1:${port}/__ready`);
+          clearTimeout(timer);
+          resolve(child);
+          return;
+        } catch {
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+    };
+    // Kept for the error of a failed start; a long-running Prism's log must not grow without end.
+    const keep = (d: Buffer) => (output = (output + d).slice(-20_000));
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`prism (${slug}) exited with ${code}:\n${output}`));
+    });
+    void ready();
+  });
+}
+
+/** Stops a Prism process and waits for it to be gone, so a closed mock leaves no process behind. */
+export async function stopPrism(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill();
+  await gone;
+}
