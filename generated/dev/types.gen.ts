@@ -341,6 +341,19 @@ export interface components {
     };
     pathItems: never;
 }
+export type ChatMessage = components['schemas']['ChatMessage'];
+export type SearchRequest = components['schemas']['SearchRequest'];
+export type UrlCitationAnnotation = components['schemas']['UrlCitationAnnotation'];
+export type Source = components['schemas']['Source'];
+export type Usage = components['schemas']['Usage'];
+export type SearchCompletion = components['schemas']['SearchCompletion'];
+export type Error = components['schemas']['Error'];
+export type ResponseInvalidRequest = components['responses']['InvalidRequest'];
+export type ResponseUnauthenticated = components['responses']['Unauthenticated'];
+export type ResponseRateLimited = components['responses']['RateLimited'];
+export type ResponseInternalError = components['responses']['InternalError'];
+export type ResponseRetrievalUnavailable = components['responses']['RetrievalUnavailable'];
+export type HeaderRetryAfter = components['headers']['RetryAfter'];
 export type $defs = Record<string, never>;
 export interface operations {
     createSearch: {

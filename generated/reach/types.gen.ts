@@ -1113,6 +1113,36 @@ export interface components {
     };
     pathItems: never;
 }
+export type Error = components['schemas']['Error'];
+export type ForbiddenError = components['schemas']['ForbiddenError'];
+export type FieldValidationError = components['schemas']['FieldValidationError'];
+export type CreditLimitError = components['schemas']['CreditLimitError'];
+export type RateLimitedError = components['schemas']['RateLimitedError'];
+export type Lead = components['schemas']['Lead'];
+export type LeadSearchJob = components['schemas']['LeadSearchJob'];
+export type Company = components['schemas']['Company'];
+export type LeadList = components['schemas']['LeadList'];
+export type PlanLimitError = components['schemas']['PlanLimitError'];
+export type Deal = components['schemas']['Deal'];
+export type RevenueSummary = components['schemas']['RevenueSummary'];
+export type AutopilotRun = components['schemas']['AutopilotRun'];
+export type Usage = components['schemas']['Usage'];
+export type Subscription = components['schemas']['Subscription'];
+export type ResponseBadRequest = components['responses']['BadRequest'];
+export type ResponseUnauthenticated = components['responses']['Unauthenticated'];
+export type ResponseForbidden = components['responses']['Forbidden'];
+export type ResponseUnprocessable = components['responses']['Unprocessable'];
+export type ResponseCreditOrRateLimited = components['responses']['CreditOrRateLimited'];
+export type ResponseInternalError = components['responses']['InternalError'];
+export type ResponseProviderDown = components['responses']['ProviderDown'];
+export type ResponseNotFound = components['responses']['NotFound'];
+export type ResponseRateLimited = components['responses']['RateLimited'];
+export type ResponsePlanLimit = components['responses']['PlanLimit'];
+export type ParameterJobIdPath = components['parameters']['JobIdPath'];
+export type ParameterListIdPath = components['parameters']['ListIdPath'];
+export type ParameterDealIdPath = components['parameters']['DealIdPath'];
+export type ParameterRunIdPath = components['parameters']['RunIdPath'];
+export type HeaderRetryAfter = components['headers']['RetryAfter'];
 export type $defs = Record<string, never>;
 export interface operations {
     searchLeads: {

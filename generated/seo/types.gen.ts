@@ -987,6 +987,41 @@ export interface components {
     };
     pathItems: never;
 }
+export type Project = components['schemas']['Project'];
+export type Error = components['schemas']['Error'];
+export type CreateProjectRequest = components['schemas']['CreateProjectRequest'];
+export type ProjectResponse = components['schemas']['ProjectResponse'];
+export type Success = components['schemas']['Success'];
+export type UpdateProjectRequest = components['schemas']['UpdateProjectRequest'];
+export type RankTrackingConfig = components['schemas']['RankTrackingConfig'];
+export type CreateRankTrackingConfigRequest = components['schemas']['CreateRankTrackingConfigRequest'];
+export type DeleteRankTrackingConfigRequest = components['schemas']['DeleteRankTrackingConfigRequest'];
+export type UpdateRankTrackingConfigRequest = components['schemas']['UpdateRankTrackingConfigRequest'];
+export type TrackedKeyword = components['schemas']['TrackedKeyword'];
+export type AddTrackedKeywordsRequest = components['schemas']['AddTrackedKeywordsRequest'];
+export type RemoveTrackedKeywordsRequest = components['schemas']['RemoveTrackedKeywordsRequest'];
+export type RankTrackingRun = components['schemas']['RankTrackingRun'];
+export type StartCrawlRequest = components['schemas']['StartCrawlRequest'];
+export type AuditStatus = components['schemas']['AuditStatus'];
+export type AuditProgressFrame = components['schemas']['AuditProgressFrame'];
+export type AuditCompleteFrame = components['schemas']['AuditCompleteFrame'];
+export type AuditErrorFrame = components['schemas']['AuditErrorFrame'];
+export type AuditStreamFrame = components['schemas']['AuditStreamFrame'];
+export type ResponseUnauthenticated = components['responses']['Unauthenticated'];
+export type ResponseInternalError = components['responses']['InternalError'];
+export type ResponseValidationError = components['responses']['ValidationError'];
+export type ResponseRateLimited = components['responses']['RateLimited'];
+export type ResponseNotFound = components['responses']['NotFound'];
+export type ResponseKeywordLimitReached = components['responses']['KeywordLimitReached'];
+export type ResponseCrawlTargetBlocked = components['responses']['CrawlTargetBlocked'];
+export type ResponseAuditLimitReached = components['responses']['AuditLimitReached'];
+export type ParameterProjectIdPath = components['parameters']['ProjectIdPath'];
+export type ParameterProjectIdQuery = components['parameters']['ProjectIdQuery'];
+export type ParameterConfigIdQuery = components['parameters']['ConfigIdQuery'];
+export type ParameterPage = components['parameters']['Page'];
+export type ParameterPageSize = components['parameters']['PageSize'];
+export type ParameterJobIdPath = components['parameters']['JobIdPath'];
+export type HeaderRetryAfter = components['headers']['RetryAfter'];
 export type $defs = Record<string, never>;
 export interface operations {
     listProjects: {

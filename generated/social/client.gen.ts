@@ -4,7 +4,7 @@
 import createClient, { type ClientOptions } from 'openapi-fetch';
 import type { paths } from './types.gen.js';
 
-export type { paths, components, operations } from './types.gen.js';
+export type * from './types.gen.js';
 
 /** The `servers` of the contract: the first is the default base URL. */
 export const socialServers = ["http://localhost:4000/social","http://localhost:4010/social"] as const;

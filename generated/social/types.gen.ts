@@ -585,6 +585,30 @@ export interface components {
     };
     pathItems: never;
 }
+export type Platform = components['schemas']['Platform'];
+export type Tone = components['schemas']['Tone'];
+export type GenerateRequest = components['schemas']['GenerateRequest'];
+export type Variant = components['schemas']['Variant'];
+export type Error = components['schemas']['Error'];
+export type ScheduleRequest = components['schemas']['ScheduleRequest'];
+export type PostStatus = components['schemas']['PostStatus'];
+export type Engagement = components['schemas']['Engagement'];
+export type Post = components['schemas']['Post'];
+export type PostResponse = components['schemas']['PostResponse'];
+export type UpdatePostRequest = components['schemas']['UpdatePostRequest'];
+export type DraftsRequest = components['schemas']['DraftsRequest'];
+export type Account = components['schemas']['Account'];
+export type Stats = components['schemas']['Stats'];
+export type ResponseValidationError = components['responses']['ValidationError'];
+export type ResponseUnauthenticated = components['responses']['Unauthenticated'];
+export type ResponseRateLimited = components['responses']['RateLimited'];
+export type ResponseInternalError = components['responses']['InternalError'];
+export type ResponseFreeTierLimit = components['responses']['FreeTierLimit'];
+export type ResponseNotFound = components['responses']['NotFound'];
+export type ResponseScheduleConflict = components['responses']['ScheduleConflict'];
+export type ResponseEditConflict = components['responses']['EditConflict'];
+export type ParameterPostIdPath = components['parameters']['PostIdPath'];
+export type HeaderRetryAfter = components['headers']['RetryAfter'];
 export type $defs = Record<string, never>;
 export interface operations {
     generateVariants: {

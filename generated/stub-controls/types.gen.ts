@@ -120,6 +120,9 @@ export interface components {
     headers: never;
     pathItems: never;
 }
+export type ClockState = components['schemas']['ClockState'];
+export type Error = components['schemas']['Error'];
+export type ResponseBadRequest = components['responses']['BadRequest'];
 export type $defs = Record<string, never>;
 export interface operations {
     getStubClock: {

@@ -10,7 +10,7 @@ export function generateClient(slug: string, document: Record<string, any>): str
 import createClient, { type ClientOptions } from 'openapi-fetch';
 import type { paths } from './types.gen.js';
 
-export type { paths, components, operations } from './types.gen.js';${hasWebhooks(document) ? "\nexport * from './webhooks.gen.js';" : ''}
+export type * from './types.gen.js';${hasWebhooks(document) ? "\nexport * from './webhooks.gen.js';" : ''}
 
 /** The \`servers\` of the contract: the first is the default base URL. */
 export const ${camel(name)}Servers = ${JSON.stringify(servers)} as const;

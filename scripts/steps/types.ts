@@ -3,14 +3,41 @@ import { deref, listOperations, requestBodyOf } from '../lib/operations.js';
 
 /** TypeScript types of a bundled document: paths, operations, components, webhooks, request defaults. */
 export async function generateApiTypes(slug: string, document: Record<string, any>): Promise<string> {
-  const { default: openapiTS, astToString } = await import('openapi-typescript');
+  const { default: openapiTS, astToString, tsLiteral, tsUnion, NULL } = await import('openapi-typescript');
   const ast = await openapiTS(structuredClone(document) as never, {
     silent: true,
     alphabetize: false,
     // Left on, a `default` would make the field required in requests too, where it is optional.
     defaultNonNullable: false,
+    // `Project` beside `components['schemas']['Project']`, for every component schema, response and parameter.
+    rootTypes: true,
+    rootTypesNoSchemaPrefix: true,
+    rootTypesKeepCasing: true,
+    transform(schema) {
+      const values = enumBranchValues(schema as Record<string, any>);
+      if (!values) return undefined;
+      const nullable = Array.isArray(schema.type) && schema.type.includes('null');
+      return tsUnion([...values.map((v) => tsLiteral(v)), ...(nullable ? [NULL] : [])]);
+    },
   });
   return `${banner(`generated/${slug}/openapi.json (openapi-typescript)`)}\n${astToString(ast)}\n${requestDefaults(document)}`;
+}
+
+/**
+ * The values of a schema that is a choice of enums: `{type: string, anyOf: [{enum: published}, {enum:
+ * designed, x-provisional}]}` is how a contract marks part of an enum provisional. openapi-typescript
+ * would write `string | (...) | (...)`, which accepts any string; the contract accepts only these.
+ */
+function enumBranchValues(schema: Record<string, any>): unknown[] | undefined {
+  const branches = schema.anyOf ?? schema.oneOf;
+  if (!Array.isArray(branches) || branches.length === 0 || schema.enum || schema.const !== undefined) return undefined;
+  const values: unknown[] = [];
+  for (const branch of branches) {
+    if (Array.isArray(branch?.enum)) values.push(...branch.enum);
+    else if (branch && 'const' in branch) values.push(branch.const);
+    else return undefined;
+  }
+  return [...new Set(values)].filter((v) => v !== null);
 }
 
 /**
