@@ -16,6 +16,7 @@ import { stubClockFromEnv, type StubClock } from './lib/clock.js';
 import { loadContract } from './lib/contract.js';
 import { createStubControls } from './lib/controls.js';
 import type { StubInstance, StubService } from './lib/service.js';
+import { stopOnSignals } from '../scripts/lib/shutdown.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -27,18 +28,32 @@ export interface BrokenService {
   error: string;
 }
 
-export async function discoverServices(): Promise<{ services: StubService[]; broken: BrokenService[] }> {
-  const slugs = readdirSync(here, { withFileTypes: true })
+/** How a service's `app.ts` is imported: plain `import()`, or a fresh module graph each time (`npm run dev`). */
+export type AppImporter = (file: string) => Promise<unknown>;
+
+const importOnce: AppImporter = (file) => import(pathToFileURL(file).href);
+
+/** The slugs of server-stubs/<slug>/app.ts. */
+export function serviceSlugs(): string[] {
+  return readdirSync(here, { withFileTypes: true })
     .filter((d) => d.isDirectory() && d.name !== 'lib' && existsSync(path.join(here, d.name, 'app.ts')))
     .map((d) => d.name)
     .sort();
+}
+
+/** Imports one service's app.ts; throws with a message naming the file when it has no StubService. */
+export async function loadService(slug: string, importApp: AppImporter = importOnce): Promise<StubService> {
+  const module = (await importApp(path.join(here, slug, 'app.ts'))) as { default?: StubService };
+  if (!module.default?.create) throw new Error(`server-stubs/${slug}/app.ts has no default StubService export`);
+  return module.default;
+}
+
+export async function discoverServices(importApp: AppImporter = importOnce): Promise<{ services: StubService[]; broken: BrokenService[] }> {
   const services: StubService[] = [];
   const broken: BrokenService[] = [];
-  for (const slug of slugs) {
+  for (const slug of serviceSlugs()) {
     try {
-      const module = (await import(pathToFileURL(path.join(here, slug, 'app.ts')).href)) as { default?: StubService };
-      if (!module.default?.create) throw new Error(`server-stubs/${slug}/app.ts has no default StubService export`);
-      services.push(module.default);
+      services.push(await loadService(slug, importApp));
     } catch (error) {
       broken.push({ slug, basePath: `/${slug}`, error: (error as Error).message });
     }
@@ -53,6 +68,13 @@ export interface PlatformServer {
   broken: BrokenService[];
   clock: StubClock;
   instances: Array<{ slug: string; instance: StubInstance }>;
+  /**
+   * Serves a new version of a service (a fresh instance, from its seeds) in place of the running
+   * one, or adds it; `npm run dev` calls it when a service's code or contract changes.
+   */
+  replace(service: StubService): Promise<void>;
+  /** Answers 503 naming the error for a service until it is replaced (an edit that does not load). */
+  markBroken(broken: BrokenService): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -60,6 +82,8 @@ export interface PlatformOptions {
   clock?: StubClock;
   /** the services to serve instead of those found in server-stubs/ (tests) */
   services?: StubService[];
+  /** how the services found in server-stubs/ are imported (`npm run dev` loads fresh module graphs) */
+  importApp?: AppImporter;
 }
 
 /**
@@ -78,7 +102,7 @@ function wellKnownUnderIssuer(basePaths: string[]) {
 }
 
 export async function startPlatformServer(port = 4000, host = '0.0.0.0', options: PlatformOptions = {}): Promise<PlatformServer> {
-  const discovered = options.services ? { services: options.services, broken: [] } : await discoverServices();
+  const discovered = options.services ? { services: options.services, broken: [] } : await discoverServices(options.importApp);
   const broken = [...discovered.broken];
   const clock = options.clock ?? stubClockFromEnv();
   const corsOrigins = corsOriginsFromEnv();
@@ -86,22 +110,47 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
   app.disable('x-powered-by');
   const services: StubService[] = [];
   const instances: Array<{ slug: string; instance: StubInstance }> = [];
-  app.use(wellKnownUnderIssuer(discovered.services.map((s) => s.basePath)));
-  for (const service of discovered.services) {
+  // What each base path serves now: a running instance, or why it is broken (503). `replace` swaps
+  // an entry while the server runs; requests in flight finish on the instance they started on.
+  const slots = new Map<string, { instance: StubInstance } | { broken: BrokenService }>();
+  const mounted = express.Router();
+  const mount = (slug: string, basePath: string) => {
+    if (slots.has(slug)) return;
+    mounted.use(basePath, (req, res, next) => {
+      const slot = slots.get(slug);
+      if (slot && 'instance' in slot) return slot.instance.router(req, res, next);
+      res.status(503).json({ error: `The ${slug} stub failed to start: ${slot?.broken.error ?? 'not loaded'}` });
+    });
+  };
+  const setBroken = (b: BrokenService) => {
+    mount(b.slug, b.basePath);
+    slots.set(b.slug, { broken: b });
+    const at = broken.findIndex((x) => x.slug === b.slug);
+    if (at >= 0) broken[at] = b;
+    else broken.push(b);
+  };
+  const start = async (service: StubService) => {
     try {
       const instance = await service.create({ clock, corsOrigins });
-      instances.push({ slug: service.slug, instance });
-      services.push(service);
-      app.use(service.basePath, instance.router);
+      mount(service.slug, service.basePath);
+      slots.set(service.slug, { instance });
+      const upsert = <T extends { slug: string }>(list: T[], entry: T) => {
+        const at = list.findIndex((x) => x.slug === entry.slug);
+        if (at >= 0) list[at] = entry;
+        else list.push(entry);
+      };
+      upsert(instances, { slug: service.slug, instance });
+      upsert(services, service);
+      const wasBroken = broken.findIndex((b) => b.slug === service.slug);
+      if (wasBroken >= 0) broken.splice(wasBroken, 1);
     } catch (error) {
-      broken.push({ slug: service.slug, basePath: service.basePath, error: (error as Error).message });
+      setBroken({ slug: service.slug, basePath: service.basePath, error: (error as Error).message });
     }
-  }
-  for (const b of broken) {
-    app.use(b.basePath, (_req, res) => {
-      res.status(503).json({ error: `The ${b.slug} stub failed to start: ${b.error}` });
-    });
-  }
+  };
+  app.use(wellKnownUnderIssuer(discovered.services.map((s) => s.basePath)));
+  for (const service of discovered.services) await start(service);
+  for (const b of discovered.broken) setBroken(b);
+  app.use(mounted);
   app.use('/_stub', createStubControls(clock, () => instances).router);
 
   // The docs portal, rendered from the bundles with these stubs' seeded credentials in its console.
@@ -152,6 +201,20 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
     broken,
     clock,
     instances,
+    replace: async (service) => {
+      const previous = instances.find((i) => i.slug === service.slug)?.instance;
+      await start(service);
+      if (previous && instances.find((i) => i.slug === service.slug)?.instance !== previous) await previous.close?.();
+    },
+    markBroken: async (b) => {
+      const previous = instances.findIndex((i) => i.slug === b.slug);
+      const [removed] = previous >= 0 ? instances.splice(previous, 1) : [];
+      if (removed) {
+        services.splice(services.findIndex((s) => s.slug === b.slug), 1);
+        await removed.instance.close?.();
+      }
+      setBroken(b);
+    },
     close: async () => {
       for (const { instance } of instances) await instance.close?.();
       server.closeAllConnections();
@@ -183,7 +246,5 @@ function banner(running: PlatformServer): string {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const running = await startPlatformServer(Number(process.env.PORT ?? 4000));
   console.log(banner(running));
-  const stop = () => void running.close().then(() => process.exit(0));
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  stopOnSignals(() => running.close());
 }

@@ -1,0 +1,125 @@
+/**
+ * `npm run dev`: the stubs (PORT, default 4000) and the mock (MOCK_PORT, default 4010) in one process
+ * tree, rebuilt and reloaded as files are saved:
+ * - a contract or schema edit runs the incremental build (only the units whose inputs changed), then
+ *   serves the new contract: the service's stub is loaded again and its Prism restarted;
+ * - a stub edit (server-stubs/<slug>/) loads that service again; server-stubs/lib/ reloads them all.
+ * A reloaded service starts from its seeds, as after a restart; the clock and the others keep their state.
+ */
+import chokidar from 'chokidar';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { tsImport } from 'tsx/esm/api';
+import { startMockServer, type MockServer } from '../mock/server.js';
+import { loadService, serviceSlugs, startPlatformServer, type PlatformServer } from '../server-stubs/server.js';
+import { planFor, servicesRebuilt } from './lib/dev/plan.js';
+import { build } from './lib/pipeline.js';
+import { defaultRoot } from './lib/project.js';
+import { stopOnSignals } from './lib/shutdown.js';
+
+export interface DevServer {
+  platform: PlatformServer;
+  mock?: MockServer;
+  /** resolves when every change seen so far is served (tests and the benchmark wait on it) */
+  settled(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DevOptions {
+  root?: string;
+  port?: number;
+  mockPort?: number;
+  host?: string;
+  /** start the mock too (default true) */
+  mock?: boolean;
+  log?: (line: string) => void;
+}
+
+/** Every import is a fresh module graph (tsx's namespaced import), so an edited module is read again. */
+const freshImport = (file: string) => tsImport(pathToFileURL(file).href, import.meta.url);
+
+const ms = (since: number) => `${Math.round(performance.now() - since)} ms`;
+
+export async function startDevServer(options: DevOptions = {}): Promise<DevServer> {
+  const root = options.root ?? defaultRoot;
+  const log = options.log ?? ((line: string) => console.log(line));
+  const host = options.host ?? '0.0.0.0';
+  const quiet = (line: string) => {
+    if (!line.startsWith('skip')) log(line);
+  };
+
+  const first = await build({ root, log: quiet });
+  if (!first.ok) log(`build failed: ${first.failures.join('; ')} (serving what was built before; fix and save to rebuild)`);
+  const platform = await startPlatformServer(options.port ?? 4000, host, { importApp: freshImport });
+  const mock = options.mock === false ? undefined : await startMockServer(options.mockPort ?? 4010, host);
+
+  const reload = async (slug: string) => {
+    const started = performance.now();
+    try {
+      await platform.replace(await loadService(slug, freshImport));
+      const broken = platform.broken.find((b) => b.slug === slug);
+      log(broken ? `reload   ${slug}: failed to start, answers 503: ${broken.error}` : `reload   ${slug.padEnd(20)}${ms(started).padStart(8)}  serving`);
+    } catch (error) {
+      await platform.markBroken({ slug, basePath: `/${slug}`, error: (error as Error).message });
+      log(`reload   ${slug}: does not load, answers 503: ${(error as Error).message}`);
+    }
+  };
+
+  // Saves arrive in bursts (an editor writes, renames, touches): gather them, then work through one
+  // batch at a time, so a build never runs twice at once.
+  const pending = new Set<string>();
+  let running: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  const work = async () => {
+    const changed = [...pending];
+    pending.clear();
+    const services = serviceSlugs();
+    const plan = planFor(root, changed, services);
+    const reloads = new Set(plan.reload);
+    if (plan.build) {
+      const result = await build({ root, log: quiet });
+      if (!result.ok) log(`build failed: ${result.failures.join('; ')} (still serving the last good build)`);
+      const rebuilt = servicesRebuilt(result.rebuilt, services);
+      for (const slug of rebuilt) reloads.add(slug);
+      if (mock) await Promise.all(servicesRebuilt(result.rebuilt, mock.services.map((s) => s.slug)).map((slug) => mock.restart(slug).catch((error: unknown) => log(`mock     ${slug}: ${(error as Error).message}`))));
+    }
+    for (const slug of reloads) await reload(slug);
+    for (const file of plan.restartNeeded) log(`changed  ${file}: restart npm run dev to take it`);
+  };
+  const schedule = (file: string) => {
+    pending.add(path.resolve(file));
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      running = running.then(work).catch((error: unknown) => log(`dev: ${(error as Error).message}`));
+    }, 40);
+  };
+
+  const watcher = chokidar.watch(['openapi', 'schemas', 'server-stubs', 'redocly.yaml'].map((p) => path.join(root, p)), {
+    ignoreInitial: true,
+    ignored: (file) => /(^|[/\\])(node_modules|\.cache)([/\\]|$)|~$|\.swp$/.test(file),
+  });
+  watcher.on('all', (_event, file) => schedule(file));
+  await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+
+  return {
+    platform,
+    mock,
+    settled: async () => {
+      // A save may still be inside the gathering window: wait it out, then for the work it started.
+      while (timer && pending.size > 0) await new Promise((r) => setTimeout(r, 10));
+      await running;
+    },
+    close: async () => {
+      clearTimeout(timer);
+      await watcher.close();
+      await running;
+      await Promise.all([platform.close(), mock?.close()]);
+    },
+  };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const dev = await startDevServer({ port: Number(process.env.PORT ?? 4000), mockPort: Number(process.env.MOCK_PORT ?? 4010) });
+  console.log(`dev: stubs on http://localhost:${dev.platform.port}${dev.mock ? `, mock on http://localhost:${dev.mock.port}` : ''}; watching openapi/, schemas/, server-stubs/`);
+  stopOnSignals(() => dev.close());
+}

@@ -1,0 +1,78 @@
+/**
+ * `npm run dev` reloads what was saved: a stub edit loads that service again, a contract edit runs the
+ * build and serves the new contract. A reloaded service starts from its seeds, which is how these
+ * tests see the reload through HTTP: a project created before is gone after.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { planFor } from '../../scripts/lib/dev/plan.js';
+import { defaultRoot } from '../../scripts/lib/project.js';
+import { startDevServer, type DevServer } from '../../scripts/dev.js';
+
+const auth = { Authorization: 'Bearer seo_test_key', 'Content-Type': 'application/json' };
+
+describe('what a save asks for', () => {
+  const services = ['mail', 'seo'];
+  const at = (...parts: string[]) => path.join(defaultRoot, ...parts);
+  test.each([
+    [[at('openapi', 'seo', 'paths', 'projects.yaml')], { build: true, reload: [], restartNeeded: [] }],
+    [[at('schemas', 'mail', 'Contact.json')], { build: true, reload: [], restartNeeded: [] }],
+    [[at('server-stubs', 'seo', 'handlers', 'projects.ts')], { build: false, reload: ['seo'], restartNeeded: [] }],
+    [[at('server-stubs', 'lib', 'errors.ts')], { build: false, reload: ['mail', 'seo'], restartNeeded: [] }],
+    [[at('server-stubs', 'server.ts')], { build: false, reload: [], restartNeeded: ['server-stubs/server.ts'] }],
+  ])('%s', (changed, expected) => {
+    const plan = planFor(defaultRoot, changed, services);
+    expect({ ...plan, reload: [...plan.reload].sort() }).toEqual(expected);
+  });
+});
+
+describe('npm run dev (stubs only)', () => {
+  let dev: DevServer;
+  let base = '';
+  beforeAll(async () => {
+    dev = await startDevServer({ port: 0, host: '127.0.0.1', mock: false, log: () => {} });
+    base = `http://127.0.0.1:${dev.platform.port}/seo`;
+  }, 120_000);
+  afterAll(() => dev?.close());
+
+  async function createProject(): Promise<string> {
+    const res = await fetch(`${base}/projects`, { method: 'POST', headers: auth, body: JSON.stringify({ name: `dev ${Date.now()}` }) });
+    expect(res.status).toBe(201);
+    return ((await res.json()) as { project: { id: string } }).project.id;
+  }
+  const projectStatus = async (id: string) => (await fetch(`${base}/projects/${id}`, { headers: auth })).status;
+
+  /** Saves `file` with `contents`, waits until the reload it causes is served. */
+  async function save(file: string, contents: string, reloaded: () => Promise<boolean>) {
+    writeFileSync(file, contents);
+    for (const end = Date.now() + 60_000; Date.now() < end; ) {
+      await dev.settled();
+      if (await reloaded()) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`${path.relative(defaultRoot, file)}: no reload in 60 s`);
+  }
+
+  test('saving a stub file serves that service again, from its seeds; the others keep their state', async () => {
+    const id = await createProject();
+    const file = path.join(defaultRoot, 'server-stubs', 'seo', 'app.ts');
+    const original = readFileSync(file, 'utf8');
+    await save(file, original, async () => (await projectStatus(id)) === 404);
+    expect(dev.platform.broken).toEqual([]);
+  }, 90_000);
+
+  test('saving a contract rebuilds it and serves the seo stub again', async () => {
+    const id = await createProject();
+    const file = path.join(defaultRoot, 'openapi', 'seo', 'openapi.yaml');
+    const original = readFileSync(file, 'utf8');
+    try {
+      // A comment changes the file (the build runs) and nothing of the bundle: no drift is left behind.
+      await save(file, `${original}# saved by the dev-server test\n`, async () => (await projectStatus(id)) === 404);
+    } finally {
+      writeFileSync(file, original);
+      await new Promise((r) => setTimeout(r, 100));
+      await dev.settled();
+    }
+  }, 90_000);
+});
