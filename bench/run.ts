@@ -5,11 +5,11 @@
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeSection } from './results-file.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -88,6 +88,25 @@ async function timeCommand(args: string[]): Promise<number> {
     child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited ${code}`))));
   });
   return Math.round(performance.now() - started);
+}
+
+if (process.argv.includes('dev')) {
+  const { runDevLoopBench } = await import('./dev-loop.js');
+  const rows = await runDevLoopBench(Number(process.env.BENCH_ROUNDS ?? 3));
+  const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
+  const section = [
+    '## Dev loop: save to serving (`npm run bench -- dev`)',
+    '',
+    `Date: ${new Date().toISOString()}; ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}. From the file written to the service's new instance serving,`,
+    'each edit checked through HTTP after it is served and after it is reverted. The first save after `npm run dev` starts loads the build tools.',
+    '',
+    '| edit | first save, ms | next saves, ms | median, ms | target, ms | met |',
+    '|---|---:|---|---:|---:|---|',
+    ...rows.map((r) => `| ${r.edit} | ${r.first} | ${r.runs.join(', ')} | ${median(r.runs)} | < ${r.target} | ${median(r.runs) < r.target ? 'yes' : '**no**'} |`),
+  ].join('\n');
+  writeSection('dev', section);
+  console.log(section);
+  process.exit(0);
 }
 
 const results: Record<string, Load> = {};
@@ -179,5 +198,5 @@ const lines = [
 ];
 const report = lines.join('\n');
 const notes = process.env.BENCH_NOTES ? `\n## Notes\n\n${process.env.BENCH_NOTES}\n` : '';
-writeFileSync(path.join(root, 'bench', 'RESULTS.md'), report + notes);
+writeSection('stubs', report.replace(/^# Benchmark results\n/, '## Stubs, Prism and builds (`npm run bench`)\n') + notes);
 console.log(report);

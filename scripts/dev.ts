@@ -76,14 +76,33 @@ export async function startDevServer(options: DevOptions = {}): Promise<DevServe
     const services = serviceSlugs();
     const plan = planFor(root, changed, services);
     const reloads = new Set(plan.reload);
+    let mocked: string[] = [];
     if (plan.build) {
-      const result = await build({ root, log: quiet });
+      // A stub needs only its bundle: it serves the new contract while the build goes on to the
+      // types, client and docs.
+      const served = new Set<string>();
+      const onBundled = async (slug: string) => {
+        if (!services.includes(slug)) return;
+        served.add(slug);
+        reloads.delete(slug);
+        await reload(slug);
+      };
+      const result = await build({ root, log: quiet, onBundled });
       if (!result.ok) log(`build failed: ${result.failures.join('; ')} (still serving the last good build)`);
-      const rebuilt = servicesRebuilt(result.rebuilt, services);
-      for (const slug of rebuilt) reloads.add(slug);
-      if (mock) await Promise.all(servicesRebuilt(result.rebuilt, mock.services.map((s) => s.slug)).map((slug) => mock.restart(slug).catch((error: unknown) => log(`mock     ${slug}: ${(error as Error).message}`))));
+      for (const slug of servicesRebuilt(result.rebuilt, services)) if (!served.has(slug)) reloads.add(slug);
+      mocked = mock ? servicesRebuilt(result.rebuilt, mock.services.map((s) => s.slug)) : [];
     }
+    // The stubs first: a stub reloads in milliseconds, a Prism restarts in seconds.
     for (const slug of reloads) await reload(slug);
+    await Promise.all(
+      mocked.map(async (slug) => {
+        const started = performance.now();
+        await mock!.restart(slug).then(
+          () => log(`mock     ${slug.padEnd(20)}${ms(started).padStart(8)}  serving`),
+          (error: unknown) => log(`mock     ${slug}: ${(error as Error).message}`),
+        );
+      }),
+    );
     for (const file of plan.restartNeeded) log(`changed  ${file}: restart npm run dev to take it`);
   };
   const schedule = (file: string) => {

@@ -15,6 +15,11 @@ export interface BuildOptions {
   /** register new services in redocly.yaml (off for the check, which must not change the tree) */
   register?: boolean;
   log?: (line: string) => void;
+  /**
+   * Called as soon as a service's bundle is written, before its types, client and docs: what a
+   * server needs is ready (`npm run dev` serves the new contract from here).
+   */
+  onBundled?: (slug: string) => void | Promise<void>;
 }
 
 export interface BuildResult {
@@ -86,7 +91,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       docPages.push(docEntry(service.slug, bundle));
       continue;
     }
-    const unit = await buildApi(root, service, { write, log, docs, result, compareWithCommitted: register });
+    const unit = await buildApi(root, service, { write, log, docs, result, compareWithCommitted: register, onBundled: options.onBundled, known: { inputs: knownInputs, hash } });
     if (unit) {
       next[key] = unit.state;
       docPages.push(docEntry(service.slug, unit.document));
@@ -143,7 +148,13 @@ interface UnitContext {
 async function buildApi(
   root: string,
   service: ApiService,
-  ctx: UnitContext & { docs: boolean; compareWithCommitted: boolean },
+  ctx: UnitContext & {
+    docs: boolean;
+    compareWithCommitted: boolean;
+    onBundled?: BuildOptions['onBundled'];
+    /** the inputs the last build recorded, hashed before this build read them */
+    known: { inputs: string[]; hash: string };
+  },
 ): Promise<{ state: UnitState; document: Record<string, any> } | undefined> {
   const { lintService, formatLintProblem } = await import('../steps/lint.js');
   const [problems, lintMs] = await timed(() => lintService(root, service));
@@ -162,6 +173,7 @@ async function buildApi(
     const [bundled, bundleMs] = await timed(() => bundleService(root, service));
     ctx.write(`${service.slug}/openapi.json`, stringifyBundle(bundled.document), outputs);
     ctx.log(stepLine('bundle', service.slug, bundleMs, `generated/${service.slug}/openapi.json`));
+    await ctx.onBundled?.(service.slug);
 
     if (ctx.compareWithCommitted) await logBreaking(root, service.slug, { document: bundled.document }, ctx.log);
 
@@ -197,7 +209,11 @@ async function buildApi(
     }
 
     const inputs = bundled.inputs.map((f) => path.relative(root, f));
-    const hash = hashFiles(root, [...bundled.inputs, ...globalInputs(root)], `docs=${ctx.docs}`);
+    // The state records what the outputs were built from. Hashed now, a file saved again during
+    // this build would be recorded as built, and the next build would skip it; so the hash taken
+    // before reading is kept unless the bundle's inputs changed (a $ref added or removed).
+    const sameInputs = new Set(bundled.inputs).size === new Set(ctx.known.inputs).size && bundled.inputs.every((f) => ctx.known.inputs.includes(f));
+    const hash = sameInputs ? ctx.known.hash : hashFiles(root, [...bundled.inputs, ...globalInputs(root)], `docs=${ctx.docs}`);
     return { state: { hash, inputs, outputs }, document: bundled.document };
   } catch (error) {
     ctx.result.failures.push(`${service.slug}: ${(error as Error).message}`);

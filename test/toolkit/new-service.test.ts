@@ -1,0 +1,88 @@
+/**
+ * `npm run new-service -- <slug>` gives a service that passes at once: its contract lints clean and
+ * builds, its stub type-checks and its test passes, in a copy of the toolkit (so this repository's
+ * service list is untouched). The compiler then names an operation whose handler is missing, and the
+ * scaffold refuses a bad slug or an existing service without writing anything.
+ */
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { defaultRoot } from '../../scripts/lib/project.js';
+
+const run = promisify(execFile);
+const slug = 'inventory-hub';
+let copy = '';
+
+/** Runs a command in the copy; resolves with its exit code and output whatever the code. */
+async function inCopy(command: string, args: string[]): Promise<{ code: number; output: string }> {
+  try {
+    const { stdout, stderr } = await run(command, args, { cwd: copy, env: { ...process.env, CI: '' }, maxBuffer: 16 * 1024 * 1024 });
+    return { code: 0, output: stdout + stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? 1, output: `${failed.stdout ?? ''}${failed.stderr ?? ''}` };
+  }
+}
+
+const node = (script: string, ...args: string[]) => inCopy(process.execPath, ['--import', 'tsx', script, ...args]);
+const tsc = () => inCopy(process.execPath, [path.join(copy, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', 'tsconfig.scaffold.json']);
+
+beforeAll(() => {
+  // The toolkit without its services: the pipeline, the stub framework, the test helpers.
+  copy = mkdtempSync(path.join(os.tmpdir(), 'new-service-'));
+  for (const part of ['scripts', 'server-stubs/lib', 'test/helpers', 'test/reporters', 'package.json', 'tsconfig.json', 'vitest.config.ts']) {
+    cpSync(path.join(defaultRoot, part), path.join(copy, part), { recursive: true });
+  }
+  symlinkSync(path.join(defaultRoot, 'node_modules'), path.join(copy, 'node_modules'));
+  const redocly = readFileSync(path.join(defaultRoot, 'redocly.yaml'), 'utf8');
+  writeFileSync(path.join(copy, 'redocly.yaml'), `${redocly.slice(0, redocly.indexOf('\napis:'))}\napis: {}\n`);
+  writeFileSync(path.join(copy, 'tsconfig.scaffold.json'), JSON.stringify({ extends: './tsconfig.json', include: [`server-stubs/${slug}`, `test/${slug}`, `generated/${slug}`] }));
+});
+afterAll(() => rmSync(copy, { recursive: true, force: true }));
+
+describe('npm run new-service', () => {
+  test('writes a contract that lints clean and builds, and registers it', async () => {
+    const { code, output } = await node('scripts/new-service.ts', slug, '--title', 'Inventory hub');
+    expect(code, output).toBe(0);
+    expect(output).toMatch(new RegExp(`lint +${slug} +\\d+ ms +clean`));
+    for (const file of ['openapi.json', 'types.gen.ts', 'client.gen.ts']) expect(existsSync(path.join(copy, 'generated', slug, file)), file).toBe(true);
+    expect(readFileSync(path.join(copy, 'redocly.yaml'), 'utf8')).toContain(`root: openapi/${slug}/openapi.yaml`);
+    expect(JSON.parse(readFileSync(path.join(copy, 'generated', slug, 'openapi.json'), 'utf8')).info.title).toBe('Inventory hub API');
+  }, 120_000);
+
+  test('its stub type-checks and its own test passes', async () => {
+    const checked = await tsc();
+    expect(checked.code, checked.output).toBe(0);
+    const tested = await inCopy(process.execPath, [path.join(copy, 'node_modules/vitest/vitest.mjs'), 'run', `test/${slug}`]);
+    expect(tested.code, tested.output).toBe(0);
+    expect(tested.output).toMatch(/Tests: [1-9]\d* passed, 0 failed/);
+  }, 120_000);
+
+  test('a missing handler is a compile error naming the operation', async () => {
+    const file = path.join(copy, 'server-stubs', slug, 'handlers', 'items.ts');
+    const original = readFileSync(file, 'utf8');
+    writeFileSync(file, original.replace(/ {4}deleteItem: [\s\S]*?\n {4}\},\n/, ''));
+    try {
+      const checked = await tsc();
+      expect(checked.code).not.toBe(0);
+      expect(checked.output).toMatch(/deleteItem/);
+    } finally {
+      writeFileSync(file, original);
+    }
+  }, 120_000);
+
+  test.each([
+    ['an existing service', slug, /exists already/],
+    ['a slug with capitals', 'Inventory', /not a slug/],
+    ['a path in the slug', '../escape', /not a slug/],
+    ['a reserved name', 'lib', /reserved/],
+  ])('refuses %s, writing nothing', async (_case, name, message) => {
+    const { code, output } = await node('scripts/new-service.ts', name);
+    expect(code).toBe(2);
+    expect(output).toMatch(message);
+    expect(existsSync(path.join(copy, 'openapi', 'Inventory'))).toBe(false);
+  }, 60_000);
+});
