@@ -8,7 +8,7 @@
  * off the contract is not passed on.
  */
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { deref } from '../scripts/lib/operations.js';
+import { deref, type JsonNode } from '../scripts/lib/operations.js';
 import { parseCookies } from '../server-stubs/lib/auth.js';
 import { browserAccess, type CorsOrigins } from '../server-stubs/lib/browser.js';
 import type { Contract, OperationInfo } from '../server-stubs/lib/contract.js';
@@ -25,7 +25,7 @@ export interface FrontService {
   basePath: string;
   contract: Contract;
   /** the document Prism serves, for its example names */
-  served: Record<string, any>;
+  served: JsonNode;
   /** the stub's seeded credentials; none for a contract without a stub (then any credential passes) */
   credentials?: ReadonlyArray<StubCredential>;
   /** the service's error body, status folded into a declared one (mock/errors.ts) */
@@ -102,7 +102,7 @@ export function serviceRouter(service: FrontService, options: FrontOptions = {})
   router.use((req: Request, res: Response, next: NextFunction) => {
     // The stubs answer their declared media type whatever `Accept` says; Prism answers 406, which no
     // operation declares. So an Accept the operation cannot satisfy is dropped, as the stubs ignore it.
-    const types = [...new Set(Object.values<any>(res.locals.operation!.op.responses ?? {}).flatMap((r) => Object.keys(deref(contract.document, r)?.content ?? {})))];
+    const types = [...new Set(Object.values<JsonNode>(res.locals.operation!.op.responses ?? {}).flatMap((r) => Object.keys(deref(contract.document, r)?.content ?? {})))];
     if (req.headers.accept && types.length > 0 && !req.accepts(types)) delete req.headers.accept;
     const preference = resolvePreference(service.served, res.locals.operation!, req.headers.prefer, req.headers.accept);
     if (preference.kind === 'refused') return next(failureOf('validation', preference.status, preference.message));

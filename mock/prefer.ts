@@ -7,7 +7,7 @@
  * the first one of the status asked for, or, for `example=name` alone, the status that has it.
  * A status or example the operation does not have is the client's mistake, answered as one.
  */
-import { deref } from '../scripts/lib/operations.js';
+import { deref, type JsonNode } from '../scripts/lib/operations.js';
 import { badInputStatus, declares, declaredStatuses, responseKeyFor, type OperationInfo } from '../server-stubs/lib/contract.js';
 
 export type Preference =
@@ -34,7 +34,7 @@ export function parsePrefer(header: string | string[] | undefined): Map<string, 
  * What to do with a request's preferences. `served` is the document Prism serves (its stream
  * examples renamed), so the example names are Prism's.
  */
-export function resolvePreference(served: Record<string, any>, operation: OperationInfo, header: string | string[] | undefined, accept: string | undefined): Preference {
+export function resolvePreference(served: JsonNode, operation: OperationInfo, header: string | string[] | undefined, accept: string | undefined): Preference {
   const preferences = parsePrefer(header);
   const code = preferences.get('code');
   const example = preferences.get('example');
@@ -67,8 +67,8 @@ export function resolvePreference(served: Record<string, any>, operation: Operat
 }
 
 /** The named examples of a response, for the media type the client accepts (else the first). */
-function exampleNames(document: Record<string, any>, response: unknown, accept: string | undefined): string[] {
-  const content: Record<string, any> = deref(document, response)?.content ?? {};
+function exampleNames(document: JsonNode, response: unknown, accept: string | undefined): string[] {
+  const content: JsonNode = deref(document, response)?.content ?? {};
   const types = Object.keys(content);
   const wanted = (accept ?? '').split(',').map((t) => t.split(';')[0]!.trim()).filter((t) => t && t !== '*/*');
   const type = types.find((t) => wanted.includes(t)) ?? types[0];

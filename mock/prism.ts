@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { basePathOf, deref } from '../scripts/lib/operations.js';
+import { basePathOf, deref, type JsonNode } from '../scripts/lib/operations.js';
 import { formatFrame, type SseFrame } from '../server-stubs/lib/sse.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -36,14 +36,15 @@ export function bundledServices(): Array<{ slug: string; bundle: string; basePat
  * The bundle as Prism should serve it: every `text/event-stream` media type's examples replaced by
  * one example, the wire text. `undefined` when the bundle has no stream to rewrite.
  */
-export function prismDocument(document: Record<string, any>): Record<string, any> | undefined {
+export function prismDocument(document: JsonNode): JsonNode | undefined {
   const copy = structuredClone(document);
   let changed = false;
-  const walk = (node: any) => {
-    if (!node || typeof node !== 'object') return;
+  const walk = (value: unknown) => {
+    if (!value || typeof value !== 'object') return;
+    const node = value as JsonNode;
     const stream = !Array.isArray(node) ? node.content?.['text/event-stream'] : undefined;
     if (stream && (stream['x-wire-example'] !== undefined || stream.examples)) {
-      const frames = Object.values<any>(stream.examples ?? {}).map((e) => deref(copy, e)?.value as SseFrame);
+      const frames = Object.values<JsonNode>(stream.examples ?? {}).map((e) => deref(copy, e)?.value as SseFrame);
       const wire = typeof stream['x-wire-example'] === 'string' ? stream['x-wire-example'] : frames.map(formatFrame).join('');
       stream.examples = { wire: { summary: 'The raw wire text', value: wire } };
       // Prism checks what it answers against the schema: here a text, not one frame.
@@ -60,9 +61,9 @@ export function prismDocument(document: Record<string, any>): Record<string, any
 
 export interface PreparedBundle {
   /** the bundle as published: what the front checks requests and answers against */
-  document: Record<string, any>;
+  document: JsonNode;
   /** what Prism serves (stream examples as wire text) */
-  served: Record<string, any>;
+  served: JsonNode;
   /** the file Prism reads */
   file: string;
 }
@@ -126,7 +127,7 @@ export function startPrism(file: string, port: number, slug: string): Promise<Ch
       clearTimeout(timer);
       reject(new Error(`prism (${slug}) exited with ${code}:\n${output}`));
     });
-    void ready();
+    ready().catch(reject);
   });
 }
 

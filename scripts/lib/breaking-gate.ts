@@ -18,10 +18,11 @@ import { promisify } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { breakingChanges, EVENT_STREAM, schemaBreakingChanges } from './breaking.js';
 import { isSchemaFile, type SchemaSet } from './project.js';
+import type { JsonNode } from './operations.js';
 
 const execFileAsync = promisify(execFile);
 
-type Doc = Record<string, any>;
+type Doc = JsonNode;
 
 export interface Finding {
   /** the service slug, or the schema set's slug for a standalone schema */
@@ -140,14 +141,14 @@ function forOasdiff(document: Doc): Doc {
   const copy = structuredClone(document);
   delete copy.webhooks;
   withoutBooleanSchemas(copy);
-  for (const item of Object.values<any>(copy.paths ?? {})) {
-    for (const op of Object.values<any>(item ?? {})) {
-      for (const response of Object.values<any>(op?.responses ?? {})) {
+  for (const item of Object.values<JsonNode>(copy.paths ?? {})) {
+    for (const op of Object.values<JsonNode>(item ?? {})) {
+      for (const response of Object.values<JsonNode>(op?.responses ?? {})) {
         if (response?.content?.[EVENT_STREAM]) delete response.content[EVENT_STREAM];
       }
     }
   }
-  for (const response of Object.values<any>(copy.components?.responses ?? {})) {
+  for (const response of Object.values<JsonNode>(copy.components?.responses ?? {})) {
     if (response?.content?.[EVENT_STREAM]) delete response.content[EVENT_STREAM];
   }
   return copy;
@@ -250,7 +251,7 @@ export function schemaSetsBreaking(root: string, commit: string, sets: SchemaSet
 export function loadAllowlist(root: string): { entries: AllowEntry[]; problems: string[] } {
   const file = path.join(root, ALLOWLIST_FILE);
   if (!existsSync(file)) return { entries: [], problems: [] };
-  let parsed: any;
+  let parsed: JsonNode;
   try {
     parsed = parseYaml(readFileSync(file, 'utf8'));
   } catch (error) {
@@ -260,7 +261,7 @@ export function loadAllowlist(root: string): { entries: AllowEntry[]; problems: 
   if (!Array.isArray(list)) return { entries: [], problems: [`${ALLOWLIST_FILE}: \`allow\` must be a list`] };
   const entries: AllowEntry[] = [];
   const problems: string[] = [];
-  list.forEach((e: any, i: number) => {
+  list.forEach((e: JsonNode, i: number) => {
     const missing = ['service', 'where', 'change', 'reason'].filter((k) => typeof e?.[k] !== 'string' || e[k].trim() === '');
     if (missing.length > 0) problems.push(`${ALLOWLIST_FILE}: entry ${i + 1} needs a non-empty ${missing.join(', ')}`);
     else entries.push({ service: e.service, where: e.where, change: e.change, reason: e.reason.trim(), ...(typeof e.id === 'string' ? { id: e.id } : {}) });

@@ -1,4 +1,4 @@
-import { deref, listOperations, listWebhooks, requestBodyOf, responsesOf, type Operation } from './operations.js';
+import { deref, listOperations, listWebhooks, requestBodyOf, responsesOf, type Operation, type JsonNode } from './operations.js';
 
 /**
  * Changes between two bundles of one service that break existing clients: what a client sends may
@@ -14,7 +14,7 @@ export interface BreakingChange {
   change: string;
 }
 
-type Doc = Record<string, any>;
+type Doc = JsonNode;
 
 /**
  * Which side of the wire the schema is on. `write`: the client sends it, so the new schema must
@@ -37,11 +37,11 @@ const BOTH: Sides = { write: true, read: true };
  * required, and the constraints of the first member that has them), so wrapping a schema in `allOf`
  * to add a rule is compared as the rule it adds.
  */
-function flatten(doc: Doc, schema: any, depth = 0): any {
+function flatten(doc: Doc, schema: JsonNode, depth = 0): JsonNode {
   const s = deref(doc, schema);
   if (!s || !Array.isArray(s.allOf) || depth > 8) return s;
-  const merged: any = { ...s, allOf: undefined, properties: { ...(s.properties ?? {}) }, required: [...(s.required ?? [])] };
-  for (const member of s.allOf.map((m: any) => flatten(doc, m, depth + 1)).filter(Boolean)) {
+  const merged: JsonNode = { ...s, allOf: undefined, properties: { ...(s.properties ?? {}) }, required: [...(s.required ?? [])] };
+  for (const member of s.allOf.map((m: JsonNode) => flatten(doc, m, depth + 1)).filter(Boolean)) {
     Object.assign(merged.properties, member.properties ?? {});
     merged.required.push(...(member.required ?? []));
     for (const [key, value] of Object.entries(member)) {
@@ -51,11 +51,11 @@ function flatten(doc: Doc, schema: any, depth = 0): any {
   return merged;
 }
 
-const typesOf = (schema: any): string[] =>
+const typesOf = (schema: JsonNode): string[] =>
   schema?.type === undefined ? [] : (Array.isArray(schema.type) ? schema.type : [schema.type]).slice().sort();
 
 /** `enum`, or a `const` as a one-value enum. */
-const valuesOf = (schema: any): unknown[] | undefined =>
+const valuesOf = (schema: JsonNode): unknown[] | undefined =>
   Array.isArray(schema?.enum) ? schema.enum : schema && 'const' in schema ? [schema.const] : undefined;
 
 const sameValue = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
@@ -64,9 +64,9 @@ const UPPER = ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxPrope
 const LOWER = ['minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties'] as const;
 
 /** A name for each member of a `oneOf`/`anyOf`: its discriminator value, its `$ref` name or title, else its position. */
-function memberKeys(doc: Doc, union: any, members: any[]): string[] {
+function memberKeys(doc: Doc, union: JsonNode, members: JsonNode[]): string[] {
   const flat = members.map((m) => flatten(doc, m));
-  const constOf = (member: any, name: string) => {
+  const constOf = (member: JsonNode, name: string) => {
     const values = valuesOf(deref(doc, member?.properties?.[name]));
     return values?.length === 1 ? values[0] : undefined;
   };
@@ -86,7 +86,7 @@ function memberKeys(doc: Doc, union: any, members: any[]): string[] {
   });
 }
 
-function compareSchema(before: Doc, after: Doc, a: any, b: any, at: string, out: string[], sides: Sides, depth = 0): void {
+function compareSchema(before: Doc, after: Doc, a: JsonNode, b: JsonNode, at: string, out: string[], sides: Sides, depth = 0): void {
   const rawA = a;
   const rawB = b;
   a = flatten(before, a);
@@ -133,7 +133,7 @@ function compareSchema(before: Doc, after: Doc, a: any, b: any, at: string, out:
   }
   const requiredAfter = new Set<string>(b.required ?? []);
   const requiredBefore = new Set<string>(a.required ?? []);
-  for (const [name, prop] of Object.entries<any>(a.properties ?? {})) {
+  for (const [name, prop] of Object.entries<JsonNode>(a.properties ?? {})) {
     const next = b.properties?.[name];
     if (!next) {
       if (sides.read) out.push(`${dot(name)} was removed`);
@@ -153,8 +153,8 @@ function compareSchema(before: Doc, after: Doc, a: any, b: any, at: string, out:
   if (a.items && b.items) compareSchema(before, after, a.items, b.items, `${at}[]`, out, { ...sides, frames: false }, depth + 1);
 
   for (const kw of ['oneOf', 'anyOf'] as const) {
-    const ma: any[] | undefined = Array.isArray(a[kw]) ? a[kw] : undefined;
-    const mb: any[] | undefined = Array.isArray(b[kw]) ? b[kw] : undefined;
+    const ma: JsonNode[] | undefined = Array.isArray(a[kw]) ? a[kw] : undefined;
+    const mb: JsonNode[] | undefined = Array.isArray(b[kw]) ? b[kw] : undefined;
     if (!ma || !mb) continue;
     const ka = memberKeys(before, a, ma);
     const kb = memberKeys(after, b, mb);
@@ -166,7 +166,7 @@ function compareSchema(before: Doc, after: Doc, a: any, b: any, at: string, out:
         else if (sides.frames) out.push(`${what} ${key} is no longer sent`);
         return;
       }
-      compareSchema(before, after, ma[i], mb[j], sides.frames ? `${what} ${key}` : `${label}(${key})`, out, { ...sides, frames: false }, depth + 1);
+      compareSchema(before, after, ma[i]!, mb[j]!, sides.frames ? `${what} ${key}` : `${label}(${key})`, out, { ...sides, frames: false }, depth + 1);
     });
     if (sides.read) for (const key of kb) if (!ka.includes(key)) out.push(sides.frames ? `${what} ${key} may now be sent` : `${label} may now be ${what} ${key}`);
   }
@@ -198,7 +198,7 @@ export function breakingChanges(before: Doc, after: Doc, options: CompareOptions
       const bodyBefore = requestBodyOf(before, old);
       const bodyAfter = requestBodyOf(after, next);
       if (!bodyBefore?.required && bodyAfter?.required) add('request body is now required');
-      for (const [type, media] of Object.entries<any>(bodyBefore?.content ?? {})) {
+      for (const [type, media] of Object.entries<JsonNode>(bodyBefore?.content ?? {})) {
         const mediaAfter = bodyAfter?.content?.[type];
         if (!mediaAfter) add(`request body ${type} no longer accepted`);
         else {
@@ -210,14 +210,14 @@ export function breakingChanges(before: Doc, after: Doc, options: CompareOptions
     }
     const responsesBefore = responsesOf(before, old);
     const responsesAfter = responsesOf(after, next);
-    for (const [status, response] of Object.entries<any>(responsesBefore)) {
+    for (const [status, response] of Object.entries<JsonNode>(responsesBefore)) {
       if (!/^2/.test(status)) continue;
       const responseAfter = responsesAfter[status];
       if (!responseAfter) {
         if (all) add(`response ${status} removed`);
         continue;
       }
-      for (const [type, media] of Object.entries<any>(response.content ?? {})) {
+      for (const [type, media] of Object.entries<JsonNode>(response.content ?? {})) {
         const stream = type === EVENT_STREAM;
         if (!all && !stream) continue;
         const mediaAfter = responseAfter.content?.[type];
@@ -254,8 +254,8 @@ function webhookChanges(before: Doc, after: Doc): BreakingChange[] {
       add(old.method === 'post' ? 'event removed' : `${old.method.toUpperCase()} event removed`);
       continue;
     }
-    const headersAfter = new Map<string, any>((next.op.parameters ?? []).filter((p: any) => p.in === 'header').map((p: any) => [p.name.toLowerCase(), p]));
-    for (const p of (old.op.parameters ?? []).filter((p: any) => p.in === 'header')) {
+    const headersAfter = new Map<string, JsonNode>((next.op.parameters ?? []).filter((p: JsonNode) => p.in === 'header').map((p: JsonNode) => [p.name.toLowerCase(), p]));
+    for (const p of (old.op.parameters ?? []).filter((p: JsonNode) => p.in === 'header')) {
       const now = headersAfter.get(p.name.toLowerCase());
       if (!now) add(`header ${p.name} is no longer sent`);
       else {
@@ -268,7 +268,7 @@ function webhookChanges(before: Doc, after: Doc): BreakingChange[] {
     const bodyBefore = requestBodyOf(before, old);
     const bodyAfter = requestBodyOf(after, next);
     if (bodyBefore?.required && bodyAfter && !bodyAfter.required) add('payload is no longer always sent');
-    for (const [type, media] of Object.entries<any>(bodyBefore?.content ?? {})) {
+    for (const [type, media] of Object.entries<JsonNode>(bodyBefore?.content ?? {})) {
       const mediaAfter = bodyAfter?.content?.[type];
       if (!mediaAfter) add(`payload ${type} no longer sent`);
       else {
@@ -296,8 +296,8 @@ export function schemaBreakingChanges(name: string, before: Doc | undefined, aft
 }
 
 function compareParameters(old: Operation, next: Operation, add: (change: string) => void): void {
-  const key = (p: any) => `${p.in}:${p.name}`;
-  const before = new Map<string, any>((old.op.parameters ?? []).map((p: any) => [key(p), p]));
+  const key = (p: JsonNode) => `${p.in}:${p.name}`;
+  const before = new Map<string, JsonNode>((old.op.parameters ?? []).map((p: JsonNode) => [key(p), p]));
   const after = new Set((next.op.parameters ?? []).map(key));
   for (const p of next.op.parameters ?? []) {
     const was = before.get(key(p));

@@ -23,7 +23,7 @@ import { declares, isSecured, loadContract, type OperationInfo } from '../../ser
 import { contractChecker } from './contract-checker.js';
 import { defaultCredentialHeaders, seededCredentials } from './credentials.js';
 import { exampleRequest } from './example-request.js';
-import { deref, listOperations } from './operations.js';
+import { deref, listOperations, type JsonNode } from './operations.js';
 import { defaultRoot, findApiServices } from './project.js';
 import { runScenario, ScenarioSetupError, scenarios, stubClockAdvance } from './scenarios/index.js';
 import { fuzzConfig } from './fuzz/config.js';
@@ -165,7 +165,7 @@ function wholeFrames(text: string): string {
  */
 function answerProblems(
   checker: ReturnType<typeof contractChecker>,
-  document: Record<string, any>,
+  document: JsonNode,
   operation: OperationInfo,
   o: Observed,
   expect?: { statuses: (status: number) => boolean; what: string; statusOnly?: boolean },
@@ -179,7 +179,7 @@ function answerProblems(
   // A 5xx the check asked for (a scenario's documented refusal: an upstream down, 502) is an answer, not a crash.
   if (o.status >= 500 && o.status !== 501 && !expect?.statuses(o.status)) problems.push(`server error ${o.status}`);
   if (!key || expect?.statusOnly) return problems;
-  const content: Record<string, any> = deref(document, operation.op.responses[key])?.content ?? {};
+  const content: JsonNode = deref(document, operation.op.responses[key])?.content ?? {};
   const type = (headerOf(o, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (Object.keys(content).length === 0) {
     if (o.body !== '') problems.push(`a body on ${o.status}, which is declared without content`);

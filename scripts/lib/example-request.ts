@@ -1,4 +1,4 @@
-import { deref, firstExample, requestBodyOf, type Operation } from './operations.js';
+import { deref, firstExample, requestBodyOf, type Operation, type JsonNode } from './operations.js';
 
 export interface BuiltRequest {
   url: string; // path and query, relative to the base URL
@@ -6,7 +6,7 @@ export interface BuiltRequest {
 }
 
 /** A value for a parameter without an example, from its schema. */
-function fromSchema(document: Record<string, any>, schema: any): unknown {
+function fromSchema(document: JsonNode, schema: JsonNode): unknown {
   const s = deref(document, schema) ?? {};
   if ('const' in s) return s.const;
   if (Array.isArray(s.examples) && s.examples.length) return s.examples[0];
@@ -25,9 +25,9 @@ function fromSchema(document: Record<string, any>, schema: any): unknown {
  * security requirement.
  */
 export function exampleRequest(
-  document: Record<string, any>,
+  document: JsonNode,
   operation: Operation,
-  credentials: (scheme: Record<string, any>, name: string) => Record<string, string>,
+  credentials: (scheme: JsonNode, name: string) => Record<string, string>,
   /** raw values for named parameters, in place of their examples */
   overrides: Record<string, string> = {},
 ): BuiltRequest {
@@ -48,7 +48,7 @@ export function exampleRequest(
   const init: RequestInit = { method: operation.method.toUpperCase(), headers };
   const body = requestBodyOf(document, operation);
   if (body?.content) {
-    const [mediaType, media] = Object.entries<any>(body.content)[0]!;
+    const [mediaType, media] = Object.entries<JsonNode>(body.content)[0]!;
     const example = firstExample(document, media);
     if (example.found) {
       headers['content-type'] = mediaType;

@@ -1,12 +1,21 @@
 /** The operations of a bundled OpenAPI document, with `$ref`s of parameters, bodies and responses followed. */
 
+/**
+ * A node of a parsed JSON or YAML document whose shape TypeScript cannot know: an OpenAPI bundle, a
+ * JSON Schema, an OpenRPC document, a JSON answer a test reads. The tools walk these by the
+ * specifications' rules, and the validators (Ajv, Redocly, the contract checker) are what check their
+ * shape, so members read from one stay untyped. The one deliberate `any` of the hand-written code.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed document's members have no static type; see above
+export type JsonNode = Record<string, any>;
+
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 export interface Operation {
   id: string;
   method: string;
   path: string;
-  op: Record<string, any>;
+  op: JsonNode;
   /** `GET /projects` */
   label: string;
 }
@@ -24,33 +33,37 @@ export function pointerTokens(ref: string): string[] {
 }
 
 /** Follows local `$ref`s until a real node. */
-export function deref<T = any>(document: Record<string, any>, node: any): T {
+export function deref<T = JsonNode>(document: JsonNode, node: unknown): T {
   let current = node;
-  for (let hops = 0; current && typeof current.$ref === 'string' && current.$ref.startsWith('#/') && hops < 20; hops++) {
-    current = pointerTokens(current.$ref).reduce((n: any, k: string) => n?.[k], document);
+  for (let hops = 0; hops < 20; hops++) {
+    const ref = isNode(current) ? current.$ref : undefined;
+    if (typeof ref !== 'string' || !ref.startsWith('#/')) break;
+    current = pointerTokens(ref).reduce<unknown>((n, k) => (isNode(n) ? n[k] : undefined), document);
   }
   return current as T;
 }
 
+const isNode = (value: unknown): value is JsonNode => typeof value === 'object' && value !== null;
+
 /** The path of the first `servers` URL (`https://api.example/seo` -> `/seo`): where the service is mounted. */
-export function basePathOf(document: Record<string, any>): string {
+export function basePathOf(document: JsonNode): string {
   const server: string = document.servers?.[0]?.url ?? '/';
   return new URL(server, 'http://localhost').pathname.replace(/\/$/, '') || '/';
 }
 
 /** The operations of `paths`. */
-export function listOperations(document: Record<string, any>): Operation[] {
+export function listOperations(document: JsonNode): Operation[] {
   return operationsOf(document, document.paths, (method, path) => `${method.toUpperCase()} ${path}`);
 }
 
 /** The operations of the 3.1 top-level `webhooks` (what the service posts to its subscribers); `path` is the webhook's key. */
-export function listWebhooks(document: Record<string, any>): Operation[] {
+export function listWebhooks(document: JsonNode): Operation[] {
   return operationsOf(document, document.webhooks, (_method, name) => `WEBHOOK ${name}`);
 }
 
-function operationsOf(document: Record<string, any>, items: Record<string, any> | undefined, label: (method: string, key: string) => string): Operation[] {
+function operationsOf(document: JsonNode, items: JsonNode | undefined, label: (method: string, key: string) => string): Operation[] {
   const out: Operation[] = [];
-  for (const [key, rawItem] of Object.entries<any>(items ?? {})) {
+  for (const [key, rawItem] of Object.entries<JsonNode>(items ?? {})) {
     const item = deref(document, rawItem);
     for (const method of HTTP_METHODS) {
       const op = item?.[method];
@@ -64,18 +77,18 @@ function operationsOf(document: Record<string, any>, items: Record<string, any> 
 }
 
 /** The operation's responses with `$ref`s followed: status -> response object. */
-export function responsesOf(document: Record<string, any>, operation: Operation): Record<string, any> {
-  return Object.fromEntries(Object.entries<any>(operation.op.responses ?? {}).map(([s, r]) => [s, deref(document, r)]));
+export function responsesOf(document: JsonNode, operation: Operation): JsonNode {
+  return Object.fromEntries(Object.entries<JsonNode>(operation.op.responses ?? {}).map(([s, r]) => [s, deref(document, r)]));
 }
 
-export function requestBodyOf(document: Record<string, any>, operation: Operation): Record<string, any> | undefined {
+export function requestBodyOf(document: JsonNode, operation: Operation): JsonNode | undefined {
   return operation.op.requestBody ? deref(document, operation.op.requestBody) : undefined;
 }
 
 /** First named example of a media type or parameter (`examples` map), or its `example`. */
-export function firstExample(document: Record<string, any>, holder: Record<string, any> | undefined): { found: boolean; value?: unknown } {
+export function firstExample(document: JsonNode, holder: JsonNode | undefined): { found: boolean; value?: unknown } {
   if (!holder) return { found: false };
-  const named = Object.values<any>(holder.examples ?? {}).map((e) => deref(document, e));
+  const named = Object.values<JsonNode>(holder.examples ?? {}).map((e) => deref(document, e));
   if (named.length > 0 && named[0] && 'value' in named[0]) return { found: true, value: named[0].value };
   if ('example' in holder) return { found: true, value: holder.example };
   const schemaExamples = deref(document, holder.schema)?.examples;

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { JsonNode } from './operations.js';
 import { findApiServices, findSchemaSets, listFiles, type ApiService, type SchemaSet } from './project.js';
 import { hashFiles, outputsIntact, readState, sha256, writeState, type BuildState, type UnitState } from './state.js';
 import type { LintProblem } from '../steps/lint.js';
@@ -135,7 +136,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
 }
 
 /** The portal's index is written after every service, skipped ones included, from their bundles. */
-function docEntry(slug: string, document: Record<string, any>) {
+function docEntry(slug: string, document: JsonNode) {
   return { slug, document };
 }
 
@@ -155,7 +156,7 @@ async function buildApi(
     /** the inputs the last build recorded, hashed before this build read them */
     known: { inputs: string[]; hash: string };
   },
-): Promise<{ state: UnitState; document: Record<string, any> } | undefined> {
+): Promise<{ state: UnitState; document: JsonNode } | undefined> {
   const { lintService, formatLintProblem } = await import('../steps/lint.js');
   const [problems, lintMs] = await timed(() => lintService(root, service));
   const errors = problems.filter((p) => p.severity === 'error');
@@ -245,7 +246,7 @@ async function buildSchemaSet(root: string, set: SchemaSet, ctx: UnitContext): P
  * against the same base, each change marked when breaking-allowlist.yaml accepts it. Informational:
  * a failure to compare is printed, never fails the build.
  */
-async function logBreaking(root: string, slug: string, unit: { document?: Record<string, any>; set?: SchemaSet }, log: (line: string) => void): Promise<void> {
+async function logBreaking(root: string, slug: string, unit: { document?: JsonNode; set?: SchemaSet }, log: (line: string) => void): Promise<void> {
   const { breakingForBuild } = await import('./breaking-gate.js');
   const label = unit.set ? `${slug} schemas` : slug;
   try {

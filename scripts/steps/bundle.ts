@@ -1,8 +1,9 @@
 import path from 'node:path';
 import type { ApiService } from '../lib/project.js';
+import type { JsonNode } from '../lib/operations.js';
 
 export interface BundleOutput {
-  document: Record<string, any>;
+  document: JsonNode;
   /** Every file the bundle was made from (the root and all it references), absolute paths. */
   inputs: string[];
 }
@@ -23,7 +24,7 @@ export async function bundleService(root: string, service: ApiService): Promise<
   if (errors.length > 0) {
     throw new Error(`bundle ${service.slug}: ${errors.map((e) => e.message).join('; ')}`);
   }
-  const document = result.bundle.parsed as Record<string, any>;
+  const document = result.bundle.parsed as JsonNode;
   return { document, inputs: [service.root, ...result.fileDependencies].sort() };
 }
 

@@ -1,9 +1,10 @@
 import { banner } from '../lib/banner.js';
 import { pascalCase } from '../lib/project.js';
 import { hasWebhooks } from './webhooks.js';
+import type { JsonNode } from '../lib/operations.js';
 
 /** A typed openapi-fetch client factory for one service, defaulting to its first server URL. */
-export function generateClient(slug: string, document: Record<string, any>): string {
+export function generateClient(slug: string, document: JsonNode): string {
   const name = pascalCase(slug);
   const servers: string[] = (document.servers ?? []).map((s: { url: string }) => s.url);
   return `${banner(`generated/${slug}/openapi.json`)}

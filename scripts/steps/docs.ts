@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { basePathOf, listOperations } from '../lib/operations.js';
+import { basePathOf, listOperations, type JsonNode } from '../lib/operations.js';
 import { collectProvisional } from '../lib/provisional.js';
 import { consoleModel, type ConsoleCredential } from './docs/console-model.js';
 import { markForReaders } from './docs/reader-marks.js';
@@ -49,7 +49,7 @@ export interface PortalEntry {
   rateLimited: number;
 }
 
-export function portalEntry(slug: string, document: Record<string, any>): PortalEntry {
+export function portalEntry(slug: string, document: JsonNode): PortalEntry {
   const operations = listOperations(document);
   return {
     slug,
@@ -66,7 +66,7 @@ export interface DocsPageOptions {
   credentials?: ConsoleCredential[];
 }
 
-export function generateDocsPage(slug: string, document: Record<string, any>, options: DocsPageOptions = {}): string {
+export function generateDocsPage(slug: string, document: JsonNode, options: DocsPageOptions = {}): string {
   const title = escapeHtml(`${document.info?.title ?? slug} — API reference`);
   const model = consoleModel(slug, document, options.credentials ?? []);
   return `<!doctype html>

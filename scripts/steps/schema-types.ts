@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { banner } from '../lib/banner.js';
 import { pascalCase, type SchemaSet } from '../lib/project.js';
+import type { JsonNode } from '../lib/operations.js';
 
 export interface SchemaSetOutput {
   /** file name (in generated/schemas/<slug>/) -> contents */
@@ -11,7 +12,7 @@ export interface SchemaSetOutput {
 interface LoadedSchema {
   name: string; // the file's base name, which is also its title
   id: string;
-  schema: Record<string, any>;
+  schema: JsonNode;
 }
 
 function load(set: SchemaSet): LoadedSchema[] {

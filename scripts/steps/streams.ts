@@ -1,5 +1,5 @@
 import { banner } from '../lib/banner.js';
-import { deref, escapePointerToken, listOperations, pointerTokens, requestBodyOf, type Operation } from '../lib/operations.js';
+import { deref, escapePointerToken, listOperations, pointerTokens, requestBodyOf, type Operation, type JsonNode } from '../lib/operations.js';
 import { pascalCase } from '../lib/project.js';
 import { withoutRequire } from './schema-types.js';
 
@@ -27,10 +27,10 @@ export interface StreamOperation {
   paramsRequired: boolean;
 }
 
-export function streamOperations(document: Record<string, any>): StreamOperation[] {
+export function streamOperations(document: JsonNode): StreamOperation[] {
   const out: StreamOperation[] = [];
   for (const operation of listOperations(document)) {
-    for (const [status, raw] of Object.entries<any>(operation.op.responses ?? {})) {
+    for (const [status, raw] of Object.entries<JsonNode>(operation.op.responses ?? {})) {
       if (!/^2/.test(status)) continue;
       const at = locateResponse(document, operation, status, raw);
       const response = deref(document, raw);
@@ -46,10 +46,10 @@ export function streamOperations(document: Record<string, any>): StreamOperation
         status,
         schemaAt: [...at, 'content', EVENT_STREAM, 'schema'],
         data: dataEncoding(document, frame),
-        resumable: variants(document, frame).some((v) => v?.properties?.id !== undefined),
+        resumable: variants(document, frame).some((v) => typeof v === 'object' && v.properties?.id !== undefined),
         streamFlag,
         body: !requestBody ? 'none' : requestBody.required ? 'required' : 'optional',
-        paramsRequired: operation.op.parameters.some((p: any) => p.required && ['path', 'query', 'header'].includes(p.in)),
+        paramsRequired: operation.op.parameters.some((p: JsonNode) => p.required && ['path', 'query', 'header'].includes(p.in)),
       });
       break;
     }
@@ -58,28 +58,33 @@ export function streamOperations(document: Record<string, any>): StreamOperation
 }
 
 /** Where the response really is in the bundle: a response component when the operation `$ref`s one. */
-function locateResponse(document: Record<string, any>, operation: Operation, status: string, raw: any): string[] {
+function locateResponse(document: JsonNode, operation: Operation, status: string, raw: JsonNode): string[] {
   let at = ['paths', operation.path, operation.method, 'responses', status];
   let node = raw;
   for (let hops = 0; typeof node?.$ref === 'string' && node.$ref.startsWith('#/') && hops < 20; hops++) {
     at = pointerTokens(node.$ref);
-    node = at.reduce((n: any, k) => n?.[k], document);
+    node = at.reduce((n: JsonNode, k) => n?.[k], document);
   }
   return at;
 }
 
+/** A JSON Schema: an object, `true`/`false`, or absent where a keyword is not given. */
+type SchemaNode = JsonNode | boolean | undefined;
+
 /** A schema's alternatives (oneOf/anyOf, nested), each with `$ref`s followed. */
-function variants(document: Record<string, any>, schema: any): any[] {
-  const s = deref(document, schema);
+function variants(document: JsonNode, schema: SchemaNode): SchemaNode[] {
+  const s = deref<SchemaNode>(document, schema);
+  if (typeof s !== 'object') return [s];
   const alternatives = [...(s?.oneOf ?? []), ...(s?.anyOf ?? [])];
   return alternatives.length === 0 ? [s] : alternatives.flatMap((v) => variants(document, v));
 }
 
 /** The JSON types a schema allows, as far as `type`, `const` and `enum` tell; undefined when unknown. */
-function jsonTypes(document: Record<string, any>, schema: any): Set<string> | undefined {
+function jsonTypes(document: JsonNode, schema: SchemaNode): Set<string> | undefined {
   const found = new Set<string>();
   for (const v of variants(document, schema)) {
-    if (v === undefined || v === true) return undefined;
+    // `true`, absent and (never written in a frame) `false` tell nothing about the type
+    if (typeof v !== 'object' || v === null) return undefined;
     if ('const' in v) found.add(typeOf(v.const));
     else if (Array.isArray(v.enum)) for (const e of v.enum) found.add(typeOf(e));
     else if (typeof v.type === 'string') found.add(v.type === 'integer' ? 'number' : v.type);
@@ -94,10 +99,10 @@ function typeOf(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
 }
 
-function dataEncoding(document: Record<string, any>, frame: any): DataEncoding {
+function dataEncoding(document: JsonNode, frame: JsonNode): DataEncoding {
   const types = new Set<string>();
   for (const v of variants(document, frame)) {
-    const kinds = jsonTypes(document, v?.properties?.data);
+    const kinds = jsonTypes(document, typeof v === 'object' ? v.properties?.data : undefined);
     if (!kinds) return 'json-or-text';
     for (const k of kinds) types.add(k);
   }
@@ -106,7 +111,7 @@ function dataEncoding(document: Record<string, any>, frame: any): DataEncoding {
   return text && json ? 'json-or-text' : text ? 'text' : 'json';
 }
 
-function isBoolean(document: Record<string, any>, schema: any): boolean {
+function isBoolean(document: JsonNode, schema: SchemaNode): boolean {
   const types = schema === undefined ? undefined : jsonTypes(document, schema);
   return types !== undefined && types.has('boolean') && [...types].every((t) => t === 'boolean' || t === 'null');
 }
@@ -121,7 +126,7 @@ export interface StreamFiles {
  * `streams.validators.gen.js` (+ `.d.ts`): the frame validators as ajv standalone code, so the
  * browser needs no ajv compiler. Undefined when the service has no stream operation.
  */
-export async function generateStreams(slug: string, document: Record<string, any>): Promise<StreamFiles | undefined> {
+export async function generateStreams(slug: string, document: JsonNode): Promise<StreamFiles | undefined> {
   const streams = streamOperations(document);
   if (streams.length === 0) return undefined;
   const source = `generated/${slug}/openapi.json`;
@@ -134,7 +139,7 @@ export async function generateStreams(slug: string, document: Record<string, any
   };
 }
 
-async function generateValidators(slug: string, document: Record<string, any>, streams: StreamOperation[], source: string): Promise<string> {
+async function generateValidators(slug: string, document: JsonNode, streams: StreamOperation[], source: string): Promise<string> {
   try {
     return await standaloneValidators(slug, document, streams, source, true);
   } catch {
@@ -144,7 +149,7 @@ async function generateValidators(slug: string, document: Record<string, any>, s
   }
 }
 
-async function standaloneValidators(slug: string, document: Record<string, any>, streams: StreamOperation[], source: string, discriminator: boolean): Promise<string> {
+async function standaloneValidators(slug: string, document: JsonNode, streams: StreamOperation[], source: string, discriminator: boolean): Promise<string> {
   const { createAjv } = await import('../lib/ajv.js');
   const { default: standaloneCode } = await import('ajv/dist/standalone/index.js');
   const id = `https://contracts.platform.example/bundle/${slug}.json`;
@@ -188,7 +193,7 @@ function withoutAnnotations(node: unknown, discriminator: boolean, names = false
   return out;
 }
 
-function generateModule(slug: string, document: Record<string, any>, streams: StreamOperation[], source: string): string {
+function generateModule(slug: string, document: JsonNode, streams: StreamOperation[], source: string): string {
   const service = pascalCase(slug);
   const baseUrl: string = document.servers?.[0]?.url ?? '';
   const readers = streams.map((s) => reader(s));
@@ -228,7 +233,7 @@ function reader(s: StreamOperation): string {
   const frameType = `${op}['responses'][${JSON.stringify(Number(s.status))}]['content']['text/event-stream']`;
   const bodyType = `NonNullable<${op}['requestBody']>['content']['application/json']`;
   const fields: string[] = [];
-  const hasParams = operation.op.parameters.some((p: any) => ['path', 'query', 'header'].includes(p.in));
+  const hasParams = operation.op.parameters.some((p: JsonNode) => ['path', 'query', 'header'].includes(p.in));
   if (hasParams) fields.push(`  params${s.paramsRequired ? '' : '?'}: ${op}['parameters'];`);
   if (s.body !== 'none') {
     const type = s.streamFlag ? `Omit<${bodyType}, 'stream'> & { stream?: true }` : bodyType;
@@ -266,7 +271,7 @@ export function ${s.name}(init: ${T}Init): AsyncGenerator<${T}Frame, void, undef
     operation: ${JSON.stringify(operation.id)},
     method: ${JSON.stringify(operation.method.toUpperCase())},
     url: buildUrl(init.baseUrl ?? defaultBaseUrl, ${JSON.stringify(operation.path)}, ${params}),
-    headers: mergeHeaders(init.headers${hasParams && operation.op.parameters.some((p: any) => p.in === 'header') ? `, ${params}.header` : ''}),${body}
+    headers: mergeHeaders(init.headers${hasParams && operation.op.parameters.some((p: JsonNode) => p.in === 'header') ? `, ${params}.header` : ''}),${body}
     data: ${JSON.stringify(s.data)},
     validate: ajvValidator(validators.${operation.id}),
     resumable: ${s.resumable},

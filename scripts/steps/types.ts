@@ -1,8 +1,8 @@
 import { banner } from '../lib/banner.js';
-import { deref, listOperations, requestBodyOf } from '../lib/operations.js';
+import { deref, listOperations, requestBodyOf, type JsonNode } from '../lib/operations.js';
 
 /** TypeScript types of a bundled document: paths, operations, components, webhooks, request defaults. */
-export async function generateApiTypes(slug: string, document: Record<string, any>): Promise<string> {
+export async function generateApiTypes(slug: string, document: JsonNode): Promise<string> {
   const { default: openapiTS, astToString, tsLiteral, tsUnion, NULL } = await import('openapi-typescript');
   const ast = await openapiTS(structuredClone(document) as never, {
     silent: true,
@@ -14,7 +14,7 @@ export async function generateApiTypes(slug: string, document: Record<string, an
     rootTypesNoSchemaPrefix: true,
     rootTypesKeepCasing: true,
     transform(schema) {
-      const values = enumBranchValues(schema as Record<string, any>);
+      const values = enumBranchValues(schema as JsonNode);
       if (!values) return undefined;
       const nullable = Array.isArray(schema.type) && schema.type.includes('null');
       return tsUnion([...values.map((v) => tsLiteral(v)), ...(nullable ? [NULL] : [])]);
@@ -28,7 +28,7 @@ export async function generateApiTypes(slug: string, document: Record<string, an
  * designed, x-provisional}]}` is how a contract marks part of an enum provisional. openapi-typescript
  * would write `string | (...) | (...)`, which accepts any string; the contract accepts only these.
  */
-function enumBranchValues(schema: Record<string, any>): unknown[] | undefined {
+function enumBranchValues(schema: JsonNode): unknown[] | undefined {
   const branches = schema.anyOf ?? schema.oneOf;
   if (!Array.isArray(branches) || branches.length === 0 || schema.enum || schema.const !== undefined) return undefined;
   const values: unknown[] = [];
@@ -44,7 +44,7 @@ function enumBranchValues(schema: Record<string, any>): unknown[] | undefined {
  * Per operation, the request fields that have a contract `default`. Clients may leave them out; the
  * stubs' validator fills them in, so handler types (server-stubs/lib/handlers.ts) see them present.
  */
-function requestDefaults(document: Record<string, any>): string {
+function requestDefaults(document: JsonNode): string {
   const rows: string[] = [];
   for (const operation of listOperations(document)) {
     const parts: Record<string, string[]> = {};
@@ -54,7 +54,7 @@ function requestDefaults(document: Record<string, any>): string {
     const media = requestBodyOf(document, operation)?.content?.['application/json'];
     const body = media && deref(document, media.schema);
     for (const part of [body, ...(body?.allOf ?? [])].map((s) => deref(document, s))) {
-      for (const [name, property] of Object.entries<any>(part?.properties ?? {})) {
+      for (const [name, property] of Object.entries<JsonNode>(part?.properties ?? {})) {
         if (deref(document, property)?.default !== undefined) (parts.body ??= []).push(name);
       }
     }

@@ -1,4 +1,5 @@
 import { banner } from '../lib/banner.js';
+import type { JsonNode } from '../lib/operations.js';
 
 /** How the root extension `x-webhook-signature` says the service signs its webhook posts. */
 interface SignatureScheme {
@@ -8,7 +9,7 @@ interface SignatureScheme {
   prefix: string;
 }
 
-export function hasWebhooks(document: Record<string, any>): boolean {
+export function hasWebhooks(document: JsonNode): boolean {
   return Object.keys(document.webhooks ?? {}).length > 0;
 }
 
@@ -17,7 +18,7 @@ export function hasWebhooks(document: Record<string, any>): boolean {
  * `x-webhook-signature`, a signer and a constant-time verifier for receivers. Web Crypto only, so
  * the file runs in Node 20 and in browsers alike.
  */
-export function generateWebhooks(slug: string, document: Record<string, any>): string | undefined {
+export function generateWebhooks(slug: string, document: JsonNode): string | undefined {
   if (!hasWebhooks(document)) return undefined;
   const names = Object.keys(document.webhooks);
   const scheme = document['x-webhook-signature'] as SignatureScheme | undefined;

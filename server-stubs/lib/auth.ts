@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { ApiError } from './errors.js';
 import type { StubCredential } from './service.js';
+import type { JsonNode } from '../../scripts/lib/operations.js';
 
 /** Who is calling: resolved from a credential, attached to the request, passed to handlers. */
 export interface Principal {
@@ -75,7 +76,7 @@ export function bearerKeys<P extends Principal>(
 }
 
 /** The headers a client sends to present a credential, by its security scheme in the contract. */
-export function credentialHeaders(document: Record<string, any>, credential: StubCredential): Record<string, string> {
+export function credentialHeaders(document: JsonNode, credential: StubCredential): Record<string, string> {
   const scheme = document.components?.securitySchemes?.[credential.scheme];
   if (!scheme) throw new Error(`credential "${credential.label}" names ${credential.scheme}, which is not a security scheme of the contract`);
   if (scheme.type === 'http' || scheme.type === 'oauth2' || scheme.type === 'openIdConnect') return { Authorization: `Bearer ${credential.value}` };

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv';
 import { createAjv } from '../../scripts/lib/ajv.js';
-import { basePathOf, escapePointerToken, listOperations, pointerTokens, type Operation } from '../../scripts/lib/operations.js';
+import { basePathOf, escapePointerToken, listOperations, pointerTokens, type Operation, type JsonNode } from '../../scripts/lib/operations.js';
 
 const generatedDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../generated');
 
@@ -27,7 +27,7 @@ export type RouteMatch =
 
 export interface Contract {
   slug: string;
-  document: Record<string, any>;
+  document: JsonNode;
   /** path of the first `servers` URL: where the service router must be mounted */
   basePath: string;
   operations: Map<string, OperationInfo>;
@@ -53,7 +53,7 @@ export function loadContract(slug: string): Contract {
   return contract;
 }
 
-export function contractOf(slug: string, document: Record<string, any>): Contract {
+export function contractOf(slug: string, document: JsonNode): Contract {
   const operations = new Map<string, OperationInfo>();
   const routes = new Map<string, Route>();
   for (const operation of listOperations(document)) {
@@ -102,7 +102,7 @@ export function contractOf(slug: string, document: Record<string, any>): Contrac
   return { slug, document, basePath: basePathOf(document), operations, match, validator: schemaValidators(slug, document) };
 }
 
-function schemaValidators(slug: string, document: Record<string, any>) {
+function schemaValidators(slug: string, document: JsonNode) {
   const id = `https://contracts.platform.example/bundle/${slug}.json`;
   const compiled = new Map<string, ValidateFunction>();
   let ajv: ReturnType<typeof createAjv> | undefined;
@@ -124,13 +124,13 @@ function schemaValidators(slug: string, document: Record<string, any>) {
 }
 
 /** The real location of a place in the document, with the `$ref`s along the way followed. */
-function locate(document: Record<string, any>, place: string[]): string[] {
-  let node: any = document;
+function locate(document: JsonNode, place: string[]): string[] {
+  let node: JsonNode = document;
   let at: string[] = [];
   for (const key of place) {
     while (node && typeof node.$ref === 'string' && node.$ref.startsWith('#/')) {
       at = pointerTokens(node.$ref);
-      node = at.reduce((n: any, k) => n?.[k], document);
+      node = at.reduce((n: JsonNode, k) => n?.[k], document);
     }
     node = node?.[key];
     at = [...at, key];
@@ -168,7 +168,7 @@ export function takesInput(operation: OperationInfo): boolean {
 }
 
 /** Whether any security requirement of the operation names a scheme (an empty `{}` means anonymous is fine). */
-export function isSecured(document: Record<string, any>, operation: OperationInfo): boolean {
+export function isSecured(document: JsonNode, operation: OperationInfo): boolean {
   const requirements: Array<Record<string, unknown>> = operation.op.security ?? document.security ?? [];
   return requirements.length > 0 && requirements.every((r) => Object.keys(r).length > 0);
 }
@@ -187,7 +187,7 @@ export function badInputStatus(operation: OperationInfo): 400 | 422 {
  * fold into it unless the operation declares 413 or 415), 401 where it is secured, 429 where it is
  * rate limited. The contract rules check that each is declared (DECISIONS G-2).
  */
-export function frameworkStatuses(document: Record<string, any>, operation: OperationInfo): number[] {
+export function frameworkStatuses(document: JsonNode, operation: OperationInfo): number[] {
   const statuses: number[] = [];
   if (takesInput(operation)) statuses.push(badInputStatus(operation));
   if (isSecured(document, operation)) statuses.push(401);

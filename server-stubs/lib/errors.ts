@@ -1,3 +1,4 @@
+import type { JsonNode } from '../../scripts/lib/operations.js';
 /**
  * How a stub fails. A handler fails through its context's `fail(status, code, message)`, typed by
  * the statuses its operation declares; security handlers throw an ApiError. The service's error
@@ -59,7 +60,7 @@ export interface FailedOperation {
 }
 
 /** What an error mapper may know of the operation a failed request matched. */
-export function failedOperation(operation: { id: string; op: Record<string, any> }): FailedOperation {
+export function failedOperation(operation: { id: string; op: JsonNode }): FailedOperation {
   return { id: operation.id, tags: operation.op.tags ?? [], bodyTypes: Object.keys(operation.op.requestBody?.content ?? {}) };
 }
 

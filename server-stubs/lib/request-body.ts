@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { deref } from '../../scripts/lib/operations.js';
+import { deref, type JsonNode } from '../../scripts/lib/operations.js';
 import type { Contract } from './contract.js';
 import { failureOf } from './failures.js';
 
@@ -77,7 +77,7 @@ export function pruneUnknownProperties(contract: Contract) {
   return (req: Request, _res: Response, next: NextFunction) => {
     const requestBody = req.matched && deref(contract.document, req.matched.operation.op.requestBody);
     if (!requestBody?.content || req.body === null || typeof req.body !== 'object') return next();
-    const media = Object.entries<any>(requestBody.content).find(([type]) => req.is(type));
+    const media = Object.entries<JsonNode>(requestBody.content).find(([type]) => req.is(type));
     const issues: Issue[] = [];
     if (media) prune(contract.document, media[1].schema, req.body, 0, 'body', issues);
     if (issues.length === 0) return next();
@@ -90,7 +90,7 @@ interface Issue {
   message: string;
 }
 
-function prune(document: Record<string, any>, schemaRef: unknown, value: unknown, depth: number, at: string, issues: Issue[]): void {
+function prune(document: JsonNode, schemaRef: unknown, value: unknown, depth: number, at: string, issues: Issue[]): void {
   if (depth > 32 || value === null || typeof value !== 'object') return;
   const schema = deref(document, schemaRef);
   if (!schema || typeof schema !== 'object') return;
@@ -118,7 +118,7 @@ function prune(document: Record<string, any>, schemaRef: unknown, value: unknown
   }
 }
 
-function flattenAllOf(document: Record<string, any>, schema: Record<string, any>, depth = 0): Array<Record<string, any>> {
+function flattenAllOf(document: JsonNode, schema: JsonNode, depth = 0): Array<JsonNode> {
   if (depth > 8) return [schema];
   return [schema, ...(schema.allOf ?? []).flatMap((part: unknown) => flattenAllOf(document, deref(document, part) ?? {}, depth + 1))];
 }
@@ -126,7 +126,7 @@ function flattenAllOf(document: Record<string, any>, schema: Record<string, any>
 const isEmptySchema = (schema: unknown) => schema !== null && typeof schema === 'object' && Object.keys(schema).length === 0;
 
 /** The branch a value is meant for: by discriminator, else the first whose required and constant properties it has. */
-function chooseBranch(document: Record<string, any>, schema: Record<string, any>, branches: unknown[], value: Record<string, unknown>): unknown {
+function chooseBranch(document: JsonNode, schema: JsonNode, branches: unknown[], value: Record<string, unknown>): unknown {
   const discriminator = schema.discriminator?.propertyName as string | undefined;
   const tag = discriminator !== undefined && Object.hasOwn(value, discriminator) ? value[discriminator] : undefined;
   if (typeof tag === 'string' && schema.discriminator.mapping?.[tag]) return { $ref: schema.discriminator.mapping[tag] };
@@ -135,8 +135,8 @@ function chooseBranch(document: Record<string, any>, schema: Record<string, any>
     const required: string[] = parts.flatMap((p) => p.required ?? []);
     if (!required.every((name) => Object.hasOwn(value, name))) return false;
     return parts.every((p) =>
-      Object.entries<any>(p.properties ?? {}).every(([name, property]) => {
-        const s = deref(document, property) ?? {};
+      Object.entries<JsonNode>(p.properties ?? {}).every(([name, property]) => {
+        const s = deref<JsonNode | boolean | undefined>(document, property) ?? {};
         if (!Object.hasOwn(value, name)) return true;
         // A `false` (or `not: {}`) property schema says the branch forbids the field: a value carrying it is not for this branch.
         if (s === false || (typeof s === 'object' && isEmptySchema(s.not))) return false;

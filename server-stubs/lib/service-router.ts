@@ -10,11 +10,12 @@ import { failureFromThrown, failureOf } from './failures.js';
 import type { HandlerMap } from './handlers.js';
 import { RateLimiter, type RateLimitRule } from './rate-limit.js';
 import { sendResult, type RuntimeResult } from './results.js';
+import type { JsonNode } from '../../scripts/lib/operations.js';
 
 export interface ServiceRouterOptions<Ops, P extends Principal, Defaults> {
   slug: string;
   /** the bundle to serve; generated/<slug>/openapi.json unless given (tests serve fixtures) */
-  document?: Record<string, any>;
+  document?: JsonNode;
   /**
    * The service's handlers by operationId (typed where they are declared, with
    * `satisfies HandlerMap<operations, P, operationDefaults>`). An operation without one answers 501

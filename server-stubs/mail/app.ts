@@ -49,7 +49,7 @@ import { infrastructureHandlers } from './infrastructure/handlers/infrastructure
 import { InfrastructureStore } from './infrastructure/infrastructure-store.js';
 import { ssoConfigFromEnv, ssoVerifier, type SsoConfig } from './identity/sso.js';
 import { Delivery } from './sending/delivery.js';
-import { sendHandlers } from './sending/handlers/send.js';
+import { sendHandlers, type SendAnswer } from './sending/handlers/send.js';
 import { IdempotencyKeys } from './sending/idempotency.js';
 import { Outbox } from './sending/outbox.js';
 import { overQuota } from './sending/sender-rules.js';
@@ -88,7 +88,7 @@ export function createMailApp(options: MailAppOptions = {}) {
     monitoredDomains: new MonitoredDomainsStore(clock),
     sendingDomains: new SendingDomainsStore(clock, dns, events),
     outbox: new Outbox(clock),
-    sendKeys: new IdempotencyKeys<unknown, any>(clock),
+    sendKeys: new IdempotencyKeys<unknown, SendAnswer>(clock),
     campaigns: new CampaignsStore(clock),
     abTests: new AbTestsStore(clock),
     tracking: new TrackingStore(clock),

@@ -24,6 +24,7 @@ import type { EngagementLog } from './tracking/engagement-log.js';
 import type { WebhooksStore } from './webhooks/webhooks-store.js';
 import type { InfrastructureStore } from './infrastructure/infrastructure-store.js';
 import type { Delivery } from './sending/delivery.js';
+import type { SendAnswer } from './sending/handlers/send.js';
 import type { IdempotencyKeys } from './sending/idempotency.js';
 import type { Outbox } from './sending/outbox.js';
 import type { SsoVerifier } from './identity/sso.js';
@@ -50,7 +51,7 @@ export interface MailDeps {
   /** hands outbox messages to the relay and announces them */
   delivery: Delivery;
   /** the answers of accepted sends by idempotency key */
-  sendKeys: IdempotencyKeys<unknown, any>;
+  sendKeys: IdempotencyKeys<unknown, SendAnswer>;
   /** custom events and purchases clients tracked */
   tracking: TrackingStore;
   /** campaigns per user */

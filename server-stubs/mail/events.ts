@@ -44,7 +44,8 @@ export type MailEventName = keyof MailEvents;
 type Listener<E extends MailEventName> = (payload: MailEvents[E]) => void;
 
 export class MailEventBus {
-  private listeners = new Map<MailEventName, Set<Listener<any>>>();
+  /** each set holds listeners of its key's event only (emit calls them with that event's payload) */
+  private listeners = new Map<MailEventName, Set<(payload: never) => void>>();
 
   on<E extends MailEventName>(event: E, listener: Listener<E>): () => void {
     const set = this.listeners.get(event) ?? new Set();
@@ -54,6 +55,6 @@ export class MailEventBus {
   }
 
   emit<E extends MailEventName>(event: E, payload: MailEvents[E]): void {
-    for (const listener of this.listeners.get(event) ?? []) listener(payload);
+    for (const listener of this.listeners.get(event) ?? []) (listener as Listener<E>)(payload);
   }
 }

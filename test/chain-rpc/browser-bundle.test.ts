@@ -6,6 +6,7 @@ import vm from 'node:vm';
 import { build, type BuildResult } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { generateSchemaSet } from '../../scripts/steps/schema-types.js';
+import type { JsonNode } from '../../scripts/lib/operations.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -24,8 +25,8 @@ async function bundleForBrowser(contents: string): Promise<BuildResult & { text:
 }
 
 /** Runs a bundle in a context with only the JS built-ins plus `globals`: no process, require or Buffer. */
-function runBare(code: string, globals: Record<string, unknown> = {}): Record<string, any> {
-  const context: Record<string, any> = { ...globals };
+function runBare(code: string, globals: Record<string, unknown> = {}): JsonNode {
+  const context: JsonNode = { ...globals };
   vm.runInNewContext(code, context);
   return context;
 }

@@ -5,6 +5,7 @@ import WebSocket from 'ws';
 import { createChainRpcClient, RpcErrorCode, type ChainRpcError } from '../../clients/chain-rpc/client.js';
 import { RpcErrorCode as nodeCodes } from '../../server-stubs/chain-rpc/app.js';
 import { startNode, type RunningNode } from './helpers.js';
+import type { JsonNode } from '../../scripts/lib/operations.js';
 
 let node: RunningNode;
 beforeAll(async () => {
@@ -23,7 +24,7 @@ async function post(body: string | Buffer, headers: Record<string, string> = {},
 }
 
 /** An answer of the router: JSON-RPC, JSON, no HTML, no stack trace, no file path. */
-function jsonRpc(answer: { contentType: string; text: string }): any {
+function jsonRpc(answer: { contentType: string; text: string }): JsonNode {
   expect(answer.contentType).toMatch(/^application\/json/);
   expect(answer.text).not.toMatch(/<html|<pre|<!DOCTYPE|\bat \S+ \(|node_modules|\/work\/|\.ts:\d+/i);
   const json = JSON.parse(answer.text);
@@ -32,7 +33,7 @@ function jsonRpc(answer: { contentType: string; text: string }): any {
 }
 
 /** One request over a fresh WebSocket; resolves with the answer. */
-function overWebSocket(text: string): Promise<any> {
+function overWebSocket(text: string): Promise<JsonNode> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(node.wsEndpoint);
     ws.once('open', () => ws.send(text));

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { createChainRpcStub, type ChainRpcStubInstance, type ChainRpcStubOptions } from '../../server-stubs/chain-rpc/app.js';
+import type { JsonNode } from '../../scripts/lib/operations.js';
 
 export interface RunningNode {
   instance: ChainRpcStubInstance;
@@ -33,7 +34,7 @@ export async function startNode(options: ChainRpcStubOptions = {}): Promise<Runn
 }
 
 /** Raw JSON-RPC over HTTP, bypassing the client (to see what the node itself answers). */
-export async function rawCall(endpoint: string, body: unknown): Promise<{ status: number; json: any }> {
+export async function rawCall(endpoint: string, body: unknown): Promise<{ status: number; json: JsonNode }> {
   const res = await fetch(endpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

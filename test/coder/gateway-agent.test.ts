@@ -36,7 +36,7 @@ describe('research-agent stream', () => {
     expect(run.events[0]).toEqual({ type: 'thinking', stage: 'plan', content: 'research run on "python file encoding": up to 5 search cycle(s)' });
     expect(run.events[1]).toEqual({ type: 'tool_call', tool: 'search', input: { query: 'python file encoding' } });
     expect(run.events[3]).toEqual({ type: 'reflection', covered: ['python', 'file', 'encoding'], gaps: [] });
-    const done = run.events.at(-1);
+    const done = run.events.at(-1)!;
     expect(done.result.citations.map((c: { url: string }) => c.url)).toEqual(corpus.map((s) => s.url));
     expect(run.events.filter((e) => e.type === 'content').map((e) => e.delta).join('')).toBe(done.result.content);
     expect(done.result.content).toBe('Python files [1]: Open a file and iterate over its lines.\nText encoding [2]: Pass encoding="utf-8" when opening text.');
@@ -62,7 +62,7 @@ describe('research-agent stream', () => {
         const run = await agentStream(coder2.baseUrl, { query: 'unfindable words here', mode });
         expect(run.errors).toEqual([]);
         expect(asked.length, mode).toBe(cycles);
-        expect(run.events[0].content).toContain(`${mode} run`);
+        expect(run.events[0]!.content).toContain(`${mode} run`);
       }
     } finally {
       await coder2.close();
@@ -87,8 +87,8 @@ describe('research-agent stream', () => {
     expect(read.body.events[1].payload).toEqual({ tool: 'search', input: { query: 'python' } });
     expect(read.body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant']);
     const second = await agentStream(coder.baseUrl, { query: 'encoding', sessionId: 'agent-run' });
-    expect(second.events[0].content).toContain('continuing with 1 earlier citation(s)');
-    expect(second.events.at(-1).result.citations.map((c: { url: string }) => c.url)).toEqual([corpus[1]!.url, corpus[0]!.url]);
+    expect(second.events[0]!.content).toContain('continuing with 1 earlier citation(s)');
+    expect(second.events.at(-1)!.result.citations.map((c: { url: string }) => c.url)).toEqual([corpus[1]!.url, corpus[0]!.url]);
     const other = await agentStream(coder.baseUrl, { query: 'x', sessionId: 'agent-run' }, KEY_2);
     expect({ status: other.status, body: other.body }).toEqual({ status: 404, body: { detail: 'Session not found' } });
   });

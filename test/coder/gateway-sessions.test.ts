@@ -166,7 +166,7 @@ describe('switches', () => {
     const coder = await startCoder();
     try {
       await raw(coder.baseUrl, 'POST', '/sessions?session_id=before-reset');
-      coder.app.reset();
+      await coder.app.reset();
       expect((await raw(coder.baseUrl, 'GET', '/sessions/before-reset')).status).toBe(404);
     } finally {
       await coder.close();

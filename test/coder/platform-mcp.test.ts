@@ -15,15 +15,23 @@ const CALC = { command: process.execPath, args: ['test/coder/fixtures/calc-tool-
 
 /** A stateless Streamable HTTP MCP server with one tool, `shout`. */
 async function startHttpToolServer() {
-  const server = http.createServer(async (req, res) => {
+  const serve = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const mcp = new McpServer({ name: 'shouter', version: '2.0.0' });
     mcp.registerTool('shout', { description: 'Upper-cases the text.', inputSchema: { text: z.string() } }, async ({ text }) => ({
       content: [{ type: 'text', text: text.toUpperCase() }],
     }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on('close', () => void transport.close().then(() => mcp.close()));
+    res.on('close', () => void transport.close().then(() => mcp.close()).catch((error: unknown) => console.error('shouter tool server close:', error)));
     await mcp.connect(transport);
     await transport.handleRequest(req, res);
+  };
+  // A failure inside the tool server would otherwise be an unhandled rejection that ends the test
+  // run; the gateway must see it as what a client sees: a broken connection.
+  const server = http.createServer((req, res) => {
+    serve(req, res).catch((error: unknown) => {
+      console.error('shouter tool server:', error);
+      res.destroy();
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

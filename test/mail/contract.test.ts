@@ -6,7 +6,7 @@
 import { describe, expect, test } from 'vitest';
 import { createAjv } from '../../scripts/lib/ajv.js';
 import { collectProvisional } from '../../scripts/lib/provisional.js';
-import { deref, listOperations, listWebhooks, requestBodyOf, responsesOf, type Operation } from '../../scripts/lib/operations.js';
+import { deref, listOperations, listWebhooks, requestBodyOf, responsesOf, type Operation, type JsonNode } from '../../scripts/lib/operations.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import {
   designedRoutes,
@@ -112,9 +112,9 @@ describe.each(operations.map((o) => [o.label, o] as const))('%s', (_label, opera
   test('answers errors in its published body, with examples', () => {
     const serviceBody = { success: false, error: 'Something failed' };
     const oauthBody = { error: 'invalid_request', error_description: 'Something failed' };
-    for (const [status, response] of Object.entries<any>(responses)) {
+    for (const [status, response] of Object.entries<JsonNode>(responses)) {
       if (!/^[45]/.test(status)) continue;
-      for (const [mediaType, media] of Object.entries<any>(response.content ?? {})) {
+      for (const [mediaType, media] of Object.entries<JsonNode>(response.content ?? {})) {
         const where = `${status} ${mediaType}`;
         const validate = compileInBundle(media.schema);
         const [yes, no] = isOAuthRoute(operation) ? [oauthBody, serviceBody] : [serviceBody, oauthBody];
@@ -136,7 +136,7 @@ describe('OAuth', () => {
 
   test('the metadata example lists the six published scopes', () => {
     const metadata = deref(document, byId.get('getOAuthServerMetadata')!.op.responses['200']).content['application/json'];
-    const example = deref(document, Object.values<any>(metadata.examples)[0]).value;
+    const example = deref(document, Object.values<JsonNode>(metadata.examples)[0]).value;
     expect(example.scopes_supported).toEqual(metadataScopes);
     expect(example.code_challenge_methods_supported).toEqual(['S256']);
     expect(example.token_endpoint_auth_methods_supported).toEqual(['none']);
@@ -166,7 +166,7 @@ describe('events', () => {
     const hook = webhooks.find((w) => w.path === name)!;
     return deref(document, requestBodyOf(document, hook)!.content['application/json'].schema);
   };
-  const properties = (schema: any) => Object.keys(deref(document, schema)?.properties ?? {});
+  const properties = (schema: JsonNode) => Object.keys(deref(document, schema)?.properties ?? {});
 
   test('every event of both forms and the inbound event is under webhooks', () => {
     expect(names.sort()).toEqual([...formAEvents.map((e) => `formA:${e}`), ...formBEvents.map((e) => `formB:${e}`), 'inbound:email.received'].sort());
@@ -177,7 +177,7 @@ describe('events', () => {
     expect(schema.required).toEqual(expect.arrayContaining(['event', 'timestamp', 'data']));
     expect(deref(document, schema.properties.event).const).toBe(event);
     const hook = webhooks.find((w) => w.path === `formA:${event}`)!;
-    const header = (name: string) => hook.op.parameters.find((p: any) => p.in === 'header' && p.name.toLowerCase() === name.toLowerCase());
+    const header = (name: string) => hook.op.parameters.find((p: JsonNode) => p.in === 'header' && p.name.toLowerCase() === name.toLowerCase());
     expect(header('X-Service-Event')?.required).toBe(true);
     expect(header('X-Service-Timestamp')?.required).toBe(true);
     expect(header('X-Service-Signature')?.required ?? false).toBe(false);
@@ -189,7 +189,7 @@ describe('events', () => {
     expect(schema.required).toEqual(expect.arrayContaining(['id', 'type', 'createdAt', 'data']));
     expect(deref(document, schema.properties.type).const).toBe(event);
     const hook = webhooks.find((w) => w.path === `formB:${event}`)!;
-    expect(hook.op.parameters.find((p: any) => p.name.toLowerCase() === 'x-service-signature')?.required).toBe(true);
+    expect(hook.op.parameters.find((p: JsonNode) => p.name.toLowerCase() === 'x-service-signature')?.required).toBe(true);
   });
 
   test.each(Object.entries(publishedEventData))('%s carries its published data fields', (name, fields) => {
@@ -202,7 +202,7 @@ describe('events', () => {
     expect(properties(schema)).not.toContain('data');
     expect(schema.required ?? []).not.toContain('cc');
     const hook = webhooks.find((w) => w.path === 'inbound:email.received')!;
-    expect(hook.op.parameters.find((p: any) => p.name.toLowerCase() === 'x-service-signature')?.required).toBe(true);
+    expect(hook.op.parameters.find((p: JsonNode) => p.name.toLowerCase() === 'x-service-signature')?.required).toBe(true);
   });
 
   test('the mail-server-B webhook names the eight event kinds', () => {

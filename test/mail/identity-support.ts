@@ -8,6 +8,7 @@ import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { createManualClock, type StubClock } from '../../server-stubs/lib/clock.js';
 import { createMailApp, type MailAppOptions } from '../../server-stubs/mail/app.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
+import type { JsonNode } from '../../scripts/lib/operations.js';
 
 export const contract = contractChecker('mail');
 
@@ -65,11 +66,11 @@ export function mailForEachTest(options: MailAppOptions | (() => MailAppOptions)
 type Result = { data?: unknown; error?: unknown; response: Response };
 
 /** The answer has this status and a body the contract allows for it; answers the body. */
-export function answered(result: Result, status: number, path: string, method: string): any {
+export function answered<T = JsonNode>(result: Result, status: number, path: string, method: string): T {
   const body = result.response.ok ? result.data : result.error;
   expect(result.response.status, JSON.stringify(body)).toBe(status);
   if (body !== undefined) expect(contract.responseErrors(path, method, status, body)).toEqual([]);
-  return body;
+  return body as T;
 }
 
 /** Signs in through the development login form; answers the response and the new session value. */

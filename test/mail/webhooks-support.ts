@@ -5,11 +5,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadContract } from '../../server-stubs/lib/contract.js';
+import type { JsonNode } from '../../scripts/lib/operations.js';
 
 export interface Received {
   headers: http.IncomingHttpHeaders;
   body: string;
-  json: any;
+  json: JsonNode;
 }
 
 export interface Receiver {

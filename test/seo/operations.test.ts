@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { seoScenario, type SeoFixture } from '../../scripts/lib/scenarios/seo.js';
 import { contract, KEY, startSeo, type SeoStub } from './support.js';
+import type { JsonNode } from '../../scripts/lib/operations.js';
 
 const { calls, expectations } = seoScenario;
 
@@ -17,7 +18,7 @@ interface BundleOperation {
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-const bundleOperations: BundleOperation[] = Object.entries<Record<string, any>>(contract.document.paths).flatMap(([path, item]) =>
+const bundleOperations: BundleOperation[] = Object.entries<JsonNode>(contract.document.paths).flatMap(([path, item]) =>
   METHODS.filter((m) => item[m]?.operationId).map((method) => ({
     operationId: item[method].operationId as string,
     path,
@@ -76,7 +77,7 @@ describe('the seo operations', () => {
       expect(contract.responseErrors(op.path, op.method, result.status, result.body)).toEqual([]);
       const check = expectations[op.operationId];
       expect(check, `no body expectation for ${op.operationId}`).toBeDefined();
-      check!(result.body, fixture);
+      check!(result.body as JsonNode, fixture);
     }
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createManualClock } from '../../server-stubs/lib/clock.js';
 import { LookupFailed, type Resolver } from '../../server-stubs/lib/net-guard.js';
 import { contract, crawlStatus, expectError, KEY_2, newProject, readStream, startCrawl, startSeo, type SeoStub } from './support.js';
+import type { JsonNode } from '../../scripts/lib/operations.js';
 
 /** Documentation names resolve as the default resolver has them; `nxdomain.test` does not resolve. */
 const resolver: Resolver = {
@@ -52,7 +53,7 @@ async function readStreamStepping(
   }
   text += decoder.decode();
   const parsed = contract.streamErrors('/crawl/{jobId}/stream', 'get', text);
-  return { response, text, frames: parsed.frames as Array<{ event?: string; data: any }>, comments: parsed.comments, errors: parsed.errors };
+  return { response, text, frames: parsed.frames as Array<{ event?: string; data: JsonNode }>, comments: parsed.comments, errors: parsed.errors };
 }
 
 describe('audit stream (manual clock moved as the client reads; real poll and ping timers of milliseconds)', () => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import type { PostGenerator } from '../../server-stubs/social/generator.js';
 import { characterLimits } from '../../server-stubs/social/store.js';
 import { after, contract, expectError, FREE_KEY, HOUR, outcome, raw, schedule, startSocial, type SocialStub } from './support.js';
+import type { JsonNode } from '../../scripts/lib/operations.js';
 
 const where = { path: '/api/generate', method: 'post' };
 
@@ -22,20 +23,20 @@ describe('generate', () => {
     const result = await social.client(key).POST('/api/generate', { body: body as never });
     const o = outcome(result);
     expect(contract.responseErrors(where.path, where.method, o.status, o.body)).toEqual([]);
-    return o as { status: number; body: any };
+    return o as { status: number; body: JsonNode };
   }
 
   test('count variants per platform, in the order asked, each in the tone asked', async () => {
     const { status, body } = await generate({ topic: 'Remote onboarding', platforms: ['linkedin', 'x'], tone: 'witty', count: 2 });
     expect(status).toBe(200);
-    expect(body.variants.map((v: any) => [v.platform, v.tone])).toEqual([
+    expect(body.variants.map((v: JsonNode) => [v.platform, v.tone])).toEqual([
       ['linkedin', 'witty'],
       ['linkedin', 'witty'],
       ['x', 'witty'],
       ['x', 'witty'],
     ]);
-    expect(new Set(body.variants.map((v: any) => v.contentText)).size).toBe(4);
-    expect(new Set(body.variants.map((v: any) => v.variantId)).size).toBe(4);
+    expect(new Set(body.variants.map((v: JsonNode) => v.contentText)).size).toBe(4);
+    expect(new Set(body.variants.map((v: JsonNode) => v.variantId)).size).toBe(4);
     for (const v of body.variants) expect(v.contentText).toContain('Remote onboarding');
   });
 
@@ -50,7 +51,7 @@ describe('generate', () => {
   });
 
   test('the tone changes the text, not only the label', async () => {
-    const texts = async (tone: string) => (await generate({ topic: 'Dark mode', platforms: ['threads'], tone, count: 3 })).body.variants.map((v: any) => v.contentText);
+    const texts = async (tone: string) => (await generate({ topic: 'Dark mode', platforms: ['threads'], tone, count: 3 })).body.variants.map((v: JsonNode) => v.contentText);
     const professional = await texts('professional');
     const witty = await texts('witty');
     const inspirational = await texts('inspirational');
@@ -61,7 +62,7 @@ describe('generate', () => {
   test('defaults: three professional variants for x', async () => {
     const { body } = await generate({ prompt: 'Announce the new API' });
     expect(body.variants).toHaveLength(3);
-    expect(body.variants.every((v: any) => v.platform === 'x' && v.tone === 'professional')).toBe(true);
+    expect(body.variants.every((v: JsonNode) => v.platform === 'x' && v.tone === 'professional')).toBe(true);
   });
 
   test('another workspace gets other variant ids for the same request', async () => {

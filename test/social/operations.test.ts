@@ -7,11 +7,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { socialScenario, type SocialFixture } from '../../scripts/lib/scenarios/social.js';
 import { contract, KEY, startSocial, type SocialStub } from './support.js';
+import type { JsonNode } from '../../scripts/lib/operations.js';
 
 const { calls, expectations, refusals = [] } = socialScenario;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
-const bundleOperations = Object.entries<Record<string, any>>(contract.document.paths).flatMap(([path, item]) =>
+const bundleOperations = Object.entries<JsonNode>(contract.document.paths).flatMap(([path, item]) =>
   METHODS.filter((m) => item[m]?.operationId).map((method) => ({
     operationId: item[method].operationId as string,
     path,
@@ -49,7 +50,7 @@ describe('the social operations', () => {
     const success = op.statuses.find((s) => /^2\d\d$/.test(s));
     expect(String(result.status), JSON.stringify(result.body)).toBe(success);
     expect(contract.responseErrors(op.path, op.method, result.status, result.body)).toEqual([]);
-    expectations[op.operationId]!(result.body, fixture);
+    expectations[op.operationId]!(result.body as JsonNode, fixture);
   });
 
   test.each(refusals.map((r) => [`${r.id} ${r.status}: ${r.why}`, r] as const))('%s', async (_name, refusal) => {

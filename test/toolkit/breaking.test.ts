@@ -2,9 +2,10 @@
 import { describe, expect, test } from 'vitest';
 import { breakingChanges, schemaBreakingChanges } from '../../scripts/lib/breaking.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
+import type { JsonNode } from '../../scripts/lib/operations.js';
 
 const base = loadContract('seo').document;
-const edit = (mutate: (doc: Record<string, any>) => void) => {
+const edit = (mutate: (doc: JsonNode) => void) => {
   const doc = structuredClone(base);
   mutate(doc);
   return breakingChanges(base, doc);
@@ -46,28 +47,28 @@ describe('breaking changes', () => {
   });
 
   test.each([
-    ['a removed operation', (doc: any): void => {
+    ['a removed operation', (doc: JsonNode): void => {
       delete doc.paths['/projects'].post;
     }, 'POST /projects', 'operation removed'],
-    ['a newly required body field', (doc: any): void => {
+    ['a newly required body field', (doc: JsonNode): void => {
       doc.components.schemas.CreateProjectRequest.required.push('domain');
     }, 'POST /projects', 'request domain is now required'],
-    ['a newly required query parameter', (doc: any): void => {
+    ['a newly required query parameter', (doc: JsonNode): void => {
       doc.components.parameters.Page.required = true;
     }, 'GET /rank-tracking/keywords', 'query parameter page is now required'],
-    ['a request enum value removed', (doc: any): void => {
+    ['a request enum value removed', (doc: JsonNode): void => {
       (doc.components.schemas.CreateRankTrackingConfigRequest.properties.devices.enum = ['desktop', 'mobile']);
     }, 'POST /rank-tracking/configs', 'request devices no longer accepts "both"'],
-    ['a tighter request limit', (doc: any): void => {
+    ['a tighter request limit', (doc: JsonNode): void => {
       (doc.components.schemas.AddTrackedKeywordsRequest.properties.keywords.maxItems = 50);
     }, 'POST /rank-tracking/keywords', 'request keywords maxItems tightened to 50'],
-    ['a response field removed', (doc: any): void => {
+    ['a response field removed', (doc: JsonNode): void => {
       delete doc.components.schemas.Project.properties.domain;
     }, 'GET /projects', 'response 200: projects[].domain was removed'],
-    ['a response enum value added', (doc: any): void => {
+    ['a response enum value added', (doc: JsonNode): void => {
       doc.components.schemas.AuditStatus.properties.status.enum.push('paused');
     }, 'GET /crawl/{jobId}/status', 'response 200: status.status may now be "paused"'],
-    ['a success response removed', (doc: any): void => {
+    ['a success response removed', (doc: JsonNode): void => {
       delete doc.paths['/crawl/start'].post.responses['202'];
     }, 'POST /crawl/start', 'response 202 removed'],
   ] as const)('finds %s', (_name, mutate, where, change) => {
@@ -81,13 +82,13 @@ describe('breaking changes', () => {
  * a new enum value, a looser bound or another type breaks them, and a newly required field or a
  * narrower enum does not. A standalone schema may be sent as well as read: both count.
  */
-const frame = (event: string, data: Record<string, any>) => ({
+const frame = (event: string, data: JsonNode) => ({
   type: 'object',
   additionalProperties: false,
   required: ['event', 'data'],
   properties: { event: { type: 'string', const: event }, data },
 });
-const streamsAndHooks = (): Record<string, any> => ({
+const streamsAndHooks = (): JsonNode => ({
   openapi: '3.1.0',
   info: { title: 't', version: '1' },
   paths: {
@@ -136,7 +137,7 @@ const streamsAndHooks = (): Record<string, any> => ({
   },
 });
 
-const changed = (mutate: (doc: Record<string, any>) => void, scope: 'all' | 'uncovered' = 'uncovered') => {
+const changed = (mutate: (doc: JsonNode) => void, scope: 'all' | 'uncovered' = 'uncovered') => {
   const before = streamsAndHooks();
   const after = streamsAndHooks();
   mutate(after);
@@ -144,44 +145,44 @@ const changed = (mutate: (doc: Record<string, any>) => void, scope: 'all' | 'unc
 };
 
 describe('breaking changes in webhook payloads (read by subscribers)', () => {
-  const payload = (doc: Record<string, any>) => doc.components.schemas.JobFinished;
+  const payload = (doc: JsonNode) => doc.components.schemas.JobFinished;
   test('an unchanged contract has none', () => expect(changed(() => {})).toEqual([]));
   test.each([
-    ['a removed field', (d: any): void => void delete payload(d).properties.outcome, 'payload outcome was removed'],
-    ['a removed optional field', (d: any): void => void delete payload(d).properties.comment, 'payload comment was removed'],
-    ['a field no longer required', (d: any): void => void (payload(d).required = ['id']), 'payload outcome is no longer always present'],
-    ['a new enum value', (d: any): void => void payload(d).properties.outcome.enum.push('cancelled'), 'payload outcome may now be "cancelled"'],
-    ['a looser bound', (d: any): void => void (payload(d).properties.id.maxLength = 64), 'payload id maxLength loosened to 64'],
-    ['a changed type', (d: any): void => void (payload(d).properties.pages.type = 'string'), 'payload pages type integer became string'],
-    ['a header no longer sent', (d: any): void => void (d.webhooks['job.finished'].post.parameters = []), 'header X-Event is no longer sent'],
-    ['a removed event', (d: any): void => void delete d.webhooks['job.finished'], 'event removed'],
+    ['a removed field', (d: JsonNode): void => void delete payload(d).properties.outcome, 'payload outcome was removed'],
+    ['a removed optional field', (d: JsonNode): void => void delete payload(d).properties.comment, 'payload comment was removed'],
+    ['a field no longer required', (d: JsonNode): void => void (payload(d).required = ['id']), 'payload outcome is no longer always present'],
+    ['a new enum value', (d: JsonNode): void => void payload(d).properties.outcome.enum.push('cancelled'), 'payload outcome may now be "cancelled"'],
+    ['a looser bound', (d: JsonNode): void => void (payload(d).properties.id.maxLength = 64), 'payload id maxLength loosened to 64'],
+    ['a changed type', (d: JsonNode): void => void (payload(d).properties.pages.type = 'string'), 'payload pages type integer became string'],
+    ['a header no longer sent', (d: JsonNode): void => void (d.webhooks['job.finished'].post.parameters = []), 'header X-Event is no longer sent'],
+    ['a removed event', (d: JsonNode): void => void delete d.webhooks['job.finished'], 'event removed'],
   ] as const)('finds %s', (_name, mutate, change) => {
     expect(changed(mutate)).toContainEqual({ where: 'webhook job.finished', change });
   });
   test.each([
-    ['a newly required field', (d: any): void => void payload(d).required.push('pages')],
-    ['a narrower enum', (d: any): void => void (payload(d).properties.outcome.enum = ['ok'])],
-    ['a tighter bound', (d: any): void => void (payload(d).properties.id.maxLength = 20)],
-    ['a new optional field', (d: any): void => void (payload(d).properties.extra = { type: 'string' })],
+    ['a newly required field', (d: JsonNode): void => void payload(d).required.push('pages')],
+    ['a narrower enum', (d: JsonNode): void => void (payload(d).properties.outcome.enum = ['ok'])],
+    ['a tighter bound', (d: JsonNode): void => void (payload(d).properties.id.maxLength = 20)],
+    ['a new optional field', (d: JsonNode): void => void (payload(d).properties.extra = { type: 'string' })],
   ] as const)('does not flag %s (subscribers only read the payload)', (_name, mutate) => {
     expect(changed(mutate)).toEqual([]);
   });
 });
 
 describe('breaking changes in SSE frames (a oneOf frame union, read by the client)', () => {
-  const progress = (doc: Record<string, any>) => doc.components.schemas.ProgressFrame.properties.data;
+  const progress = (doc: JsonNode) => doc.components.schemas.ProgressFrame.properties.data;
   const where = 'GET /jobs/{id}/events';
   test.each([
-    ['a removed frame field', (d: any): void => void delete progress(d).properties.note, 'response 200 stream: frame progress.data.note was removed'],
-    ['a frame field no longer required', (d: any): void => void (progress(d).required = ['percent']), 'response 200 stream: frame progress.data.state is no longer always present'],
-    ['a new enum value in a frame', (d: any): void => void progress(d).properties.state.enum.push('paused'), 'response 200 stream: frame progress.data.state may now be "paused"'],
-    ['a looser bound in a frame', (d: any): void => void (progress(d).properties.percent.maximum = 1000), 'response 200 stream: frame progress.data.percent maximum loosened to 1000'],
-    ['a changed type in a frame', (d: any): void => void (progress(d).properties.percent.type = 'string'), 'response 200 stream: frame progress.data.percent type integer became string'],
-    ['a frame no longer sent', (d: any) => {
+    ['a removed frame field', (d: JsonNode): void => void delete progress(d).properties.note, 'response 200 stream: frame progress.data.note was removed'],
+    ['a frame field no longer required', (d: JsonNode): void => void (progress(d).required = ['percent']), 'response 200 stream: frame progress.data.state is no longer always present'],
+    ['a new enum value in a frame', (d: JsonNode): void => void progress(d).properties.state.enum.push('paused'), 'response 200 stream: frame progress.data.state may now be "paused"'],
+    ['a looser bound in a frame', (d: JsonNode): void => void (progress(d).properties.percent.maximum = 1000), 'response 200 stream: frame progress.data.percent maximum loosened to 1000'],
+    ['a changed type in a frame', (d: JsonNode): void => void (progress(d).properties.percent.type = 'string'), 'response 200 stream: frame progress.data.percent type integer became string'],
+    ['a frame no longer sent', (d: JsonNode) => {
       d.components.schemas.JobFrame.oneOf.pop();
       delete d.components.schemas.JobFrame.discriminator.mapping.done;
     }, 'response 200 stream: frame done is no longer sent'],
-    ['a new frame', (d: any) => {
+    ['a new frame', (d: JsonNode) => {
       d.components.schemas.FailedFrame = frame('failed', { type: 'object' });
       d.components.schemas.JobFrame.oneOf.push({ $ref: '#/components/schemas/FailedFrame' });
     }, 'response 200 stream: frame failed may now be sent'],
@@ -189,14 +190,14 @@ describe('breaking changes in SSE frames (a oneOf frame union, read by the clien
     expect(changed(mutate)).toContainEqual({ where, change });
   });
   test.each([
-    ['a newly required frame field', (d: any): void => void progress(d).required.push('note')],
-    ['a narrower enum in a frame', (d: any): void => void (progress(d).properties.state.enum = ['running'])],
-    ['a tighter bound in a frame', (d: any): void => void (progress(d).properties.percent.maximum = 99)],
+    ['a newly required frame field', (d: JsonNode): void => void progress(d).required.push('note')],
+    ['a narrower enum in a frame', (d: JsonNode): void => void (progress(d).properties.state.enum = ['running'])],
+    ['a tighter bound in a frame', (d: JsonNode): void => void (progress(d).properties.percent.maximum = 99)],
   ] as const)('does not flag %s (the client only reads frames)', (_name, mutate) => {
     expect(changed(mutate)).toEqual([]);
   });
   test('the "uncovered" scope leaves paths to oasdiff but keeps streams and webhooks', () => {
-    const mutate = (d: any) => {
+    const mutate = (d: JsonNode) => {
       d.paths['/jobs/{id}/events'].get.parameters = [{ name: 'since', in: 'query', required: true, schema: { type: 'string' } }];
       delete progress(d).properties.note;
     };
@@ -206,7 +207,7 @@ describe('breaking changes in SSE frames (a oneOf frame union, read by the clien
 });
 
 describe('breaking changes in a standalone schema (sent and read: both sides count)', () => {
-  const thing = (): Record<string, any> => ({
+  const thing = (): JsonNode => ({
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object',
     additionalProperties: false,
@@ -220,7 +221,7 @@ describe('breaking changes in a standalone schema (sent and read: both sides cou
     },
     $defs: { Part: { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } } },
   });
-  const compare = (mutate: (s: Record<string, any>) => void) => {
+  const compare = (mutate: (s: JsonNode) => void) => {
     const after = thing();
     mutate(after);
     return schemaBreakingChanges('Thing.json', thing(), after);
@@ -230,14 +231,14 @@ describe('breaking changes in a standalone schema (sent and read: both sides cou
     expect(compare((s) => void (s.properties.extra = { type: 'string' }))).toEqual([]);
   });
   test.each([
-    ['a removed field', (s: any): void => void delete s.properties.label, 'label was removed'],
-    ['a newly required field', (s: any): void => void s.required.push('size'), 'size is now required'],
-    ['a narrower enum', (s: any): void => void (s.properties.kind.enum = ['a']), 'kind no longer accepts "b"'],
-    ['a wider enum', (s: any): void => void s.properties.kind.enum.push('c'), 'kind may now be "c"'],
-    ['a tighter bound', (s: any): void => void (s.properties.size.maximum = 5), 'size maximum tightened to 5'],
-    ['a changed type', (s: any): void => void (s.properties.size.type = 'string'), 'size type integer became string'],
-    ['a changed type inside $defs', (s: any): void => void (s.$defs.Part.properties.n.type = 'string'), 'parts[].n type integer became string'],
-    ['a reference to another file', (s: any): void => void (s.properties.id = { $ref: 'Address.json' }), 'id now refers to Address.json instead of Hash.json'],
+    ['a removed field', (s: JsonNode): void => void delete s.properties.label, 'label was removed'],
+    ['a newly required field', (s: JsonNode): void => void s.required.push('size'), 'size is now required'],
+    ['a narrower enum', (s: JsonNode): void => void (s.properties.kind.enum = ['a']), 'kind no longer accepts "b"'],
+    ['a wider enum', (s: JsonNode): void => void s.properties.kind.enum.push('c'), 'kind may now be "c"'],
+    ['a tighter bound', (s: JsonNode): void => void (s.properties.size.maximum = 5), 'size maximum tightened to 5'],
+    ['a changed type', (s: JsonNode): void => void (s.properties.size.type = 'string'), 'size type integer became string'],
+    ['a changed type inside $defs', (s: JsonNode): void => void (s.$defs.Part.properties.n.type = 'string'), 'parts[].n type integer became string'],
+    ['a reference to another file', (s: JsonNode): void => void (s.properties.id = { $ref: 'Address.json' }), 'id now refers to Address.json instead of Hash.json'],
   ] as const)('finds %s', (_name, mutate, change) => {
     expect(compare(mutate)).toContainEqual({ where: 'schema Thing.json', change });
   });

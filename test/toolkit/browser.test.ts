@@ -61,7 +61,7 @@ describe.skipIf(!available)('a page on another origin calls the stubs', () => {
     };
     stubs.server.on('request', seen);
     await tab.goto(appOrigin);
-    const result = await tab.evaluate((base) => (window as unknown as { run(base: string): Promise<any> }).run(base), `http://127.0.0.1:${stubs.port}`);
+    const result = await tab.evaluate((base) => (window as unknown as { run(base: string): Promise<Record<string, unknown>> }).run(base), `http://127.0.0.1:${stubs.port}`);
     expect(result.list).toMatchObject({ status: 200, body: { projects: expect.any(Array) } });
     expect(result.created).toMatchObject({ status: 201, body: { project: { name: 'From the browser' } } });
     expect(result.unauthenticated).toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED' } });

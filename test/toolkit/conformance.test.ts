@@ -7,7 +7,7 @@
  * matrix of operations and declared statuses exercised is printed per service.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { deref, listOperations } from '../../scripts/lib/operations.js';
+import { deref, listOperations, type JsonNode } from '../../scripts/lib/operations.js';
 import { defaultRoot, findApiServices } from '../../scripts/lib/project.js';
 import { declaredStatuses, loadContract } from '../../server-stubs/lib/contract.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
@@ -31,7 +31,7 @@ afterAll(async () => {
   await Promise.all([stubs?.close(), mock?.close()]);
 });
 
-function mockCredentials(scheme: Record<string, any>): Record<string, string> {
+function mockCredentials(scheme: JsonNode): Record<string, string> {
   if (scheme.type === 'http') return { authorization: 'Bearer mock-token' };
   if (scheme.type === 'apiKey' && scheme.in === 'header') return { [scheme.name]: 'mock-key' };
   if (scheme.type === 'apiKey' && scheme.in === 'cookie') return { cookie: `${scheme.name}=mock` };
@@ -115,7 +115,7 @@ describe.each(slugs)('%s', (slug) => {
     }
     // A path id off its schema's format or pattern: the declared 400.
     for (const [, operation] of operations) {
-      const param = operation.op.parameters.find((p: { in: string; schema?: Record<string, any> }) => {
+      const param = operation.op.parameters.find((p: { in: string; schema?: JsonNode }) => {
         const schema = deref(document, p.schema) ?? {};
         return p.in === 'path' && (schema.format === 'uuid' || schema.pattern !== undefined || schema.type === 'integer');
       });

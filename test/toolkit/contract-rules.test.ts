@@ -3,14 +3,14 @@
  * not a review finding.
  */
 import { describe, expect, test } from 'vitest';
-import { deref, firstExample, listOperations, listWebhooks, requestBodyOf, responsesOf } from '../../scripts/lib/operations.js';
+import { deref, firstExample, listOperations, listWebhooks, requestBodyOf, responsesOf, type JsonNode } from '../../scripts/lib/operations.js';
 import { defaultRoot, findApiServices } from '../../scripts/lib/project.js';
 import { declares, frameworkStatuses, loadContract } from '../../server-stubs/lib/contract.js';
 
 const services = findApiServices(defaultRoot).map((s) => s.slug);
 
 /** What every operation and webhook says about itself: a summary, a description, one tag. */
-function documentationProblems(op: Record<string, any>): string[] {
+function documentationProblems(op: JsonNode): string[] {
   const problems: string[] = [];
   if (!op.summary) problems.push('no summary');
   if (!op.description) problems.push('no description');
@@ -52,17 +52,17 @@ describe.each(services)('%s contract', (slug) => {
       else if (!tooMany.headers?.['Retry-After']) problems.push('429 without Retry-After');
     }
     const body = requestBodyOf(document, operation);
-    for (const [mediaType, media] of Object.entries<any>(body?.content ?? {})) {
+    for (const [mediaType, media] of Object.entries<JsonNode>(body?.content ?? {})) {
       if (!firstExample(document, media).found) problems.push(`request ${mediaType} has no example`);
     }
     const main = success[0];
-    for (const [mediaType, media] of Object.entries<any>(main ? (responses[main]?.content ?? {}) : {})) {
+    for (const [mediaType, media] of Object.entries<JsonNode>(main ? (responses[main]?.content ?? {}) : {})) {
       if (!firstExample(document, media).found) problems.push(`${main} ${mediaType} has no example`);
     }
-    for (const [status, response] of Object.entries<any>(responses)) {
+    for (const [status, response] of Object.entries<JsonNode>(responses)) {
       if (!/^[45]/.test(status)) continue;
       if (!response.content) problems.push(`${status} has no error body`);
-      for (const [mediaType, media] of Object.entries<any>(response.content ?? {})) {
+      for (const [mediaType, media] of Object.entries<JsonNode>(response.content ?? {})) {
         if (!deref(document, media.schema)) problems.push(`${status} ${mediaType} has no schema`);
       }
     }
@@ -80,13 +80,13 @@ describe.each(services)('%s contract', (slug) => {
       const problems = documentationProblems(op);
       const body = requestBodyOf(document, webhook);
       if (!body?.content) problems.push('no payload');
-      for (const [mediaType, media] of Object.entries<any>(body?.content ?? {})) {
+      for (const [mediaType, media] of Object.entries<JsonNode>(body?.content ?? {})) {
         if (!deref(document, media.schema)) problems.push(`${mediaType} payload has no schema`);
         if (!firstExample(document, media).found) problems.push(`${mediaType} payload has no example`);
       }
       if (!Object.keys(responsesOf(document, webhook)).some((s) => /^2/.test(s))) problems.push('no 2xx: what the receiver answers to accept');
       const signature = document['x-webhook-signature']?.header as string | undefined;
-      if (signature && !op.parameters.some((p: any) => p.in === 'header' && p.name.toLowerCase() === signature.toLowerCase())) {
+      if (signature && !op.parameters.some((p: JsonNode) => p.in === 'header' && p.name.toLowerCase() === signature.toLowerCase())) {
         problems.push(`no ${signature} header`);
       }
       expect(problems).toEqual([]);

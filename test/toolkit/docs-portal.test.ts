@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { consoleModel } from '../../scripts/steps/docs/console-model.js';
 import { markForReaders, PROVISIONAL_LABEL } from '../../scripts/steps/docs/reader-marks.js';
 import { collectProvisional } from '../../scripts/lib/provisional.js';
-import { pointerTokens } from '../../scripts/lib/operations.js';
+import { pointerTokens, type JsonNode } from '../../scripts/lib/operations.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -62,8 +62,8 @@ const fixture = () => ({
 
 describe('reader marks: what Redoc hides, written into what it renders', () => {
   const marked = markForReaders(fixture());
-  const list = marked.paths['/things'].get as Record<string, any>;
-  const create = marked.paths['/things'].post as Record<string, any>;
+  const list = marked.paths['/things'].get as JsonNode;
+  const create = marked.paths['/things'].post as JsonNode;
 
   test('a provisional operation gets a badge and its note first in its description', () => {
     expect(list['x-badges']).toContainEqual({ name: 'Provisional', color: expect.any(String) });
@@ -71,7 +71,7 @@ describe('reader marks: what Redoc hides, written into what it renders', () => {
   });
 
   test('provisional fields, parameters and media types say so in their descriptions', () => {
-    const thing = marked.components.schemas.Thing.properties as Record<string, any>;
+    const thing = marked.components.schemas.Thing.properties as JsonNode;
     expect(thing.colour.description).toBe(`**${PROVISIONAL_LABEL}** The colour field was designed.`);
     expect(thing.name.description).toBe('The name.');
     expect(list.parameters[0].description).toContain('The cursor was designed.');
@@ -100,7 +100,7 @@ describe('reader marks: what Redoc hides, written into what it renders', () => {
   test.each(bundles)('$slug: each x-provisional note shows in a rendered description', ({ file }) => {
     const document = JSON.parse(readFileSync(file, 'utf8'));
     const copy = markForReaders(document);
-    const at = (tokens: string[]) => tokens.reduce((n: any, k) => n?.[k], copy);
+    const at = (tokens: string[]) => tokens.reduce((n: JsonNode, k) => n?.[k], copy);
     const unseen = collectProvisional(document).filter(({ pointer, note }) => {
       const tokens = pointerTokens(pointer);
       // A rate limit's note is in its operation's description, a media type's in its holder's.

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { createAjv } from '../../scripts/lib/ajv.js';
-import { deref } from '../../scripts/lib/operations.js';
+import { deref, type JsonNode } from '../../scripts/lib/operations.js';
 import { defaultRoot, findApiServices, findSchemaSets } from '../../scripts/lib/project.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import { parseEventStream } from '../../server-stubs/lib/sse.js';
@@ -24,15 +24,16 @@ interface Case {
 
 const escape = (s: string) => s.replaceAll('~', '~0').replaceAll('/', '~1');
 
-function collect(document: Record<string, any>): Case[] {
+function collect(document: JsonNode): Case[] {
   const cases: Case[] = [];
-  const walk = (node: any, pointer: string[], mediaType?: string) => {
-    if (!node || typeof node !== 'object') return;
-    if (Array.isArray(node)) return node.forEach((item, i) => walk(item, [...pointer, String(i)]));
+  const walk = (value: unknown, pointer: string[], mediaType?: string): void => {
+    if (!value || typeof value !== 'object') return;
+    if (Array.isArray(value)) return value.forEach((item, i) => walk(item, [...pointer, String(i)]));
+    const node = value as JsonNode;
     // Media types, parameters and headers: `examples` is a map of Example Objects beside `schema`.
     if (node.schema && node.examples && !Array.isArray(node.examples)) {
       const schemaPointer = refPointer(node.schema) ?? [...pointer, 'schema'].map(escape).join('/');
-      for (const [name, example] of Object.entries<any>(node.examples)) {
+      for (const [name, example] of Object.entries<JsonNode>(node.examples)) {
         const value = deref(document, example)?.value;
         cases.push({ where: `${pointer.join(' › ')} › ${name}`, schemaPointer, value });
       }
@@ -40,7 +41,7 @@ function collect(document: Record<string, any>): Case[] {
     // An event stream's whole stream as raw text, beside its frame examples.
     if (mediaType === 'text/event-stream' && node.schema && node['x-wire-example'] !== undefined) {
       const schemaPointer = refPointer(node.schema) ?? [...pointer, 'schema'].map(escape).join('/');
-      const frames = Object.values<any>(node.examples ?? {}).map((e) => deref(document, e)?.value);
+      const frames = Object.values<JsonNode>(node.examples ?? {}).map((e) => deref(document, e)?.value);
       cases.push({ where: `${pointer.join(' › ')} › x-wire-example`, schemaPointer, value: node['x-wire-example'], frames });
     }
     // Schemas: `examples` is an array of instances.
@@ -58,7 +59,7 @@ function collect(document: Record<string, any>): Case[] {
   return cases;
 }
 
-function refPointer(schema: any): string | undefined {
+function refPointer(schema: JsonNode): string | undefined {
   return typeof schema?.$ref === 'string' && schema.$ref.startsWith('#/') ? schema.$ref.slice(2) : undefined;
 }
 

@@ -5,7 +5,7 @@
  * what every service inherits.
  */
 import { createHmac } from 'node:crypto';
-import http from 'node:http';
+import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { bearerKeys } from '../../server-stubs/lib/auth.js';
@@ -123,7 +123,12 @@ const fixtureErrors: ErrorMapper = (failure) => ({ status: failure.status, body:
 
 // Handlers as a service writes them, with the context typed by hand (a real service gets these
 // types from its generated `operations`).
-type Ctx = HandlerContext<Record<string, never>, { id: string }> & { body: any; query: any; headers: any; params: any };
+type Ctx = Omit<HandlerContext<Record<string, never>, { id: string }>, 'body' | 'query' | 'headers' | 'params'> & {
+  body: { name: string };
+  query: { limit?: number };
+  headers: IncomingHttpHeaders;
+  params: { id: string };
+};
 const items = new Map([['a1', { id: 'a1', name: 'first' }]]);
 let upstreamUrl = '';
 let brokenBody = false;
@@ -191,7 +196,7 @@ afterAll(async () => {
 async function call(path: string, init: RequestInit & { headers?: Record<string, string> } = {}) {
   const response = await fetch(`${stub.baseUrl}${path}`, { ...init, headers: { authorization: 'Bearer good', ...init.headers } });
   const text = await response.text();
-  let body: any = text;
+  let body: unknown = text;
   try {
     body = JSON.parse(text);
   } catch {
@@ -217,7 +222,7 @@ describe('one error path, in the service body, with a declared status', () => {
     const res = await send();
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(Object.keys(res.body).sort()).toEqual(['error', 'kind']);
+    expect(Object.keys(res.body as object).sort()).toEqual(['error', 'kind']);
     expect(res.text).not.toMatch(/<html|\n\s+at |\/work\/|node_modules/i);
   });
 
@@ -266,8 +271,9 @@ describe('one error path, in the service body, with a declared status', () => {
     try {
       const res = await post('/items', '{"name": "ok"}');
       expect(res.status).toBe(500);
-      expect(res.body.error).toMatch(/Response does not match the contract/);
-      expect(res.body.error).toMatch(/secret/);
+      const { error } = res.body as { error: string };
+      expect(error).toMatch(/Response does not match the contract/);
+      expect(error).toMatch(/secret/);
     } finally {
       brokenBody = false;
       log.mockRestore();

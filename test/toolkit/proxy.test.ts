@@ -107,7 +107,7 @@ describe('in front of a broken backend', () => {
     try {
       const res = await fetch(`${proxy.url}/seo/projects`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: '{"name": 5}' });
       expect(res.status).toBe(400);
-      const [body, stubBody] = (await Promise.all([res.json(), direct.json()])) as Array<{ code: string; error: string }>;
+      const [body, stubBody] = (await Promise.all([res.json(), direct.json()])) as [{ code: string; error: string }, { code: string; error: string }];
       expect(body.error).toMatch(/^body\.name /);
       expect(body).toEqual(stubBody);
       const notJson = await fetch(`${proxy.url}/seo/projects`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: '{"name":' });

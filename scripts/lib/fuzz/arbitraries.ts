@@ -9,8 +9,9 @@
  * the ajv check. Everything is built from fast-check combinators, so values shrink.
  */
 import fc from 'fast-check';
+import type { JsonNode } from '../operations.js';
 
-export type JsonSchema = Record<string, any>;
+export type JsonSchema = JsonNode;
 /** Follows one `$ref` (OpenAPI `#/...` or a schema file name); undefined when it cannot. */
 export type RefResolver = (ref: string) => JsonSchema | undefined;
 

@@ -15,6 +15,7 @@ import { createSchemaArbitraries, encodeJson, nastyString, RawJson, Repeat, with
 import { leakViolations, type Violation } from './oracle.js';
 import type { FuzzTarget } from './runner.js';
 import { bodyText, describeObserved, describeRequest, type BodyPart, type FuzzRequest, type Observed, type Sender } from './wire.js';
+import type { JsonNode } from '../operations.js';
 
 const schemaDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../schemas/chain-rpc');
 const SCHEMA_BASE = 'https://contracts.platform.example/schemas/chain-rpc/';
@@ -54,10 +55,10 @@ function loadModel() {
   let n = 0;
   const compile = (schema: JsonSchema): ValidateFunction => ajv.compile({ ...schema, $id: `${SCHEMA_BASE}_fuzz_${n++}.json` });
 
-  const methods: MethodModel[] = (openrpc.methods as any[])
+  const methods: MethodModel[] = (openrpc.methods as JsonNode[])
     .filter((m) => !m['x-notification'])
     .map((m) => {
-      const params: any[] = m.params ?? [];
+      const params: JsonNode[] = m.params ?? [];
       const paramsSchema: JsonSchema = m['x-params-schema'] ?? {
         type: 'object',
         properties: Object.fromEntries(params.map((p) => [p.name, p.schema ?? {}])),
@@ -331,7 +332,7 @@ export function createChainRpcOracle() {
   function checkResponse(response: unknown, allowedIds: unknown[], r: RpcRequest, methodOf: (id: unknown) => string | undefined): Violation[] {
     const out: Violation[] = [];
     if (!response || typeof response !== 'object' || Array.isArray(response)) return [{ kind: 'not a JSON-RPC 2.0 response', detail: `answer is ${JSON.stringify(response)?.slice(0, 40)}` }];
-    const res = response as Record<string, any>;
+    const res = response as JsonNode;
     const problems: string[] = [];
     if (res.jsonrpc !== '2.0') problems.push('jsonrpc is not "2.0"');
     if (!('id' in res)) problems.push('no id');

@@ -4,7 +4,8 @@
  * unknown one); the documented error bodies; and validity checks for parameters and bodies.
  */
 import { createAjv } from '../ajv.js';
-import { deref, firstExample, listOperations, requestBodyOf, type Operation } from '../operations.js';
+import type { AnySchema } from 'ajv';
+import { deref, firstExample, listOperations, requestBodyOf, type Operation, type JsonNode } from '../operations.js';
 import { loadContract } from '../../../server-stubs/lib/contract.js';
 import { contractChecker, type ContractChecker } from '../contract-checker.js';
 import { createSchemaArbitraries, type JsonSchema, type PropertyHook, type SchemaArbitraries } from './arbitraries.js';
@@ -38,7 +39,7 @@ export interface PathModel {
 export interface ServiceModel {
   slug: string;
   basePath: string;
-  document: Record<string, any>;
+  document: JsonNode;
   checker: ContractChecker;
   schemas: SchemaArbitraries;
   operations: OperationModel[];
@@ -73,15 +74,15 @@ export function buildServiceModel(slug: string, services: ReadonlyArray<Credenti
   const schemas = createSchemaArbitraries((ref) => (ref.startsWith('#/') ? deref(document, { $ref: ref }) : undefined), propertyHook);
 
   const operations: OperationModel[] = listOperations(document).map((operation) => {
-    const params: ParamModel[] = (operation.op.parameters ?? []).map((p: Record<string, any>) => {
+    const params: ParamModel[] = (operation.op.parameters ?? []).map((p: JsonNode) => {
       const example = firstExample(document, p);
       const schema = schemas.resolve(p.schema ?? {});
-      const examples = [...(example.found ? [example.value] : []), ...Object.values<any>(p.examples ?? {}).map((e) => deref(document, e)?.value), ...(schema.examples ?? [])];
+      const examples = [...(example.found ? [example.value] : []), ...Object.values<JsonNode>(p.examples ?? {}).map((e) => deref(document, e)?.value), ...(schema.examples ?? [])];
       return { name: p.name, in: p.in, required: Boolean(p.required), schema: p.schema ?? {}, examples: [...new Set(examples.filter((e) => e !== undefined))] };
     });
     const requestBody = requestBodyOf(document, operation);
     const body = requestBody?.content
-      ? { required: Boolean(requestBody.required), media: Object.entries<any>(requestBody.content).map(([type, media]) => ({ type, schema: media?.schema })) }
+      ? { required: Boolean(requestBody.required), media: Object.entries<JsonNode>(requestBody.content).map(([type, media]) => ({ type, schema: media?.schema })) }
       : undefined;
     return {
       operation,
@@ -126,9 +127,9 @@ export function buildServiceModel(slug: string, services: ReadonlyArray<Credenti
   const errorSchemas: string[] = [];
   const seenShapes = new Set<string>();
   for (const { operation } of operations) {
-    for (const [status, raw] of Object.entries<any>(operation.op.responses ?? {})) {
+    for (const [status, raw] of Object.entries<JsonNode>(operation.op.responses ?? {})) {
       if (!/^4/.test(status)) continue;
-      for (const [mediaType, media] of Object.entries<any>(deref(document, raw)?.content ?? {})) {
+      for (const [mediaType, media] of Object.entries<JsonNode>(deref(document, raw)?.content ?? {})) {
         if (!mediaType.includes('json')) continue;
         for (const part of [media.schema, ...(deref(document, media.schema)?.allOf ?? [])]) {
           const name = /^#\/components\/schemas\/([^/]+)$/.exec(part?.$ref ?? '')?.[1];
@@ -159,7 +160,7 @@ export function buildServiceModel(slug: string, services: ReadonlyArray<Credenti
     }
     let validate = paramValidators.get(param);
     if (!validate) {
-      validate = ajv.compile(inlineRefs(document, param.schema));
+      validate = ajv.compile(inlineRefs(document, param.schema) as AnySchema);
       paramValidators.set(param, validate);
     }
     return !validate(value);
@@ -177,13 +178,13 @@ export function buildServiceModel(slug: string, services: ReadonlyArray<Credenti
 }
 
 /** A copy of a (small) schema with `#/...` refs replaced by their targets, for a stand-alone ajv compile. */
-function inlineRefs(document: Record<string, any>, schema: unknown, depth = 0): any {
+function inlineRefs(document: JsonNode, schema: unknown, depth = 0): unknown {
   if (depth > 20 || !schema || typeof schema !== 'object') return schema;
   if (Array.isArray(schema)) return schema.map((s) => inlineRefs(document, s, depth + 1));
-  const node = schema as Record<string, any>;
+  const node = schema as JsonNode;
   if (typeof node.$ref === 'string' && node.$ref.startsWith('#/')) {
     const { $ref, ...rest } = node;
-    return inlineRefs(document, { ...(deref<Record<string, any>>(document, { $ref }) ?? {}), ...rest }, depth + 1);
+    return inlineRefs(document, { ...(deref<JsonNode>(document, { $ref }) ?? {}), ...rest }, depth + 1);
   }
   return Object.fromEntries(Object.entries(node).filter(([k]) => k !== 'examples' && k !== 'example').map(([k, v]) => [k, inlineRefs(document, v, depth + 1)]));
 }

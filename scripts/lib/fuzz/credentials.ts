@@ -5,7 +5,7 @@
  * `{label, value: 'Authorization: Bearer seo_test_key'}`, is still understood, so this file is the
  * only one to touch when the structure moves again.
  */
-import { deref } from '../operations.js';
+import { deref, type JsonNode } from '../operations.js';
 
 /** An operation's `security`: alternatives, each naming schemes (all of which must pass). `{}` is anonymous. */
 export type SecurityRequirement = Array<Record<string, string[]>>;
@@ -54,8 +54,8 @@ interface Seed {
 }
 
 /** A seed as the client sends it, for a scheme of the contract (as `credentialHeaders` of the stubs does). */
-function seedsOf(credentials: ReadonlyArray<PublishedCredential>, document: Record<string, any>): Seed[] {
-  const schemes: Record<string, any> = document.components?.securitySchemes ?? {};
+function seedsOf(credentials: ReadonlyArray<PublishedCredential>, document: JsonNode): Seed[] {
+  const schemes: JsonNode = document.components?.securitySchemes ?? {};
   return credentials.flatMap((c): Seed[] => {
     const live = c.valid !== false && !/revoked|expired|disabled/i.test(c.label);
     const tenant = c.tenant;
@@ -77,7 +77,7 @@ function seedsOf(credentials: ReadonlyArray<PublishedCredential>, document: Reco
 }
 
 /** The seeds that fit one security scheme of the contract, best first. */
-function fitting(seeds: Seed[], name: string, scheme: Record<string, any> | undefined): Seed[] {
+function fitting(seeds: Seed[], name: string, scheme: JsonNode | undefined): Seed[] {
   if (!scheme) return [];
   const named = seeds.filter((s) => s.scheme === name);
   if (named.length > 0 || seeds.some((s) => s.scheme)) return named;
@@ -98,12 +98,12 @@ const isPlaceholder = (s: Seed) => /any-value/i.test(s.secret);
  */
 export function credentialsFor(
   credentials: ReadonlyArray<PublishedCredential>,
-  document: Record<string, any>,
+  document: JsonNode,
   security: SecurityRequirement | undefined,
   otherProducts: ReadonlyArray<PublishedCredential> = [],
 ): OperationCredentials {
   const requirement: SecurityRequirement = security ?? document.security ?? [];
-  const schemes: Record<string, any> = document.components?.securitySchemes ?? {};
+  const schemes: JsonNode = document.components?.securitySchemes ?? {};
   const seeds = seedsOf(credentials, document);
   const anonymous = requirement.length === 0 || requirement.some((alt) => Object.keys(alt).length === 0);
   const accepted = (s: Seed) => requirement.some((alt) => Object.keys(alt).some((n) => fitting(seeds, n, deref(document, schemes[n])).some((f) => f.secret === s.secret && f.header === s.header)));

@@ -3,7 +3,7 @@
  * G-3). It returns violations instead of throwing, so one run collects all of them and the report
  * can group them by kind.
  */
-import { deref, type Operation } from '../operations.js';
+import { deref, type Operation, type JsonNode } from '../operations.js';
 import type { OperationModel, ServiceModel } from './contract-model.js';
 import { bodyText, type FuzzRequest, type Observed } from './wire.js';
 
@@ -131,12 +131,12 @@ export function createHttpOracle(model: ServiceModel) {
       if (o.status >= 400 && !isHead) out.push(...frameworkErrorBody(o, `undeclared ${o.status}`));
     } else {
       const response = deref(document, m.operation.op.responses[key]) ?? {};
-      for (const [name, declaredHeader] of Object.entries<any>(response.headers ?? {})) {
+      for (const [name, declaredHeader] of Object.entries<JsonNode>(response.headers ?? {})) {
         if (deref(document, declaredHeader)?.required && header(o, name.toLowerCase()) === undefined) {
           out.push({ kind: 'required response header missing', detail: `${name} on ${o.status} of ${m.label}` });
         }
       }
-      const content: Record<string, any> = response.content ?? {};
+      const content: JsonNode = response.content ?? {};
       const type = (header(o, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
       if (isHead) {
         if (o.body !== '') out.push({ kind: 'HEAD answer has a body', detail: m.label });

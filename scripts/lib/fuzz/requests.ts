@@ -9,6 +9,7 @@ import { encodeJson, nastyString, Repeat, withOwnKey, type Mutant } from './arbi
 import type { OperationModel, ParamModel, PathModel, ServiceModel } from './contract-model.js';
 import type { LiveIds } from './live-ids.js';
 import { bodyText, percentEncode, type BodyPart, type FuzzRequest } from './wire.js';
+import type { JsonNode } from '../operations.js';
 
 /** The valid pieces of a request for one operation, before they are put on the wire. */
 interface Parts {
@@ -319,7 +320,7 @@ export function httpRequestArbitrary(model: ServiceModel, liveIds?: LiveIds): fc
       // the body invalid); an unknown property is ignored by the tolerant reader (G-1), so then only
       // the size is on trial, and the contract states no size limit.
       const s = schemas.resolve(jsonMedia(m)!.schema);
-      const strings = Object.entries<any>(s.properties ?? {}).filter(([, sub]) => schemas.typesOf(schemas.resolve(sub)).includes('string') && !schemas.resolve(sub).enum);
+      const strings = Object.entries<JsonNode>(s.properties ?? {}).filter(([, sub]) => schemas.typesOf(schemas.resolve(sub)).includes('string') && !schemas.resolve(sub).enum);
       const bounded = strings.find(([, sub]) => typeof schemas.resolve(sub).maxLength === 'number');
       const key = (bounded ?? strings[0])?.[0] ?? 'padding';
       const big = withOwnKey(base, key, new Repeat('x', size, true));
@@ -491,7 +492,7 @@ export function httpRequestArbitrary(model: ServiceModel, liveIds?: LiveIds): fc
   // ---------------------------------------------------------------- strings with NUL and unusual unicode
   const stringProps = (m: OperationModel) => {
     const s = jsonMedia(m)?.schema ? schemas.resolve(jsonMedia(m)!.schema) : {};
-    return Object.entries<any>(s.properties ?? {})
+    return Object.entries<JsonNode>(s.properties ?? {})
       .filter(([, sub]) => schemas.typesOf(schemas.resolve(sub)).includes('string'))
       .map(([k]) => k);
   };

@@ -1,4 +1,5 @@
 import type { ScenarioContext, ScenarioPart } from './scenario.js';
+import type { JsonNode } from '../operations.js';
 
 /** What both parts of the coder scenario work on: where the gateway is, with whose key. */
 export interface CoderFixture {
@@ -21,5 +22,5 @@ export async function send(fixture: CoderFixture, method: string, path: string, 
   const response = await fetch(`${fixture.ctx.baseUrl}${path}`, { method, headers, ...(options.body !== undefined && { body: JSON.stringify(options.body) }) });
   const text = await response.text();
   if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return { status: response.status, stream: text };
-  return { status: response.status, body: text ? (JSON.parse(text) as any) : undefined };
+  return { status: response.status, body: text ? (JSON.parse(text) as JsonNode) : undefined };
 }

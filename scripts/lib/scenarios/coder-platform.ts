@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { ScenarioSetupError } from './scenario.js';
 import { otherKey, send, type CoderFixture, type CoderScenarioPart } from './coder-fixture.js';
+import type { JsonNode } from '../operations.js';
 
 /** The stdio command line the target lets run. */
 const toolServer = (): { command: string; args: string[] } =>
@@ -18,9 +19,9 @@ const toolServer = (): { command: string; args: string[] } =>
 const unique = (label: string) => `scn-${label}-${Math.random().toString(36).slice(2, 10)}`;
 const configure = (fixture: CoderFixture, name: string) => send(fixture, 'POST', '/mcp/configure', { body: { name, transport: 'stdio', ...toolServer() } });
 
-async function made(step: string, result: { status: number; body?: any }, status: number): Promise<any> {
+async function made(step: string, result: { status: number; body?: JsonNode }, status: number): Promise<JsonNode> {
   if (result.status !== status) throw new ScenarioSetupError(`${step}: expected ${status}, got ${result.status} ${JSON.stringify(result.body ?? null).slice(0, 200)}`);
-  return result.body;
+  return result.body as JsonNode;
 }
 
 const UNKNOWN_RESPONSE = 'resp_00000000000000000000000000000000';
@@ -77,21 +78,21 @@ export const platformPart: CoderScenarioPart = {
       assert.equal(b.choices[0].message.role, 'assistant');
     },
     createEmbedding: (b) => {
-      assert.deepEqual(b.data.map((d: any) => [d.index, d.embedding.length]), [[0, 16], [1, 16]]);
+      assert.deepEqual(b.data.map((d: JsonNode) => [d.index, d.embedding.length]), [[0, 16], [1, 16]]);
       assert.notDeepEqual(b.data[0].embedding, b.data[1].embedding, 'different texts embed differently');
     },
-    createModeration: (b) => assert.deepEqual(b.results.map((r: any) => [r.flagged, r.categories.violence]), [[false, false], [true, true]]),
+    createModeration: (b) => assert.deepEqual(b.results.map((r: JsonNode) => [r.flagged, r.categories.violence]), [[false, false], [true, true]]),
     createResponse: (b, f) => {
       assert.equal(b.previous_response_id, f.made.responseId);
       assert.equal(b.output[0].content[0].type, 'output_text');
     },
     getResponse: (b, f) => assert.equal(b.id, f.made.responseId),
-    listModels: (b, f) => assert.ok(b.data.some((m: any) => m.id === f.made.model), 'the list holds the model used'),
-    listModelCatalog: (b, f) => assert.ok(b.data.some((m: any) => m.id === f.made.model && m.context_window > 0), 'the catalog has the model with its context window'),
-    listOpenAIModels: (b, f) => assert.ok(b.data.some((m: any) => m.id === f.made.model), 'the alias lists the same models'),
+    listModels: (b, f) => assert.ok(b.data.some((m: JsonNode) => m.id === f.made.model), 'the list holds the model used'),
+    listModelCatalog: (b, f) => assert.ok(b.data.some((m: JsonNode) => m.id === f.made.model && m.context_window > 0), 'the catalog has the model with its context window'),
+    listOpenAIModels: (b, f) => assert.ok(b.data.some((m: JsonNode) => m.id === f.made.model), 'the alias lists the same models'),
     getOpenAIModel: (b, f) => assert.equal(b.id, f.made.model),
     getAgentCard: (b) => assert.match(b.supportedInterfaces[0].url, /\/agents\/research\/tasks$/),
-    listAgents: (b) => assert.deepEqual(b.agents.map((a: any) => a.id), ['research', 'coding']),
+    listAgents: (b) => assert.deepEqual(b.agents.map((a: JsonNode) => a.id), ['research', 'coding']),
     getAgent: (b) => assert.match(b.supportedInterfaces[0].url, /\/agents\/coding\/tasks$/),
     sendAgentTask: (b, f) => {
       assert.equal(b.id, 'get-1');
@@ -99,8 +100,8 @@ export const platformPart: CoderScenarioPart = {
       assert.equal(b.result.status.state, 'TASK_STATE_COMPLETED');
     },
     configureToolServer: (b) => assert.deepEqual([b.status, b.transport, b.tool_count > 0], ['connected', 'stdio', true]),
-    listToolServers: (b, f) => assert.ok(b.servers.some((s: any) => s.name === f.made.toolServerName), 'the list holds the server connected'),
-    listTools: (b, f) => assert.ok(b.tools.some((t: any) => t.server === f.made.toolServerName && t.name === 'echo'), 'the seeded server lists echo'),
+    listToolServers: (b, f) => assert.ok(b.servers.some((s: JsonNode) => s.name === f.made.toolServerName), 'the list holds the server connected'),
+    listTools: (b, f) => assert.ok(b.tools.some((t: JsonNode) => t.server === f.made.toolServerName && t.name === 'echo'), 'the seeded server lists echo'),
     callTool: (b) => assert.deepEqual({ content: b.content, is_error: b.is_error }, { content: [{ type: 'text', text: 'hello' }], is_error: false }),
     removeToolServer: (b, f) => assert.deepEqual(b, { name: f.made.toolServerToRemove, removed: true }),
   },

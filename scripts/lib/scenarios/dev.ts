@@ -53,7 +53,8 @@ export const devScenario: ServiceScenario<DevFixture> = {
   },
 
   expectations: {
-    createSearch: (body: Completion) => {
+    createSearch: (b) => {
+      const body = b as Completion;
       checkGroundedAnswer(body);
       assert.equal((body as Completion & { model: string }).model, 'dev-pro', 'dev-pro is the default model');
     },

@@ -6,6 +6,7 @@
  * that fails throws (node:assert), and the caller turns that into a test failure or a report line.
  */
 import { AssertionError } from 'node:assert';
+import type { JsonNode } from '../operations.js';
 
 export interface ScenarioContext {
   /** where the service is served, base path included */
@@ -42,7 +43,7 @@ export interface ServiceScenario<F> {
   /** one call per operation, on a path that succeeds */
   calls: Record<string, (fixture: F) => Promise<Omit<ScenarioOutcome, 'id' | 'problems'>>>;
   /** checks on a success body beyond the schema: throw (node:assert) when it is wrong */
-  expectations: Record<string, (body: any, fixture: F) => void>;
+  expectations: Record<string, (body: JsonNode, fixture: F) => void>;
   /**
    * Documented refusals a handler decides (a plan gate, a blocked target, a state conflict): each
    * call must answer its `status`. Together with the calls, every declared status but 500 is reached.
@@ -139,7 +140,7 @@ export async function runScenario<F>(scenario: ServiceScenario<F>, ctx: Scenario
     // A redirect is a success too: what it means is where it points, which the call keeps for its expectation.
     if (outcome.status >= 200 && outcome.status < 400 && expectation && outcome.stream === undefined) {
       try {
-        expectation(outcome.body, fixture);
+        expectation(outcome.body as JsonNode, fixture);
       } catch (error) {
         if (!(error instanceof AssertionError)) throw error;
         problems.push(`${id}: ${error.message.replace(/\s*\n\s*/g, ' ').slice(0, 400)}`);

@@ -4,7 +4,7 @@
  * asks for, the servers to send to, and the seeded credentials to prefill.
  */
 import { encodeBody } from '../../lib/example-request.js';
-import { basePathOf, deref, firstExample, listOperations, requestBodyOf } from '../../lib/operations.js';
+import { basePathOf, deref, firstExample, listOperations, requestBodyOf, type JsonNode } from '../../lib/operations.js';
 
 export interface ConsoleParameter {
   name: string;
@@ -41,10 +41,10 @@ export interface ConsoleModel {
   credentials: ConsoleCredential[];
 }
 
-export function consoleModel(slug: string, document: Record<string, any>, credentials: ConsoleCredential[] = []): ConsoleModel {
-  const schemes: Record<string, any> = document.components?.securitySchemes ?? {};
+export function consoleModel(slug: string, document: JsonNode, credentials: ConsoleCredential[] = []): ConsoleModel {
+  const schemes: JsonNode = document.components?.securitySchemes ?? {};
   const operations = listOperations(document).map((operation): ConsoleOperation => {
-    const parameters = (operation.op.parameters as any[])
+    const parameters = (operation.op.parameters as JsonNode[])
       .filter((p) => p.in === 'path' || p.in === 'query' || p.in === 'header')
       .map((p) => ({ name: p.name, in: p.in, required: Boolean(p.required) || p.in === 'path', example: exampleText(document, p) }));
     const requirement: Record<string, unknown> = (operation.op.security ?? document.security ?? [])[0] ?? {};
@@ -52,7 +52,7 @@ export function consoleModel(slug: string, document: Record<string, any>, creden
     const authHeaders = [...new Set(used.filter((s) => s.in !== 'cookie').map(headerOfScheme))];
     const cookie = used.find((s) => s.in === 'cookie');
     const body = requestBodyOf(document, operation);
-    const [mediaType, media] = Object.entries<any>(body?.content ?? {})[0] ?? [];
+    const [mediaType, media] = Object.entries<JsonNode>(body?.content ?? {})[0] ?? [];
     const example = mediaType ? firstExample(document, media) : { found: false };
     return {
       id: operation.id,
@@ -68,17 +68,17 @@ export function consoleModel(slug: string, document: Record<string, any>, creden
   return {
     slug,
     basePath: basePathOf(document),
-    servers: (document.servers ?? []).map((s: any) => ({ url: String(s.url), description: String(s.description ?? '') })),
+    servers: (document.servers ?? []).map((s: JsonNode) => ({ url: String(s.url), description: String(s.description ?? '') })),
     operations,
     credentials,
   };
 }
 
-function headerOfScheme(scheme: Record<string, any>): string {
+function headerOfScheme(scheme: JsonNode): string {
   return scheme.type === 'apiKey' && scheme.in === 'header' ? String(scheme.name) : 'Authorization';
 }
 
-function exampleText(document: Record<string, any>, parameter: Record<string, any>): string {
+function exampleText(document: JsonNode, parameter: JsonNode): string {
   const example = firstExample(document, parameter);
   const value = example.found ? example.value : deref(document, parameter.schema)?.default;
   if (value === undefined || value === null) return '';

@@ -4,7 +4,7 @@
  * operation may be called (`x-rate-limit`), would be invisible. This copies the bundle and writes
  * both into what the reference does render; the bundle itself is never changed.
  */
-import { HTTP_METHODS } from '../../lib/operations.js';
+import { HTTP_METHODS, type JsonNode } from '../../lib/operations.js';
 
 export const PROVISIONAL_LABEL = 'Provisional: designed, not published.';
 export const PROVISIONAL_BADGE = 'Provisional';
@@ -31,17 +31,17 @@ export function provisionalLine(note: string, what?: string): string {
 }
 
 /** A marked deep copy of `document`. */
-export function markForReaders<T extends Record<string, any>>(document: T): T {
+export function markForReaders<T extends JsonNode>(document: T): T {
   const copy = structuredClone(document);
   markNode(copy, []);
-  for (const item of Object.values<any>(copy.paths ?? {})) markPathItem(item);
-  for (const item of Object.values<any>(copy.webhooks ?? {})) markPathItem(item);
+  for (const item of Object.values<JsonNode>(copy.paths ?? {})) markPathItem(item);
+  for (const item of Object.values<JsonNode>(copy.webhooks ?? {})) markPathItem(item);
   return copy;
 }
 
-const isObject = (value: unknown): value is Record<string, any> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is JsonNode => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-function markPathItem(item: Record<string, any>) {
+function markPathItem(item: JsonNode) {
   if (!isObject(item)) return;
   for (const method of HTTP_METHODS) {
     const operation = item[method];
@@ -77,7 +77,7 @@ function markNode(node: unknown, path: string[]) {
     prependDescription(node, provisionalLine(note));
   }
   if (isObject(node.content)) {
-    for (const [mediaType, media] of Object.entries<any>(node.content)) {
+    for (const [mediaType, media] of Object.entries<JsonNode>(node.content)) {
       if (isObject(media) && typeof media['x-provisional'] === 'string') prependDescription(node, provisionalLine(media['x-provisional'], `\`${mediaType}\``));
     }
   }
@@ -95,17 +95,17 @@ function isOperation(path: string[]): boolean {
   return (path.at(-3) === 'paths' || path.at(-3) === 'webhooks') && (HTTP_METHODS as readonly string[]).includes(method);
 }
 
-function addBadge(node: Record<string, any>, name: string, color: string) {
+function addBadge(node: JsonNode, name: string, color: string) {
   const badges: Array<Record<string, unknown>> = Array.isArray(node['x-badges']) ? node['x-badges'] : [];
   if (!badges.some((b) => b.name === name)) badges.push({ name, color });
   node['x-badges'] = badges;
 }
 
-function prependDescription(node: Record<string, any>, line: string) {
+function prependDescription(node: JsonNode, line: string) {
   node.description = typeof node.description === 'string' && node.description.trim() ? `${line}\n\n${node.description}` : line;
 }
 
-function appendDescription(node: Record<string, any>, line: string) {
+function appendDescription(node: JsonNode, line: string) {
   node.description = typeof node.description === 'string' && node.description.trim() ? `${node.description.trimEnd()}\n\n${line}` : line;
 }
 

@@ -11,6 +11,7 @@ import { credentialHeaders } from '../../../server-stubs/lib/auth.js';
 import type { StubService } from '../../../server-stubs/lib/service.js';
 import { docsAssets, generateDocsIndex, generateDocsPage, generateServicesScript, portalEntry, type PortalEntry } from '../docs.js';
 import type { ConsoleCredential } from './console-model.js';
+import type { JsonNode } from '../../lib/operations.js';
 
 export interface DocsRouterOptions {
   /** the folder holding `<slug>/openapi.json` */
@@ -19,7 +20,7 @@ export interface DocsRouterOptions {
 }
 
 /** The seeded credentials a page can send: valid ones, and not cookies (a page's fetch cannot set `Cookie`). */
-export function consoleCredentials(service: Pick<StubService, 'credentials'> | undefined, document: Record<string, any>): ConsoleCredential[] {
+export function consoleCredentials(service: Pick<StubService, 'credentials'> | undefined, document: JsonNode): ConsoleCredential[] {
   return (service?.credentials ?? [])
     .filter((c) => c.valid !== false && document.components?.securitySchemes?.[c.scheme])
     .map((c) => ({ label: c.label, headers: credentialHeaders(document, c) }))
@@ -28,7 +29,7 @@ export function consoleCredentials(service: Pick<StubService, 'credentials'> | u
 
 export function createDocsRouter(options: DocsRouterOptions): express.Router {
   const router = express.Router();
-  const cache = new Map<string, { mtimeMs: number; document: Record<string, any>; page?: string }>();
+  const cache = new Map<string, { mtimeMs: number; document: JsonNode; page?: string }>();
 
   /** Re-read when the build rewrote the bundle, so a running server shows the latest contract. */
   const bundle = (slug: string) => {

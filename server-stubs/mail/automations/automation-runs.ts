@@ -93,7 +93,12 @@ export class AutomationRuns {
   private start(automation: AutomationRecord, contactId: string, cause?: string): void {
     const enrolment = this.deps.automations.enrol(automation, contactId, cause);
     // Steps run after the answer that caused them; `POST /_stub/clock` and tests wait through the delivery queue.
-    if (enrolment) void this.deps.delivery.track(this.advance(enrolment));
+    // A failing step is logged; unhandled, its rejection would end the stub process.
+    if (enrolment) {
+      this.deps.delivery
+        .track(this.advance(enrolment))
+        .catch((error: unknown) => console.error(`[mail] automation ${automation.id}: a step failed`, error));
+    }
   }
 
   /** Runs steps from where the contact is until a `wait`, a pause or the end. */

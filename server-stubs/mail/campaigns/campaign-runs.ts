@@ -184,15 +184,19 @@ export class CampaignRuns {
     const { campaigns, outbox, events, delivery } = this.deps;
     const handOvers = this.inFlight.get(campaign.id) ?? [];
     this.inFlight.delete(campaign.id);
-    void delivery.track(
-      Promise.all(handOvers).then(() => {
-        campaigns.update(campaign, { status: 'sent' });
-        if (campaign.sandbox) return;
-        const copies = outbox.ofCampaign(campaign.id);
-        const delivered = copies.filter((m) => m.status === 'delivered').length;
-        events.emit('campaign.completed', { userId: campaign.userId, campaignId: campaign.id, delivered, failed: copies.length - delivered });
-      }),
-    );
+    // Nobody awaits this but `settled()`: a throw here (an event listener) must be logged, not
+    // become an unhandled rejection that ends the stub process.
+    delivery
+      .track(
+        Promise.all(handOvers).then(() => {
+          campaigns.update(campaign, { status: 'sent' });
+          if (campaign.sandbox) return;
+          const copies = outbox.ofCampaign(campaign.id);
+          const delivered = copies.filter((m) => m.status === 'delivered').length;
+          events.emit('campaign.completed', { userId: campaign.userId, campaignId: campaign.id, delivered, failed: copies.length - delivered });
+        }),
+      )
+      .catch((error: unknown) => console.error(`[mail] campaign ${campaign.id}: completing it failed`, error));
   }
 }
 

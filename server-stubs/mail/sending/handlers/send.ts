@@ -5,7 +5,7 @@ import type { Address, OutboxMessage } from '../outbox.js';
 import { refuseForeignSender, refuseOverQuota } from '../sender-rules.js';
 
 type SendRequest = components['schemas']['SendEmailRequest'];
-type SendAnswer = { status: 200; body: components['schemas']['SendEmailResponse'] };
+export type SendAnswer = { status: 200; body: components['schemas']['SendEmailResponse'] };
 
 /** Recipients as given, each address once (compared ignoring case), names kept. */
 function distinct(to: SendRequest['to']): Address[] {
