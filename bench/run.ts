@@ -1,202 +1,36 @@
 /**
- * `npm run bench`: throughput and latency of the seo stub with and without contract validation and
- * of Prism on the same operations, stub cold start, full and no-op build. Every comparison is a
- * ratio within one run on one machine. Writes bench/RESULTS.md.
+ * `npm run bench [-- <suite>...]`: every benchmark suite of bench/suites/ (or those named), each
+ * written into its section of bench/RESULTS.md, then every target with its measured figure and
+ * whether it is met, printed and written at the top. Never part of `npm test`: timings on a shared
+ * machine are compared as ratios within one run, and read from the file, not asserted.
  */
-import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
+import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { writeSection } from './results-file.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { recordTargets, writeSection } from './results-file.js';
+import type { Suite } from './suite.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const require = createRequire(import.meta.url);
-const tsxLoader = ['--import', 'tsx'];
-const durationSeconds = Number(process.env.BENCH_SECONDS ?? 5);
-const connections = 10;
-const auth = { authorization: 'Bearer seo_test_key', 'content-type': 'application/json' };
+const here = path.dirname(fileURLToPath(import.meta.url));
+const available = readdirSync(path.join(here, 'suites'))
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => f.slice(0, -3))
+  .sort();
+const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const unknown = asked.filter((name) => !available.includes(name));
+if (unknown.length > 0) {
+  console.error(`unknown suite ${unknown.join(', ')}; suites: ${available.join(', ')}`);
+  process.exit(2);
+}
 
-function startProcess(args: string[], ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray; ms: number }> {
+for (const name of asked.length > 0 ? asked : available) {
+  const { suite } = (await import(pathToFileURL(path.join(here, 'suites', `${name}.ts`)).href)) as { suite: Suite };
+  console.log(`bench ${name}: ${suite.description}`);
   const started = performance.now();
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const onData = (d: Buffer) => {
-      out += d;
-      const match = ready.exec(out);
-      if (match) resolve({ child, match, ms: performance.now() - started });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
-  });
+  const result = await suite.run();
+  const stamp = `Run ${new Date().toISOString()} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, in ${Math.round((performance.now() - started) / 1000)} s.`;
+  const [heading, ...body] = result.markdown.trim().split('\n');
+  writeSection(name, [heading, '', stamp, ...body].join('\n'));
+  recordTargets(name, result.targets);
+  for (const target of result.targets) console.log(`  ${target.met ? 'met    ' : 'NOT MET'}  ${target.name}: ${target.measured}`);
 }
-
-async function startSeo(validation: boolean) {
-  const { child, match } = await startProcess([...tsxLoader, 'bench/serve-seo.ts', ...(validation ? [] : ['--no-validation'])], /listening (\d+)/);
-  const base = `http://127.0.0.1:${match[1]}/seo`;
-  const projects = (await (await fetch(`${base}/projects`, { headers: auth })).json()) as { projects: Array<{ id: string }> };
-  return { child, base, projectId: projects.projects[0]!.id };
-}
-
-async function startPrism() {
-  const cli = require.resolve('@stoplight/prism-cli/dist/index.js');
-  const port = 4900 + Math.floor(Math.random() * 90);
-  const { child } = await startProcess([cli, 'mock', 'generated/seo/openapi.json', '-p', String(port), '-h', '127.0.0.1'], /Prism is listening/);
-  return { child, base: `http://127.0.0.1:${port}`, projectId: '0b6f5c9e-3c1a-4e5b-9a7d-2f1e8c4d6a01' };
-}
-
-interface Load {
-  rps: number;
-  p99: number;
-  errors: number;
-  non2xx: number;
-  /** server CPU time per request, microseconds (only where the server reports it) */
-  cpuPerRequest?: number;
-}
-
-async function serverCpu(url: string): Promise<number | undefined> {
-  const origin = new URL(url).origin;
-  try {
-    const answer = await fetch(`${origin}/__bench/cpu`);
-    return answer.ok ? ((await answer.json()) as { micros: number }).micros : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-async function load(url: string, method: 'GET' | 'PATCH', body?: string): Promise<Load> {
-  const before = await serverCpu(url);
-  const result = await autocannon({ url, method, headers: auth, body, connections, duration: durationSeconds });
-  const after = await serverCpu(url);
-  const requests = result.requests.total;
-  return {
-    rps: Math.round(result.requests.average),
-    p99: result.latency.p99,
-    errors: result.errors + result.timeouts,
-    non2xx: result.non2xx,
-    ...(before !== undefined && after !== undefined && requests > 0 && { cpuPerRequest: Math.round((after - before) / requests) }),
-  };
-}
-
-async function timeCommand(args: string[]): Promise<number> {
-  const started = performance.now();
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, stdio: 'ignore' });
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited ${code}`))));
-  });
-  return Math.round(performance.now() - started);
-}
-
-if (process.argv.includes('dev')) {
-  const { runDevLoopBench } = await import('./dev-loop.js');
-  const rows = await runDevLoopBench(Number(process.env.BENCH_ROUNDS ?? 3));
-  const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
-  const section = [
-    '## Dev loop: save to serving (`npm run bench -- dev`)',
-    '',
-    `Date: ${new Date().toISOString()}; ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}. From the file written to the service's new instance serving,`,
-    'each edit checked through HTTP after it is served and after it is reverted. The first save after `npm run dev` starts loads the build tools.',
-    '',
-    '| edit | first save, ms | next saves, ms | median, ms | target, ms | met |',
-    '|---|---:|---|---:|---:|---|',
-    ...rows.map((r) => `| ${r.edit} | ${r.first} | ${r.runs.join(', ')} | ${median(r.runs)} | < ${r.target} | ${median(r.runs) < r.target ? 'yes' : '**no**'} |`),
-  ].join('\n');
-  writeSection('dev', section);
-  console.log(section);
-  process.exit(0);
-}
-
-const results: Record<string, Load> = {};
-const read = (base: string, id: string) => `${base}/projects/${id}`;
-const patchBody = JSON.stringify({ name: 'Benchmark project' });
-const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-
-/** Median of several rounds, field by field: one slow or fast round says little on a shared machine. */
-function median(runs: Load[]): Load {
-  const mid = <T>(values: T[], by: (v: T) => number) => [...values].sort((a, b) => by(a) - by(b))[Math.floor(values.length / 2)]!;
-  const cpu = runs.map((r) => r.cpuPerRequest).filter((v): v is number => v !== undefined);
-  return { ...mid(runs, (r) => r.rps), ...(cpu.length > 0 && { cpuPerRequest: mid(cpu, (v) => v) }) };
-}
-
-// Both stubs run at once and the rounds alternate between them, so drift in the machine's speed
-// during the run falls on both sides of the ratio alike.
-const stubs = { on: await startSeo(true), off: await startSeo(false) };
-const samples: Record<string, Load[]> = {};
-for (const seo of Object.values(stubs)) await load(read(seo.base, seo.projectId), 'GET'); // warm-up: JIT, validator compilation
-for (let round = 0; round < rounds; round++) {
-  for (const [kind, seo] of Object.entries(stubs)) {
-    const label = `stub, validation ${kind}`;
-    (samples[`${label} · read`] ??= []).push(await load(read(seo.base, seo.projectId), 'GET'));
-    (samples[`${label} · write`] ??= []).push(await load(read(seo.base, seo.projectId), 'PATCH', patchBody));
-  }
-}
-for (const seo of Object.values(stubs)) seo.child.kill();
-for (const [label, runs] of Object.entries(samples)) results[label] = median(runs);
-const prism = await startPrism();
-await load(read(prism.base, prism.projectId), 'GET');
-results['Prism · read'] = await load(read(prism.base, prism.projectId), 'GET');
-results['Prism · write'] = await load(read(prism.base, prism.projectId), 'PATCH', patchBody);
-prism.child.kill();
-
-// Cold start: a new process until the stub has answered its first request.
-const coldStarts: number[] = [];
-for (let i = 0; i < 3; i++) {
-  const started = performance.now();
-  const seo = await startSeo(true);
-  coldStarts.push(Math.round(performance.now() - started));
-  seo.child.kill();
-  void seo;
-}
-const coldStart = Math.min(...coldStarts);
-
-const fullBuild = await timeCommand([...tsxLoader, 'scripts/build.ts', '--force']);
-const noopBuild = await timeCommand([...tsxLoader, 'scripts/build.ts']);
-
-const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
-const on = results['stub, validation on · read']!;
-const off = results['stub, validation off · read']!;
-const onW = results['stub, validation on · write']!;
-const offW = results['stub, validation off · write']!;
-const pr = results['Prism · read']!;
-const prW = results['Prism · write']!;
-const cpuRatio = (a: Load, b: Load) => (a.cpuPerRequest && b.cpuPerRequest ? ratio(b.cpuPerRequest, a.cpuPerRequest) : 0);
-const checks = [
-  ['validation on / off, read, requests/s (≥ 0.85)', ratio(on.rps, off.rps), ratio(on.rps, off.rps) >= 0.85],
-  ['validation on / off, write, requests/s (≥ 0.85)', ratio(onW.rps, offW.rps), ratio(onW.rps, offW.rps) >= 0.85],
-  ['validation on / off, read, by server CPU per request (≥ 0.85)', cpuRatio(on, off), cpuRatio(on, off) >= 0.85],
-  ['validation on / off, write, by server CPU per request (≥ 0.85)', cpuRatio(onW, offW), cpuRatio(onW, offW) >= 0.85],
-  ['stub (validation on) / Prism, read (≥ 4)', ratio(on.rps, pr.rps), ratio(on.rps, pr.rps) >= 4],
-  ['stub (validation on) / Prism, write (≥ 4)', ratio(onW.rps, prW.rps), ratio(onW.rps, prW.rps) >= 4],
-  ['stub cold start, ms (< 1000)', coldStart, coldStart < 1000],
-  ['full build, ms (< 10000)', fullBuild, fullBuild < 10000],
-  ['no-op build, ms (< 1000)', noopBuild, noopBuild < 1000],
-] as const;
-
-const lines = [
-  '# Benchmark results',
-  '',
-  `Date: ${new Date().toISOString()}  `,
-  `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}  `,
-  `Command: \`npm run bench\` (autocannon, ${connections} connections, ${durationSeconds} s per run after a warm-up; each server in its own process; stub figures are the median of ${rounds} alternating rounds)`,
-  '',
-  'Read: `GET /seo/projects/{projectId}`. Write: `PATCH /seo/projects/{projectId}` with `{"name": …}`. Rate limits are off in the',
-  'benchmark stubs (they would answer 429 after 30 writes); Prism serves the same bundle with its examples.',
-  '',
-  '| run | requests/s | p99 ms | server CPU µs/request | errors | non-2xx |',
-  '|---|---:|---:|---:|---:|---:|',
-  ...Object.entries(results).map(([k, v]) => `| ${k} | ${v.rps} | ${v.p99} | ${v.cpuPerRequest ?? '—'} | ${v.errors} | ${v.non2xx} |`),
-  '',
-  '| target | measured | met |',
-  '|---|---:|---|',
-  ...checks.map(([name, value, ok]) => `| ${name} | ${value} | ${ok ? 'yes' : '**no**'} |`),
-  '',
-  `Cold start runs (ms): ${coldStarts.join(', ')} — process start (Node + tsx), contract load, validator set-up, first answer.`,
-  '',
-];
-const report = lines.join('\n');
-const notes = process.env.BENCH_NOTES ? `\n## Notes\n\n${process.env.BENCH_NOTES}\n` : '';
-writeSection('stubs', report.replace(/^# Benchmark results\n/, '## Stubs, Prism and builds (`npm run bench`)\n') + notes);
-console.log(report);

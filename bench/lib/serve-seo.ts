@@ -1,6 +1,6 @@
 /** A seo stub alone, for the benchmarks: `--no-validation` turns contract validation off. */
 import express from 'express';
-import { createSeoApp } from '../server-stubs/seo/app.js';
+import { createSeoApp } from '../../server-stubs/seo/app.js';
 
 const validation = !process.argv.includes('--no-validation');
 const port = Number(process.env.PORT ?? 0);
