@@ -33,17 +33,22 @@ export type AppImporter = (file: string) => Promise<unknown>;
 
 const importOnce: AppImporter = (file) => import(pathToFileURL(file).href);
 
+/** A service's app module: the source, or the compiled JavaScript when this runs from `.cache/js/` (`npm start`). */
+const appFile = (slug: string) => ['app.ts', 'app.js'].map((name) => path.join(here, slug, name)).find((file) => existsSync(file));
+
 /** The slugs of server-stubs/<slug>/app.ts. */
 export function serviceSlugs(): string[] {
   return readdirSync(here, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && d.name !== 'lib' && existsSync(path.join(here, d.name, 'app.ts')))
+    .filter((d) => d.isDirectory() && d.name !== 'lib' && appFile(d.name))
     .map((d) => d.name)
     .sort();
 }
 
-/** Imports one service's app.ts; throws with a message naming the file when it has no StubService. */
+/** Imports one service's app module; throws with a message naming the file when it has no StubService. */
 export async function loadService(slug: string, importApp: AppImporter = importOnce): Promise<StubService> {
-  const module = (await importApp(path.join(here, slug, 'app.ts'))) as { default?: StubService };
+  const file = appFile(slug);
+  if (!file) throw new Error(`server-stubs/${slug}/app.ts does not exist`);
+  const module = (await importApp(file)) as { default?: StubService };
   if (!module.default?.create) throw new Error(`server-stubs/${slug}/app.ts has no default StubService export`);
   return module.default;
 }

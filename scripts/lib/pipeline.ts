@@ -15,6 +15,8 @@ export interface BuildOptions {
   docs?: boolean;
   /** register new services in redocly.yaml (off for the check, which must not change the tree) */
   register?: boolean;
+  /** also transpile the runtime to .cache/js/, which `npm start` runs (`npm run build` does) */
+  compile?: boolean;
   log?: (line: string) => void;
   /**
    * Called as soon as a service's bundle is written, before its types, client and docs: what a
@@ -132,6 +134,11 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
 
   result.ok = result.failures.length === 0;
   if (useState) writeState(statePath, { ...next });
+  if (useState && options.compile) {
+    const { compileRuntime } = await import('../steps/compile.js');
+    const [compiled, compileMs] = await timed(() => compileRuntime(root));
+    log(compiled.compiled ? stepLine('compile', 'runtime', compileMs, `.cache/js/ (${compiled.files} files, esbuild)`) : stepLine('skip', 'runtime', compileMs, 'compiled JavaScript up to date'));
+  }
   return result;
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import type { AddressObject, ParsedMail } from 'mailparser';
+import { simpleParser } from './mail-parser.js';
 import type { WebhookPayload } from '../../../generated/mail/webhooks.gen.js';
 import type { Clock } from '../../lib/clock.js';
 import { iso } from '../identity/handlers/paging.js';

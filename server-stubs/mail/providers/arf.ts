@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { simpleParser, type HeaderLines } from 'mailparser';
+import type { HeaderLines } from 'mailparser';
+import { simpleParser } from '../inbound/mail-parser.js';
 import validator from 'validator';
 import { messageIdDomain } from '../sending/relay.js';
 

@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Address, OutboxMessage } from './outbox.js';
 
 /**
@@ -16,11 +16,14 @@ export interface MailRelay {
 export const messageIdDomain = 'mail.platform.example';
 
 export function smtpRelay(url: string): MailRelay {
-  // One pooled connection: sends from a busy test reuse it instead of opening one each.
-  const transport = nodemailer.createTransport(url, { pool: true, maxConnections: 1 } as never);
+  // One pooled connection: sends from a busy test reuse it instead of opening one each. nodemailer
+  // is loaded with the first message, not at start (most runs never relay).
+  let transport: Promise<Transporter> | undefined;
+  const connect = () =>
+    (transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(url, { pool: true, maxConnections: 1 } as never)));
   return {
     async deliver(message) {
-      await transport.sendMail({
+      await (await connect()).sendMail({
         messageId: `<${message.id}@${messageIdDomain}>`,
         from: nodemailerAddress(message.from),
         to: message.to.map(nodemailerAddress),
@@ -30,7 +33,10 @@ export function smtpRelay(url: string): MailRelay {
         headers: { 'X-Mail-Message-Id': message.id },
       });
     },
-    close: () => transport.close(),
+    close: () => void transport?.then(
+      (t) => t.close(),
+      () => {}, // it never connected: nothing to close
+    ),
   };
 }
 
