@@ -129,9 +129,10 @@ export async function startDevServer(options: DevOptions = {}): Promise<DevServe
       await running;
     },
     close: async () => {
+      // A build under way is not waited for: stopping must be prompt, and an interrupted build
+      // leaves the last build state, so the next one redoes that unit.
       clearTimeout(timer);
       await watcher.close();
-      await running;
       await Promise.all([platform.close(), mock?.close()]);
     },
   };
