@@ -3,11 +3,12 @@
  * service under openapi/ and schema folder under schemas/. Up-to-date units are skipped.
  * `--force` rebuilds everything.
  */
+import { availableParallelism } from 'node:os';
 import { build } from './lib/pipeline.js';
 import { defaultRoot } from './lib/project.js';
 
 const started = performance.now();
-const result = await build({ root: defaultRoot, force: process.argv.includes('--force'), compile: true, log: (line) => console.log(line) });
+const result = await build({ root: defaultRoot, force: process.argv.includes('--force'), compile: true, workers: availableParallelism(), log: (line) => console.log(line) });
 const warnings = result.lint.filter((p) => p.severity === 'warn').length;
 const total = Math.round(performance.now() - started);
 if (!result.ok) {

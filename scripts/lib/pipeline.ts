@@ -1,4 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fork } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import type { JsonNode } from './operations.js';
 import { findApiServices, findSchemaSets, listFiles, type ApiService, type SchemaSet } from './project.js';
@@ -17,6 +19,15 @@ export interface BuildOptions {
   register?: boolean;
   /** also transpile the runtime to .cache/js/, which `npm start` runs (`npm run build` does) */
   compile?: boolean;
+  /**
+   * Processes to share the stale units among (`npm run build`: one per core). Units are independent;
+   * each process lints, bundles and generates its share, and this one merges the build state.
+   */
+  workers?: number;
+  /** only these units (`api:<slug>`, `schemas:<slug>`); the others keep their state (a build worker's share) */
+  only?: string[];
+  /** list breaking changes against the merge base (default: as `register`) */
+  compare?: boolean;
   log?: (line: string) => void;
   /**
    * Called as soon as a service's bundle is written, before its types, client and docs: what a
@@ -30,6 +41,8 @@ export interface BuildResult {
   lint: Array<LintProblem & { slug: string }>;
   failures: string[];
   rebuilt: string[];
+  /** the build state of the units this build considered */
+  state: BuildState;
 }
 
 const stateFileOf = (root: string) => path.join(root, '.cache', 'build-state.json');
@@ -55,10 +68,10 @@ function globalInputs(root: string): string[] {
 }
 
 export async function build(options: BuildOptions): Promise<BuildResult> {
-  const { root, force = false, docs = true, register = true } = options;
+  const { root, force = false, docs = true, register = true, compare = register } = options;
   const outDir = options.outDir ?? path.join(root, 'generated');
   const log = options.log ?? (() => {});
-  const result: BuildResult = { ok: true, lint: [], failures: [], rebuilt: [] };
+  const result: BuildResult = { ok: true, lint: [], failures: [], rebuilt: [], state: {} };
   const statePath = stateFileOf(root);
   const useState = outDir === path.join(root, 'generated');
   const previous: BuildState = useState && !force ? readState(statePath) : {};
@@ -81,55 +94,81 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     outputs[path.relative(root, path.join(root, 'generated', rel))] = sha256(contents);
   };
 
-  const docPages: Array<ReturnType<typeof docEntry>> = [];
-  for (const service of services) {
-    const key = `api:${service.slug}`;
-    const prior = previous[key];
-    const knownInputs = prior?.inputs.map((rel) => path.join(root, rel)) ?? listFiles(path.dirname(service.root));
-    const hash = hashFiles(root, [...knownInputs, ...global], `docs=${docs}`);
-    if (prior && prior.hash === hash && outputsIntact(root, prior)) {
-      next[key] = prior;
-      log(stepLine('skip', service.slug, 0, 'up to date'));
-      const bundle = JSON.parse(readFileSync(path.join(outDir, service.slug, 'openapi.json'), 'utf8'));
-      docPages.push(docEntry(service.slug, bundle));
+  // What each unit would be built from now: units whose hash and outputs match the last build are skipped.
+  const units = [
+    ...services.map((service) => {
+      const key = `api:${service.slug}`;
+      const knownInputs = previous[key]?.inputs.map((rel) => path.join(root, rel)) ?? listFiles(path.dirname(service.root));
+      return { key, label: service.slug, service, knownInputs, hash: hashFiles(root, [...knownInputs, ...global], `docs=${docs}`) };
+    }),
+    ...sets.map((set) => ({ key: `schemas:${set.slug}`, label: `${set.slug} schemas`, set, hash: hashFiles(root, [...set.files, ...global]) })),
+  ].filter((unit) => !options.only || options.only.includes(unit.key));
+  const isStale = (unit: (typeof units)[number]) => {
+    const prior = previous[unit.key];
+    return !(prior && prior.hash === unit.hash && outputsIntact(root, prior));
+  };
+  const stale = units.filter(isStale);
+  const shares = options.workers && options.workers > 1 && !options.only ? shareUnits(root, stale, options.workers) : [stale.map((u) => u.key)];
+  const others = shares.slice(1).map((keys) => buildInWorker({ ...options, only: keys, workers: 1, compare, register: false, compile: false }, log));
+  // Awaited after this process's share; until then a failed worker must not count as unhandled.
+  for (const share of others) share.catch(() => {});
+
+  for (const unit of units) {
+    const prior = previous[unit.key];
+    if (!shares[0]!.includes(unit.key)) {
+      if (!isStale(unit)) {
+        next[unit.key] = prior!;
+        log(stepLine('skip', unit.label, 0, 'up to date'));
+      }
       continue;
     }
-    const unit = await buildApi(root, service, { write, log, docs, result, compareWithCommitted: register, onBundled: options.onBundled, known: { inputs: knownInputs, hash } });
-    if (unit) {
-      next[key] = unit.state;
-      docPages.push(docEntry(service.slug, unit.document));
-      result.rebuilt.push(key);
+    if ('service' in unit && unit.service) {
+      const built = await buildApi(root, unit.service, { write, log, docs, result, compareWithCommitted: compare, onBundled: options.onBundled, known: { inputs: unit.knownInputs, hash: unit.hash } });
+      if (built) {
+        next[unit.key] = built.state;
+        result.rebuilt.push(unit.key);
+      }
+    } else if ('set' in unit && unit.set) {
+      const state = await buildSchemaSet(root, unit.set, { write, log, result });
+      if (state && compare) await logBreaking(root, unit.set.slug, { set: unit.set }, log);
+      if (state) {
+        next[unit.key] = { ...state, hash: unit.hash };
+        result.rebuilt.push(unit.key);
+      }
     }
   }
+  for (const share of await Promise.all(others)) {
+    Object.assign(next, share.state);
+    result.lint.push(...share.lint);
+    result.failures.push(...share.failures);
+    result.rebuilt.push(...share.rebuilt);
+  }
+  result.state = next;
 
-  for (const set of sets) {
-    const key = `schemas:${set.slug}`;
-    const prior = previous[key];
-    const hash = hashFiles(root, [...set.files, ...global]);
-    if (prior && prior.hash === hash && outputsIntact(root, prior)) {
-      next[key] = prior;
-      log(stepLine('skip', `${set.slug} schemas`, 0, 'up to date'));
-      continue;
-    }
-    const state = await buildSchemaSet(root, set, { write, log, result });
-    if (state && register) await logBreaking(root, set.slug, { set }, log);
-    if (state) {
-      next[key] = { ...state, hash };
-      result.rebuilt.push(key);
-    }
+  if (options.only) {
+    // A worker's share: the process that started it merges the state and finishes the build.
+    result.ok = result.failures.length === 0;
+    return result;
   }
 
   removeOrphans(outDir, services, sets, log);
+  const docPages = services
+    .filter((service) => existsSync(path.join(outDir, service.slug, 'openapi.json')))
+    .map((service) => docEntry(service.slug, JSON.parse(readFileSync(path.join(outDir, service.slug, 'openapi.json'), 'utf8'))));
 
   if (docs) {
     const { docsAssets, generateDocsIndex, generateServicesScript, portalEntry } = await import('../steps/docs.js');
     const docsDir = path.join(outDir, 'docs');
     mkdirSync(docsDir, { recursive: true });
     const entries = docPages.map((d) => portalEntry(d.slug, d.document));
-    writeFileSync(path.join(docsDir, 'index.html'), generateDocsIndex(entries));
-    writeFileSync(path.join(docsDir, 'services.js'), generateServicesScript(entries));
-    // Copied every build: the console and its styles change with the pipeline, not with a service.
-    for (const [name, contents] of Object.entries(docsAssets())) writeFileSync(path.join(docsDir, name), contents);
+    const writeChanged = (name: string, contents: string) => {
+      const file = path.join(docsDir, name);
+      if (!existsSync(file) || readFileSync(file, 'utf8') !== contents) writeFileSync(file, contents);
+    };
+    writeChanged('index.html', generateDocsIndex(entries));
+    writeChanged('services.js', generateServicesScript(entries));
+    // Checked every build: the console and its styles change with the pipeline, not with a service.
+    for (const [name, contents] of Object.entries(docsAssets())) writeChanged(name, contents);
   }
 
   result.ok = result.failures.length === 0;
@@ -278,4 +317,39 @@ function removeOrphans(outDir: string, services: ApiService[], sets: SchemaSet[]
       log(stepLine('remove', rel.slice(0, -1).join('/'), 0, `${rel.join('/')} (its source is gone)`));
     }
   }
+}
+
+/**
+ * Deals the stale units to `workers` shares of about equal weight (the size of a unit's sources:
+ * mail's contract outweighs the rest), heaviest first. The first share is built in this process.
+ */
+function shareUnits(root: string, stale: Array<{ key: string; hash: string; knownInputs?: string[]; set?: SchemaSet }>, workers: number): string[][] {
+  const weight = (unit: (typeof stale)[number]) =>
+    (unit.knownInputs ?? unit.set?.files ?? []).reduce((sum, file) => sum + (existsSync(file) ? statSync(file).size : 0), 0) + (unit.key.startsWith('api:') ? 50_000 : 0);
+  const shares = Array.from({ length: Math.min(workers, Math.max(stale.length, 1)) }, () => ({ keys: [] as string[], weight: 0 }));
+  for (const unit of [...stale].sort((a, b) => weight(b) - weight(a))) {
+    const lightest = shares.reduce((a, b) => (b.weight < a.weight ? b : a));
+    lightest.keys.push(unit.key);
+    lightest.weight += weight(unit);
+  }
+  return shares.map((s) => s.keys);
+}
+
+/** Builds a share of the units in a child process (scripts/lib/build-worker.ts), its log lines passed through. */
+function buildInWorker(options: BuildOptions, log: (line: string) => void): Promise<BuildResult> {
+  const { log: _log, onBundled: _onBundled, ...serializable } = options;
+  return new Promise((resolve, reject) => {
+    // Run from the sources, the child needs a TypeScript loader: this process's, or tsx (under vitest).
+    const worker = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './build-worker.ts' : './build-worker.js', import.meta.url));
+    const loader = worker.endsWith('.ts') && !process.execArgv.join(' ').includes('tsx') ? ['--import', 'tsx'] : [];
+    const child = fork(worker, [], { execArgv: [...process.execArgv, ...loader], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let result: BuildResult | undefined;
+    child.on('message', (message: { log?: string; result?: BuildResult }) => {
+      if (message.log !== undefined) log(message.log);
+      if (message.result) result = message.result;
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => (result ? resolve(result) : reject(new Error(`build worker exited with ${code} before its result`))));
+    child.send(serializable);
+  });
 }

@@ -25,7 +25,9 @@ function fingerprint(root: string, files: string[]): string {
 
 /** Compiles when a file changed since the last compile; returns whether it did, and the time it took. */
 export async function compileRuntime(root: string): Promise<{ compiled: boolean; files: number }> {
-  const files = RUNTIME_FOLDERS.flatMap((folder) => listFiles(path.join(root, folder)));
+  // The HTML docs are rewritten by every build and read by no server (they render from the bundles).
+  const docs = path.join(root, 'generated', 'docs') + path.sep;
+  const files = RUNTIME_FOLDERS.flatMap((folder) => listFiles(path.join(root, folder))).filter((f) => !f.startsWith(docs));
   const out = compiledDir(root);
   const manifest = path.join(out, '.fingerprint');
   const current = fingerprint(root, files);

@@ -48,6 +48,20 @@ describe('a new service dropped into openapi/', () => {
     expect(result.rebuilt).toEqual([]);
   });
 
+  test('a build shared among worker processes writes the same outputs and one merged state', async () => {
+    const outputs = () => Object.fromEntries(['widgets/openapi.json', 'widgets/types.gen.ts', 'seo/types.gen.ts', 'schemas/seo/validators.gen.js'].map((f) => [f, readFileSync(path.join(root, 'generated', f), 'utf8')]));
+    const serial = outputs();
+    const lines: string[] = [];
+    const result = await build({ root, force: true, workers: 2, log: (l) => lines.push(l) });
+    expect(result.failures).toEqual([]);
+    expect(outputs()).toEqual(serial);
+    // Every unit was built, by one process or the other, and each exactly once.
+    expect(result.rebuilt.length).toBe(new Set(result.rebuilt).size);
+    expect(result.rebuilt).toContain('api:widgets');
+    expect(lines.filter((l) => /^bundle\s+widgets\s/.test(l))).toHaveLength(1);
+    expect((await build({ root })).rebuilt).toEqual([]);
+  }, 180_000);
+
   test('the check passes once built, and fails on a spec edited without a rebuild', async () => {
     expect((await check(root)).messages).toEqual([]);
     const file = path.join(root, 'openapi/widgets/paths/widgets.yaml');
