@@ -117,8 +117,10 @@ export async function startMockServer(port = 4010, host = '0.0.0.0', options: Mo
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const mock = await startMockServer(Number(process.env.PORT ?? 4010), undefined, { log: (line) => console.warn(line) });
+  // Handlers first: a signal during start-up still stops the Prism processes already started.
+  const starting = startMockServer(Number(process.env.PORT ?? 4010), undefined, { log: (line) => console.warn(line) });
+  stopOnSignals(async () => (await starting).close());
+  const mock = await starting;
   console.log(`Prism mocks of ${mock.services.length} services on http://localhost:${mock.port}`);
   for (const s of mock.services) console.log(`  ${s.slug.padEnd(13)} http://localhost:${mock.port}${s.basePath}`);
-  stopOnSignals(() => mock.close());
 }

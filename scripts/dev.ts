@@ -139,7 +139,9 @@ export async function startDevServer(options: DevOptions = {}): Promise<DevServe
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const dev = await startDevServer({ port: Number(process.env.PORT ?? 4000), mockPort: Number(process.env.MOCK_PORT ?? 4010) });
+  // Handlers first: a signal during start-up still stops what was started.
+  const starting = startDevServer({ port: Number(process.env.PORT ?? 4000), mockPort: Number(process.env.MOCK_PORT ?? 4010) });
+  stopOnSignals(async () => (await starting).close());
+  const dev = await starting;
   console.log(`dev: stubs on http://localhost:${dev.platform.port}${dev.mock ? `, mock on http://localhost:${dev.mock.port}` : ''}; watching openapi/, schemas/, server-stubs/`);
-  stopOnSignals(() => dev.close());
 }

@@ -80,6 +80,8 @@ export interface PlatformServer {
   replace(service: StubService): Promise<void>;
   /** Answers 503 naming the error for a service until it is replaced (an edit that does not load). */
   markBroken(broken: BrokenService): Promise<void>;
+  /** Resolves once every service is loaded (at once unless `lazy`). */
+  ready: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -89,6 +91,11 @@ export interface PlatformOptions {
   services?: StubService[];
   /** how the services found in server-stubs/ are imported (`npm run dev` loads fresh module graphs) */
   importApp?: AppImporter;
+  /**
+   * Listen at once and load each service on its first request, the rest in the background
+   * (`npm start`); `services`, `instances` and `broken` fill in as they load (`ready` tells when).
+   */
+  lazy?: boolean;
 }
 
 /**
@@ -107,7 +114,10 @@ function wellKnownUnderIssuer(basePaths: string[]) {
 }
 
 export async function startPlatformServer(port = 4000, host = '0.0.0.0', options: PlatformOptions = {}): Promise<PlatformServer> {
-  const discovered = options.services ? { services: options.services, broken: [] } : await discoverServices(options.importApp);
+  // Lazy: listen first, and load each service on its first request or in the background, whichever
+  // comes first, so one service's first answer does not wait for every other service's modules.
+  const lazy = options.lazy === true && !options.services;
+  const discovered = options.services ? { services: options.services, broken: [] } : lazy ? { services: [], broken: [] } : await discoverServices(options.importApp);
   const broken = [...discovered.broken];
   const clock = options.clock ?? stubClockFromEnv();
   const corsOrigins = corsOriginsFromEnv();
@@ -117,14 +127,21 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
   const instances: Array<{ slug: string; instance: StubInstance }> = [];
   // What each base path serves now: a running instance, or why it is broken (503). `replace` swaps
   // an entry while the server runs; requests in flight finish on the instance they started on.
-  const slots = new Map<string, { instance: StubInstance } | { broken: BrokenService }>();
+  const slots = new Map<string, { instance: StubInstance } | { broken: BrokenService } | { loading: Promise<void> }>();
   const mounted = express.Router();
+  const mountedAt = new Set<string>();
   const mount = (slug: string, basePath: string) => {
-    if (slots.has(slug)) return;
+    if (mountedAt.has(basePath)) return;
+    mountedAt.add(basePath);
     mounted.use(basePath, (req, res, next) => {
+      const serve = () => {
+        const slot = slots.get(slug);
+        if (slot && 'instance' in slot) return slot.instance.router(req, res, next);
+        res.status(503).json({ error: `The ${slug} stub failed to start: ${slot && 'broken' in slot ? slot.broken.error : 'not loaded'}` });
+      };
       const slot = slots.get(slug);
-      if (slot && 'instance' in slot) return slot.instance.router(req, res, next);
-      res.status(503).json({ error: `The ${slug} stub failed to start: ${slot?.broken.error ?? 'not loaded'}` });
+      if (slot && 'loading' in slot) void slot.loading.then(serve);
+      else serve();
     });
   };
   const setBroken = (b: BrokenService) => {
@@ -152,10 +169,31 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
       setBroken({ slug: service.slug, basePath: service.basePath, error: (error as Error).message });
     }
   };
-  app.use(wellKnownUnderIssuer(discovered.services.map((s) => s.basePath)));
+  /** Loads a service found in server-stubs/ (once); its requests wait for it meanwhile. */
+  const load = (slug: string): Promise<void> => {
+    const slot = slots.get(slug);
+    if (slot) return 'loading' in slot ? slot.loading : Promise.resolve();
+    const loading = loadService(slug, options.importApp).then(start, (error: unknown) => setBroken({ slug, basePath: `/${slug}`, error: (error as Error).message }));
+    slots.set(slug, { loading });
+    mount(slug, `/${slug}`);
+    return loading;
+  };
+  const lazySlugs = lazy ? serviceSlugs() : [];
+  for (const slug of lazySlugs) mount(slug, `/${slug}`);
+  app.use(wellKnownUnderIssuer([...discovered.services.map((s) => s.basePath), ...lazySlugs.map((slug) => `/${slug}`)]));
+  app.use((req, _res, next) => {
+    // The first request to a service starts its loading (a base path is `/<slug>` by convention).
+    const slug = lazySlugs.find((s) => req.path === `/${s}` || req.path.startsWith(`/${s}/`));
+    if (slug && !slots.has(slug)) void load(slug);
+    next();
+  });
   for (const service of discovered.services) await start(service);
   for (const b of discovered.broken) setBroken(b);
   app.use(mounted);
+  // The controls act on every service (reset, the clock's due work, mail's inbound): they wait until all are loaded.
+  let allLoaded: () => void = () => {};
+  const ready = new Promise<void>((resolve) => (allLoaded = resolve));
+  app.use('/_stub', (_req, _res, next) => void ready.then(() => next()));
   app.use('/_stub', createStubControls(clock, () => instances).router);
 
   // The docs portal, rendered from the bundles with these stubs' seeded credentials in its console.
@@ -189,16 +227,25 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
     socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   });
   server.on('upgrade', (req, socket, head) => {
-    const match = instances.find(({ slug }) => {
-      const basePath = services.find((s) => s.slug === slug)!.basePath;
-      return (req.url ?? '').startsWith(`${basePath}/`) || req.url === basePath;
-    });
-    if (!match?.instance.upgrade?.(req, socket, head)) socket.destroy();
+    const dispatch = () => {
+      const match = instances.find(({ slug }) => {
+        const basePath = services.find((s) => s.slug === slug)!.basePath;
+        return (req.url ?? '').startsWith(`${basePath}/`) || req.url === basePath;
+      });
+      if (!match?.instance.upgrade?.(req, socket, head)) socket.destroy();
+    };
+    const slug = lazySlugs.find((s) => req.url === `/${s}` || (req.url ?? '').startsWith(`/${s}/`));
+    if (slug) void load(slug).then(dispatch);
+    else dispatch();
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, resolve);
   });
+  // The rest load in the background once the first requests had their turn.
+  if (lazy) setTimeout(() => void lazySlugs.reduce((previous, slug) => previous.then(() => load(slug)), Promise.resolve()).then(allLoaded), 250).unref();
+  else allLoaded();
+  const settle = () => Promise.allSettled([...slots.values()].flatMap((slot) => ('loading' in slot ? [slot.loading] : [])));
   return {
     server,
     port: (server.address() as AddressInfo).port,
@@ -220,7 +267,9 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
       }
       setBroken(b);
     },
+    ready,
     close: async () => {
+      await settle();
       for (const { instance } of instances) await instance.close?.();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -249,7 +298,10 @@ function banner(running: PlatformServer): string {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const running = await startPlatformServer(Number(process.env.PORT ?? 4000));
-  console.log(banner(running));
-  stopOnSignals(() => running.close());
+  // Handlers first: a signal during start-up still closes what was started.
+  const starting = startPlatformServer(Number(process.env.PORT ?? 4000), undefined, { lazy: true });
+  stopOnSignals(async () => (await starting).close());
+  const running = await starting;
+  console.log(`Listening on http://localhost:${running.port}; loading the services`);
+  void running.ready.then(() => console.log(banner(running)));
 }
