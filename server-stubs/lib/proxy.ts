@@ -1,3 +1,4 @@
+import type { ErrorObject } from 'ajv';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { deref } from '../../scripts/lib/operations.js';
 import { badInputStatus, declares, loadContract, responseKeyFor, type Contract, type OperationInfo } from './contract.js';
@@ -110,14 +111,19 @@ function reply(res: Response, errors: ErrorMapper, operation: OperationInfo | un
   res.status(mapped.status).set(mapped.headers ?? {}).type('application/json').send(JSON.stringify(mapped.body));
 }
 
-function schemaProblems(contract: Contract, place: string[], value: unknown): string[] {
+/** ajv's errors of `value` against the schema at `place`; none where the contract has no schema there. */
+function schemaErrors(contract: Contract, place: string[], value: unknown): ErrorObject[] {
   let validate;
   try {
     validate = contract.validator(place);
   } catch {
     return [];
   }
-  return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`);
+  return validate(value) ? [] : (validate.errors ?? []);
+}
+
+function schemaProblems(contract: Contract, place: string[], value: unknown): string[] {
+  return schemaErrors(contract, place, value).map((e) => `${e.instancePath || '/'} ${e.message}`);
 }
 
 function responsePlace(operation: OperationInfo, status: number): string[] {
@@ -158,14 +164,7 @@ function requestProblems(contract: Contract, operation: OperationInfo, req: Requ
 
 /** ajv's errors as issues: a missing property is named in the path, as the stubs' validator names it. */
 function schemaIssues(contract: Contract, place: string[], value: unknown): RequestIssue[] {
-  let validate;
-  try {
-    validate = contract.validator(place);
-  } catch {
-    return [];
-  }
-  if (validate(value)) return [];
-  return (validate.errors ?? []).map((e) => {
+  return schemaErrors(contract, place, value).map((e) => {
     const missing = e.keyword === 'required' ? `/${(e.params as { missingProperty: string }).missingProperty}` : '';
     const pointer = `${e.instancePath}${missing}`;
     return { path: `body${pointer.replaceAll('/', '.')}`, message: missing ? 'is required' : (e.message ?? 'is invalid') };

@@ -4,21 +4,18 @@
  * and exchanges the code; a real browser (Debian's chromium, driven by playwright-core) signs in on
  * the development login page and clicks Approve on the consent page, then, once more, Deny.
  */
-import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { chromiumAvailable, launchChromium } from '../helpers/chromium.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { bearer, call, startMail, type MailStub } from './oauth-support.js';
 
-const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = existsSync(executablePath);
-if (!available && process.env.CI) throw new Error(`${executablePath} is missing: .ci/run installs Debian's chromium for this test`);
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 
-describe.skipIf(!available)('OAuth flow: oauth4webapi and a browser on the consent page', () => {
+describe.skipIf(!chromiumAvailable)('OAuth flow: oauth4webapi and a browser on the consent page', () => {
   let mail: MailStub;
   let app: http.Server;
   let callbackUri = '';
@@ -33,10 +30,7 @@ describe.skipIf(!available)('OAuth flow: oauth4webapi and a browser on the conse
     app = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>callback</title><p>done</p>'));
     await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
     callbackUri = `http://127.0.0.1:${(app.address() as AddressInfo).port}/callback`;
-    browser = await chromium.launch({
-      executablePath,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     context = await browser.newContext();
 
     // The metadata lives at {issuer}/.well-known/oauth-authorization-server (the contract's path),

@@ -3,16 +3,13 @@
  * its bearer key in real Chromium (Debian's, driven by playwright-core) and reads the answer, its
  * error bodies and the headers the contract declares.
  */
-import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { chromiumAvailable, launchChromium } from '../helpers/chromium.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
 
-const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = existsSync(executablePath);
-if (!available && process.env.CI) throw new Error(`${executablePath} is missing: .ci/run installs Debian's chromium for this test`);
 
 const page = `<!doctype html><meta charset="utf-8"><title>app</title><pre id="out">waiting</pre>
 <script>
@@ -29,7 +26,7 @@ const page = `<!doctype html><meta charset="utf-8"><title>app</title><pre id="ou
   };
 </script>`;
 
-describe.skipIf(!available)('a page on another origin calls the stubs', () => {
+describe.skipIf(!chromiumAvailable)('a page on another origin calls the stubs', () => {
   let stubs: PlatformServer;
   let app: http.Server;
   let browser: Browser;
@@ -41,10 +38,7 @@ describe.skipIf(!available)('a page on another origin calls the stubs', () => {
     await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
     // localhost and 127.0.0.1 on different ports: two origins, so every call is cross-origin.
     appOrigin = `http://localhost:${(app.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {

@@ -7,7 +7,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { chromiumAvailable, launchChromium } from '../helpers/chromium.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { consoleModel } from '../../scripts/steps/docs/console-model.js';
 import { markForReaders, PROVISIONAL_LABEL } from '../../scripts/steps/docs/reader-marks.js';
@@ -159,11 +160,8 @@ describe('served by npm start', () => {
   });
 });
 
-const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = existsSync(executablePath);
-if (!available && process.env.CI) throw new Error(`${executablePath} is missing: .ci/run installs Debian's chromium for this test`);
 
-describe.skipIf(!available)('the portal in Chromium', () => {
+describe.skipIf(!chromiumAvailable)('the portal in Chromium', () => {
   let stubs: PlatformServer;
   let browser: Browser;
   let origin = '';
@@ -171,10 +169,7 @@ describe.skipIf(!available)('the portal in Chromium', () => {
   beforeAll(async () => {
     stubs = await startPlatformServer(0, '127.0.0.1');
     origin = `http://127.0.0.1:${stubs.port}`;
-    browser = await chromium.launch({
-      executablePath,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
