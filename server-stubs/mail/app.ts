@@ -23,7 +23,7 @@ import { templateHandlers } from './content/handlers/templates.js';
 import { TemplatesStore } from './content/templates-store.js';
 import { SegmentsStore } from './audience/segments-store.js';
 import { mailCredentials, mailSecurity, providerSecretsFromEnv, type MailPrincipal, type ProviderSecrets } from './auth.js';
-import type { MailDeps, MailHandlers } from './context.js';
+import type { MailDeps, MailHandlers, SendAnswer } from './context.js';
 import { dmarcHandlers } from './deliverability/handlers/dmarc.js';
 import { domainHandlers } from './deliverability/handlers/domains.js';
 import { validationHandlers } from './deliverability/handlers/validation.js';
@@ -49,7 +49,7 @@ import { infrastructureHandlers } from './infrastructure/handlers/infrastructure
 import { InfrastructureStore } from './infrastructure/infrastructure-store.js';
 import { ssoConfigFromEnv, ssoVerifier, type SsoConfig } from './identity/sso.js';
 import { Delivery } from './sending/delivery.js';
-import { sendHandlers, type SendAnswer } from './sending/handlers/send.js';
+import { sendHandlers } from './sending/handlers/send.js';
 import { IdempotencyKeys } from './sending/idempotency.js';
 import { Outbox } from './sending/outbox.js';
 import { overQuota } from './sending/sender-rules.js';

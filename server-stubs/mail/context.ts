@@ -1,4 +1,4 @@
-import type { operationDefaults, operations } from '../../generated/mail/types.gen.js';
+import type { components, operationDefaults, operations } from '../../generated/mail/types.gen.js';
 import type { Clock } from '../lib/clock.js';
 import type { RecordResolver } from '../lib/dns-records.js';
 import type { HandlerMap } from '../lib/handlers.js';
@@ -24,7 +24,6 @@ import type { EngagementLog } from './tracking/engagement-log.js';
 import type { WebhooksStore } from './webhooks/webhooks-store.js';
 import type { InfrastructureStore } from './infrastructure/infrastructure-store.js';
 import type { Delivery } from './sending/delivery.js';
-import type { SendAnswer } from './sending/handlers/send.js';
 import type { IdempotencyKeys } from './sending/idempotency.js';
 import type { Outbox } from './sending/outbox.js';
 import type { SsoVerifier } from './identity/sso.js';
@@ -33,6 +32,9 @@ import type { IdentityStore } from './identity/store.js';
 export type MailHandlers = HandlerMap<operations, MailPrincipal, operationDefaults>;
 
 /** What every mail handler module gets: `mailHandlers(deps)` returns its part of the handler map. */
+/** The answer of an accepted `POST /v1/send`, kept by idempotency key and given again to a retry. */
+export type SendAnswer = { status: 200; body: components['schemas']['SendEmailResponse'] };
+
 export interface MailDeps {
   identity: IdentityStore;
   clock: Clock;

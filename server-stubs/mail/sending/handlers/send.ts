@@ -1,11 +1,10 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
-import type { MailDeps, MailHandlers } from '../../context.js';
+import type { MailDeps, MailHandlers, SendAnswer } from '../../context.js';
 import { iso, pageOf } from '../../identity/handlers/paging.js';
 import type { Address, OutboxMessage } from '../outbox.js';
 import { refuseForeignSender, refuseOverQuota } from '../sender-rules.js';
 
 type SendRequest = components['schemas']['SendEmailRequest'];
-export type SendAnswer = { status: 200; body: components['schemas']['SendEmailResponse'] };
 
 /** Recipients as given, each address once (compared ignoring case), names kept. */
 function distinct(to: SendRequest['to']): Address[] {
