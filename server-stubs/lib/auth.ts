@@ -24,7 +24,8 @@ declare module 'express-serve-static-core' {
  */
 export function parseCookies(req: Request, _res: unknown, next: () => void) {
   const cookies: Record<string, string> = Object.create(null);
-  for (const part of (req.headers.cookie ?? '').split(';')) {
+  const header = req.headers.cookie;
+  for (const part of header ? header.split(';') : []) {
     const at = part.indexOf('=');
     if (at <= 0) continue;
     const name = part.slice(0, at).trim();

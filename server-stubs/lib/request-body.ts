@@ -1,7 +1,8 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { deref, type JsonNode } from '../../scripts/lib/operations.js';
-import type { Contract } from './contract.js';
+import type { Contract, OperationInfo } from './contract.js';
 import { failureOf } from './failures.js';
+import { runSteps } from './middleware-chain.js';
 
 const limit = '5mb';
 
@@ -22,6 +23,7 @@ const parsers = [
   express.text({ type: ['text/*', 'message/*'], limit, verify: keepRawBody }),
 ];
 const raw = express.raw({ type: () => true, limit });
+const withRaw = [...parsers, raw];
 
 /**
  * Parses the body of operations that take one; any other body is ignored unread, so it cannot fail a
@@ -29,25 +31,30 @@ const raw = express.raw({ type: () => true, limit });
  */
 export function parseBody(req: Request, res: Response, next: NextFunction) {
   if (!req.matched?.operation.op.requestBody) return next();
-  const steps = req.matched.wantsRawBody ? [...parsers, raw] : parsers;
-  let i = 0;
-  const step = (error?: unknown) => {
-    if (error || i === steps.length) return next(error);
-    steps[i++]!(req, res, step);
-  };
-  step();
+  runSteps(req.matched.wantsRawBody ? withRaw : parsers, req, res, next);
 }
 
 /** Numeric parameters whose text is a number beyond any bound (`Infinity`, `1e309`), or not decimal (`0x1F`), are refused. */
 export function checkFiniteParameters(contract: Contract) {
+  // Which parameters are numeric is a property of the operation: worked out once, not per request.
+  const numericByOperation = new Map<OperationInfo, JsonNode[]>();
+  const numericOf = (operation: OperationInfo): JsonNode[] => {
+    const known = numericByOperation.get(operation);
+    if (known) return known;
+    const numeric: JsonNode[] = operation.op.parameters.filter((parameter: JsonNode) => {
+      const types = [(deref(contract.document, parameter.schema) ?? {}).type].flat();
+      return types.includes('integer') || types.includes('number');
+    });
+    numericByOperation.set(operation, numeric);
+    return numeric;
+  };
   return (req: Request, _res: Response, next: NextFunction) => {
     const matched = req.matched;
     if (!matched) return next();
+    const numeric = numericOf(matched.operation);
+    if (numeric.length === 0) return next();
     const issues: Array<{ path: string; message: string }> = [];
-    for (const parameter of matched.operation.op.parameters) {
-      const schema = deref(contract.document, parameter.schema) ?? {};
-      const types = [schema.type].flat();
-      if (!types.includes('integer') && !types.includes('number')) continue;
+    for (const parameter of numeric) {
       const raw =
         parameter.in === 'query' ? req.query[parameter.name] : parameter.in === 'path' ? matched.pathParams[parameter.name] : parameter.in === 'header' ? req.headers[String(parameter.name).toLowerCase()] : undefined;
       for (const text of [raw].flat()) {

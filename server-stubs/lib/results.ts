@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Contract, OperationInfo } from './contract.js';
 import { eventStreamHeaders, openEventStream, type EventStream, type SseFrame } from './sse.js';
 
@@ -22,7 +22,7 @@ export const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding'
 export async function sendResult(
   res: Response,
   result: RuntimeResult,
-  at: { contract: Contract; operation: OperationInfo; validateFrames: boolean },
+  at: { contract: Contract; operation: OperationInfo; validateFrames: boolean; checkBody?: ((req: Request, res: Response, body: unknown) => void) | undefined },
 ): Promise<void> {
   const { contract, operation } = at;
   if (result.passthrough) return pipeUpstream(res, result.passthrough);
@@ -41,8 +41,16 @@ export async function sendResult(
   res.status(status);
   if (result.headers) res.set(result.headers);
   if (result.text !== undefined) res.type(result.contentType ?? 'text/plain').send(result.text);
-  else if (result.body !== undefined) res.json(result.body);
+  else if (result.body !== undefined) sendJson(res, result.body, at.checkBody);
   else res.end();
+}
+
+/** As express-openapi-validator's response hook: 5xx answers pass unchecked; a checked null body is a 204. */
+function sendJson(res: Response, body: unknown, check: ((req: Request, res: Response, body: unknown) => void) | undefined) {
+  const checked = check !== undefined && res.statusCode < 500;
+  if (checked) check(res.req, res, body);
+  if (checked && body === null) res.status(204).end();
+  else res.json(body);
 }
 
 async function pipeUpstream(res: Response, upstream: globalThis.Response): Promise<void> {

@@ -1,9 +1,10 @@
-import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { parseCookies, type Principal, type SecurityHandler } from './auth.js';
 import { parseBody, checkFiniteParameters, pruneUnknownProperties } from './request-body.js';
 import { browserAccess, type CorsOrigins } from './browser.js';
 import type { Clock } from './clock.js';
+import { contractValidation } from './contract-validation.js';
+import { chain } from './middleware-chain.js';
 import { contractOf, loadContract, type Contract, type OperationInfo } from './contract.js';
 import { ApiError, failedOperation, type ErrorMapper } from './errors.js';
 import { failureFromThrown, failureOf } from './failures.js';
@@ -48,6 +49,10 @@ export interface MatchedRequest {
   operation: OperationInfo;
   pathParams: Record<string, string>;
   wantsRawBody: boolean;
+  /** the query after contract validation: coerced, with its defaults (unset without request validation) */
+  query?: Record<string, unknown>;
+  /** checks a JSON answer against the operation's response (unset without response validation) */
+  checkResponse?: (req: Request, res: Response, body: unknown) => void;
 }
 
 declare module 'express-serve-static-core' {
@@ -79,50 +84,28 @@ export function createServiceRouter<Ops, P extends Principal = Principal, Defaul
   const limiter = new RateLimiter(options.clock);
   const router = express.Router();
 
-  router.use(browserAccess(contract, options.corsOrigins));
-  router.use(matchOperation(contract, rawBody));
-  router.use(parseCookies);
-  router.use(parseBody);
-  router.use(checkFiniteParameters(contract));
-  router.use(pruneUnknownProperties(contract));
-  // Built on the service's first request, not at start: compiling a contract's validators is most
-  // of a service's start-up cost, and a server of eight services should answer its first request
-  // without waiting for the seven it was not asked about.
   router.use(
-    onFirstUse(
-      () =>
-        OpenApiValidator.middleware({
-          apiSpec: structuredClone(contract.document) as never,
-          // The build lints every bundle against the OpenAPI schema already; doing it again here
-          // would cost a third of the stub's cold start.
-          validateApiSpec: false,
-          validateRequests: options.validateRequests === false ? false : { allErrors: true, allowUnknownQueryParameters: true },
-          validateResponses: options.validateResponses === false ? false : { allErrors: true },
-          validateSecurity: { handlers: options.security as never },
-          validateFormats: true,
-          ignoreUndocumented: false,
-        }) as unknown as RequestHandler[],
-    ),
+    chain([
+      browserAccess(contract, options.corsOrigins),
+      matchOperation(contract, rawBody),
+      parseCookies,
+      parseBody,
+      checkFiniteParameters(contract),
+      pruneUnknownProperties(contract),
+      // Built on the service's first request, not at start: compiling a contract's validators is most
+      // of a service's start-up cost, and a server of eight services should answer its first request
+      // without waiting for the seven it was not asked about.
+      contractValidation(contract, {
+        validateRequests: options.validateRequests !== false,
+        validateResponses: options.validateResponses !== false,
+        security: options.security,
+      }),
+      ...(options.rateLimits !== false ? [rateLimit(limiter)] : []),
+      dispatch(handlers, contract, options.validateResponses !== false),
+    ]),
   );
-  if (options.rateLimits !== false) router.use(rateLimit(limiter));
-  router.use(dispatch(handlers, contract, options.validateResponses !== false));
   router.use(errorExit(options.slug, options.errors));
   return { router, contract, limiter, unimplemented };
-}
-
-/** Middleware made when the first request needs it, then run in order as one. */
-function onFirstUse(make: () => RequestHandler[]): RequestHandler {
-  let chain: RequestHandler[] | undefined;
-  return (req, res, next) => {
-    chain ??= make();
-    const steps = chain;
-    let i = 0;
-    const step = (error?: unknown) => {
-      if (error || i === steps.length) return next(error);
-      steps[i++]!(req, res, step);
-    };
-    step();
-  };
 }
 
 /** Sets `req.matched`, or fails with 404 (no such path) or 405 with `Allow` (no such method). */
@@ -130,8 +113,9 @@ function matchOperation(contract: Contract, rawBody: Set<string>) {
   return (req: Request, _res: Response, next: NextFunction) => {
     // Conditional requests are not part of the contracts: Express's ETags must not turn an answer
     // into an undeclared 304.
-    delete req.headers['if-none-match'];
-    delete req.headers['if-modified-since'];
+    // Deleted only where present: a delete turns the headers object into a slow dictionary.
+    if (req.headers['if-none-match'] !== undefined) delete req.headers['if-none-match'];
+    if (req.headers['if-modified-since'] !== undefined) delete req.headers['if-modified-since'];
     const match = contract.match(req.method, req.path);
     switch (match.kind) {
       case 'operation':
@@ -180,22 +164,25 @@ function dispatch(handlers: Record<string, RuntimeHandler | undefined>, contract
     try {
       const result = await handler({
         params: req.matched!.pathParams,
-        query: req.query,
+        query: req.matched!.query ?? req.query,
         headers: req.headers,
         body: req.body,
         rawBody: req.rawBody,
         principal: req.principal,
-        fail: (status: number, code: string | undefined, message: string, extras?: Record<string, unknown>, headers?: Record<string, string>) => {
-          throw new ApiError(status, code, message, extras, headers);
-        },
+        fail: failRequest,
         req,
         res,
       });
-      await sendResult(res, result, { contract, operation, validateFrames });
+      await sendResult(res, result, { contract, operation, validateFrames, checkBody: req.matched!.checkResponse });
     } catch (error) {
       next(error);
     }
   };
+}
+
+/** A handler's `fail`: one function for every request (a closure per request would cost its allocation). */
+function failRequest(status: number, code: string | undefined, message: string, extras?: Record<string, unknown>, headers?: Record<string, string>): never {
+  throw new ApiError(status, code, message, extras, headers);
 }
 
 /** Every failure leaves here, in the service's body, with a status its operation declares. */

@@ -17,11 +17,13 @@ const encoding = () => (encoder ??= new Tiktoken(o200k));
 const SLICE = 4096;
 const RUN = 32;
 const EXACT_UP_TO = 20_000;
+/** Runs longer than RUN characters, kept as their own pieces; compiled once, not per slice. */
+const LONG_RUNS = new RegExp(`(\\S{${RUN + 1},}|\\s{${RUN + 1},})`);
 
 /** The text in pieces that encode fast, in order; their tokens joined are the text's (up to run slicing). */
 function* safePieces(text: string): Generator<string> {
   for (let at = 0; at < text.length; at += SLICE) {
-    for (const part of text.slice(at, at + SLICE).split(new RegExp(`(\\S{${RUN + 1},}|\\s{${RUN + 1},})`))) {
+    for (const part of text.slice(at, at + SLICE).split(LONG_RUNS)) {
       if (part.length <= RUN) {
         if (part) yield part;
       } else if (/^(\S+|\s+)$/.test(part)) {

@@ -1,0 +1,56 @@
+/**
+ * One service's stub alone, for the benchmarks: `serve-stub.ts <slug> [--no-validation]`. Rate
+ * limits are off (a load run would be answered 429 after a few requests). `/__bench/cpu` reports the
+ * process's CPU time, so the suite can measure server CPU per request apart from the machine's other load.
+ * `--profile=<file>` writes a CPU profile of what runs between SIGUSR2 and SIGTERM.
+ */
+import express from 'express';
+import { writeFileSync } from 'node:fs';
+import inspector from 'node:inspector';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { StubService } from '../../server-stubs/lib/service.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const slug = process.argv[2];
+if (!slug || slug.startsWith('-')) throw new Error('usage: serve-stub.ts <slug> [--no-validation]');
+const validation = !process.argv.includes('--no-validation');
+const port = Number(process.env.PORT ?? 0);
+const profileFile = process.argv.find((a) => a.startsWith('--profile='))?.slice('--profile='.length);
+
+const service = ((await import(pathToFileURL(path.join(root, 'server-stubs', slug, 'app.ts')).href)) as { default: StubService }).default;
+const stub = await service.create({ validateRequests: validation, validateResponses: validation, rateLimits: false } as never);
+const app = express();
+app.get('/__bench/cpu', (_req, res) => {
+  const { user, system } = process.cpuUsage();
+  res.json({ micros: user + system });
+});
+app.use(service.basePath, stub.router);
+const server = app.listen(port, '127.0.0.1', () => {
+  const address = server.address();
+  process.stdout.write(`listening ${typeof address === 'object' && address ? address.port : port}\n`);
+});
+// A normal exit on a signal, so `node --cpu-prof` writes its profile.
+for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => process.exit(0));
+if (profileFile) profileOnSignal(profileFile);
+
+/** A CPU profile of the steady state only (start-up and warm-up left out): SIGUSR2 starts it, SIGTERM writes it and exits. */
+function profileOnSignal(file: string) {
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) => session.post(method, params ?? {}, (error, result) => (error ? reject(error) : resolve(result))));
+  let started = false;
+  process.on('SIGUSR2', () => {
+    started = true;
+    void post('Profiler.enable').then(() => post('Profiler.start'));
+  });
+  process.removeAllListeners('SIGTERM');
+  process.on('SIGTERM', () => {
+    const stopped = started ? post('Profiler.stop') : Promise.resolve(undefined);
+    void stopped.then((result) => {
+      if (result) writeFileSync(file, JSON.stringify((result as { profile: unknown }).profile));
+      process.exit(0);
+    });
+  });
+}
