@@ -5,7 +5,7 @@
  * `--profile=<file>` writes a CPU profile of what runs between SIGUSR2 and SIGTERM.
  */
 import express from 'express';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import inspector from 'node:inspector';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -18,7 +18,11 @@ const validation = !process.argv.includes('--no-validation');
 const port = Number(process.env.PORT ?? 0);
 const profileFile = process.argv.find((a) => a.startsWith('--profile='))?.slice('--profile='.length);
 
-const service = ((await import(pathToFileURL(path.join(root, 'server-stubs', slug, 'app.ts')).href)) as { default: StubService }).default;
+// The compiled JavaScript that `npm start` runs (built by `npm run build`), else the sources: under
+// tsx every function a request creates carries a naming wrapper the compiled code does not have.
+const compiled = path.join(root, '.cache', 'js', 'server-stubs', slug, 'app.js');
+const appModule = existsSync(compiled) ? compiled : path.join(root, 'server-stubs', slug, 'app.ts');
+const service = ((await import(pathToFileURL(appModule).href)) as { default: StubService }).default;
 const stub = await service.create({ validateRequests: validation, validateResponses: validation, rateLimits: false } as never);
 const app = express();
 app.get('/__bench/cpu', (_req, res) => {

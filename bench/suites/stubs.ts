@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { timeCommand } from '../lib/processes.js';
 import type { Suite, Target } from '../suite.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -220,6 +221,8 @@ const profileNotes = [
 export const suite: Suite = {
   description: 'the stubs (seo, mail, coder) against Prism and a bare Express app: requests/s, p99, server CPU per request',
   async run() {
+    // The stubs run as `npm start` runs them: the compiled JavaScript of .cache/js/ (bench/lib/serve-stub.ts).
+    await timeCommand(process.execPath, ['--import', 'tsx', 'scripts/build.ts']);
     const results = await measure();
     const cpuRatio = (stub: Load, floor: Load) => (stub.cpuPerRequest && floor.cpuPerRequest ? ratio(floor.cpuPerRequest, stub.cpuPerRequest) : 0);
     const targets: Target[] = [];
