@@ -222,7 +222,8 @@ async function buildApi(
     ctx.log(stepLine('bundle', service.slug, bundleMs, `generated/${service.slug}/openapi.json`));
     await ctx.onBundled?.(service.slug);
 
-    if (ctx.compareWithCommitted) await logBreaking(root, service.slug, { document: bundled.document }, ctx.log);
+    // oasdiff runs in a process of its own: it compares while this one generates the code.
+    const breaking = ctx.compareWithCommitted ? logBreaking(root, service.slug, { document: bundled.document }, ctx.log) : undefined;
 
     const { generateApiTypes } = await import('../steps/types.js');
     const [types, typesMs] = await timed(() => generateApiTypes(service.slug, bundled.document));
@@ -255,6 +256,7 @@ async function buildApi(
       ctx.log(stepLine('docs', service.slug, docsMs, `generated/docs/${service.slug}.html`));
     }
 
+    await breaking;
     const inputs = bundled.inputs.map((f) => path.relative(root, f));
     // The state records what the outputs were built from. Hashed now, a file saved again during
     // this build would be recorded as built, and the next build would skip it; so the hash taken

@@ -4,8 +4,8 @@
  * lazy imports behave as in the sources) into a mirror, `.cache/js/`, where every other file (a
  * bundle, a corpus, a template) is a symlink to the original. Paths a module computes from its own
  * location therefore land on the same files as from the sources. Transpiling at start with tsx cost
- * every start about half a second; this runs once per change, and a no-op build only compares the
- * folders' file list, sizes and times with the last compile.
+ * every start about half a second; this runs once per change (only what changed), and a no-op build
+ * only compares the folders' file list, sizes and times with the last compile.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -16,38 +16,64 @@ export const RUNTIME_FOLDERS = ['server-stubs', 'scripts', 'mock', 'clients', 'g
 
 export const compiledDir = (root: string) => path.join(root, '.cache', 'js');
 
-function fingerprint(root: string, files: string[]): string {
-  return files.map((f) => {
-    const s = statSync(f);
-    return `${path.relative(root, f)}:${s.size}:${s.mtimeMs}`;
-  }).join('\n');
+interface Manifest {
+  /** each TypeScript source, relative, with `size:mtime` when it was transpiled */
+  sources: Record<string, string>;
+  /** every other file, relative: symlinked, so a change of its content needs nothing */
+  others: string[];
 }
 
-/** Compiles when a file changed since the last compile; returns whether it did, and the time it took. */
+const stamp = (file: string) => {
+  const s = statSync(file);
+  return `${s.size}:${s.mtimeMs}`;
+};
+
+/**
+ * Compiles what changed since the last compile: a changed source is transpiled again in place; a
+ * file added or removed rebuilds the mirror beside and swaps it in, so a server starting meanwhile
+ * reads the old mirror or the new one, never half of one. Returns how many sources it transpiled.
+ */
 export async function compileRuntime(root: string): Promise<{ compiled: boolean; files: number }> {
   // The HTML docs are rewritten by every build and read by no server (they render from the bundles).
   const docs = path.join(root, 'generated', 'docs') + path.sep;
   const files = RUNTIME_FOLDERS.flatMap((folder) => listFiles(path.join(root, folder))).filter((f) => !f.startsWith(docs));
+  const isSource = (f: string) => f.endsWith('.ts') && !f.endsWith('.d.ts');
+  const rel = (f: string) => path.relative(root, f);
+  const current: Manifest = {
+    sources: Object.fromEntries(files.filter(isSource).map((f) => [rel(f), stamp(f)])),
+    others: files.filter((f) => !isSource(f)).map(rel),
+  };
   const out = compiledDir(root);
-  const manifest = path.join(out, '.fingerprint');
-  const current = fingerprint(root, files);
-  if (existsSync(manifest) && readFileSync(manifest, 'utf8') === current) return { compiled: false, files: files.length };
+  const manifestFile = path.join(out, '.manifest.json');
+  const previous = existsSync(manifestFile) ? (JSON.parse(readFileSync(manifestFile, 'utf8')) as Manifest) : undefined;
+  const sameFiles =
+    previous !== undefined &&
+    previous.others.join('\n') === current.others.join('\n') &&
+    Object.keys(previous.sources).join('\n') === Object.keys(current.sources).join('\n');
+  const { build } = await import('esbuild');
+  const transpile = (entries: string[], outdir: string) =>
+    build({ entryPoints: entries.map((f) => path.join(root, f)), outdir, outbase: root, format: 'esm', platform: 'node', target: 'node20', sourcemap: 'linked', logLevel: 'error' });
 
-  // Written beside, then swapped in: a server starting meanwhile reads the old mirror or the new one, never half of one.
+  if (sameFiles) {
+    const changed = Object.keys(current.sources).filter((f) => previous.sources[f] !== current.sources[f]);
+    if (changed.length === 0) return { compiled: false, files: 0 };
+    await transpile(changed, out);
+    writeFileSync(manifestFile, JSON.stringify(current));
+    return { compiled: true, files: changed.length };
+  }
+
   const next = `${out}.next-${process.pid}`;
   rmSync(next, { recursive: true, force: true });
-  const sources = files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
-  const { build } = await import('esbuild');
-  await build({ entryPoints: sources, outdir: next, outbase: root, format: 'esm', platform: 'node', target: 'node20', sourcemap: 'linked', logLevel: 'error' });
-  for (const file of files.filter((f) => !sources.includes(f))) {
-    const link = path.join(next, path.relative(root, file));
+  await transpile(Object.keys(current.sources), next);
+  for (const file of current.others) {
+    const link = path.join(next, file);
     mkdirSync(path.dirname(link), { recursive: true });
-    symlinkSync(file, link);
+    symlinkSync(path.join(root, file), link);
   }
-  writeFileSync(manifest.replace(out, next), current);
+  writeFileSync(path.join(next, '.manifest.json'), JSON.stringify(current));
   const old = `${out}.old-${process.pid}`;
   if (existsSync(out)) renameSync(out, old);
   renameSync(next, out);
   rmSync(old, { recursive: true, force: true });
-  return { compiled: true, files: sources.length };
+  return { compiled: true, files: Object.keys(current.sources).length };
 }
