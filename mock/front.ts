@@ -116,6 +116,6 @@ export function serviceRouter(service: FrontService, options: FrontOptions = {})
     const mapped = errors(failureFor(res.locals.operation, error as Failure));
     res.status(mapped.status).set({ ...(error.headers ?? {}), ...(mapped.headers ?? {}) }).type('application/json').send(JSON.stringify(mapped.body));
   });
-  router.use(createValidatingProxy({ slug: service.slug, upstream: service.upstream, errors, strict: true, contract, log: options.log ?? (() => {}) }));
+  router.use(createValidatingProxy({ slug: service.slug, upstream: service.upstream, errors, strict: true, forwardTolerated: true, contract, log: options.log ?? (() => {}) }));
   return router;
 }

@@ -2,7 +2,8 @@ import type { ErrorObject } from 'ajv';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { deref } from '../../scripts/lib/operations.js';
 import { badInputStatus, declares, loadContract, responseKeyFor, type Contract, type OperationInfo } from './contract.js';
-import { failedOperation, INVALID_JSON, type ErrorMapper } from './errors.js';
+import { failedOperation, INVALID_JSON, type ErrorMapper, type FailureKind } from './errors.js';
+import { pruneBody } from './request-body.js';
 import { hopByHop } from './results.js';
 import { parseEventStream } from './sse.js';
 
@@ -17,6 +18,12 @@ export interface ProxyOptions {
   log?: (line: string) => void;
   /** the bundle to check against; generated/<slug>/openapi.json unless given */
   contract?: Contract;
+  /**
+   * Forward a JSON body as the stubs read it, without the fields its schema does not know (the
+   * tolerant reader, DECISIONS G-1): for an upstream that would refuse them (the mock's Prism).
+   * Otherwise the body goes on byte for byte.
+   */
+  forwardTolerated?: boolean;
 }
 
 /** The header that lists what a proxied exchange broke, as Prism's `sl-violations` does. */
@@ -40,7 +47,8 @@ export function createValidatingProxy(options: ProxyOptions): Router {
     try {
       const match = contract.match(req.method, req.path);
       const operation = match.kind === 'operation' ? match.operation : undefined;
-      const requestIssues = operation ? requestProblems(contract, operation, req, match.kind === 'operation' ? match.pathParams : {}) : [{ path: '', message: `${req.method} ${req.path} is not an operation of the contract` }];
+      const read = operation ? requestProblems(contract, operation, req, match.kind === 'operation' ? match.pathParams : {}) : { issues: [{ path: '', message: `${req.method} ${req.path} is not an operation of the contract` }] };
+      const requestIssues = read.issues;
       const requestViolations = requestIssues.map(issueText);
       const label = `${req.method} ${req.baseUrl}${req.path}`;
       if (requestViolations.length > 0) {
@@ -58,10 +66,11 @@ export function createValidatingProxy(options: ProxyOptions): Router {
           return void res.status(mapped.status).set(mapped.headers ?? {}).type('application/json').send(JSON.stringify(mapped.body));
         }
       }
-      const body = Buffer.isBuffer(req.body) && req.body.length > 0 ? req.body : undefined;
+      const tolerated = options.forwardTolerated && read.json !== undefined;
+      const body = tolerated ? Buffer.from(JSON.stringify(read.json)) : Buffer.isBuffer(req.body) && req.body.length > 0 ? req.body : undefined;
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) {
-        if (!hopByHop.has(name) && value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+        if (!hopByHop.has(name) && value !== undefined && !(tolerated && name === 'content-length')) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
       }
       const answer = await fetch(`${upstream}${req.url}`, { method: req.method, headers, body: body && new Uint8Array(body), redirect: 'manual' });
       const type = answer.headers.get('content-type') ?? '';
@@ -98,15 +107,20 @@ export function createValidatingProxy(options: ProxyOptions): Router {
     }
   });
   router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    log(`[proxy ${options.slug}] ${req.method} ${req.originalUrl}: upstream unreachable (${(error as Error).message})`);
     if (res.headersSent) return void res.end();
     const match = contract.match(req.method, req.path);
-    reply(res, options.errors, match.kind === 'operation' ? match.operation : undefined, 502, 'internal', `The upstream ${upstream} did not answer`);
+    const operation = match.kind === 'operation' ? match.operation : undefined;
+    // The body reader's own refusal (over the size limit) is the client's, not the upstream's.
+    if ((error as { type?: string }).type === 'entity.too.large') {
+      return reply(res, options.errors, operation, operation ? badInputStatus(operation) : 400, 'payload_too_large', 'Request body too large (limit 5 MB)');
+    }
+    log(`[proxy ${options.slug}] ${req.method} ${req.originalUrl}: upstream unreachable (${(error as Error).message})`);
+    reply(res, options.errors, operation, 502, 'internal', `The upstream ${upstream} did not answer`);
   });
   return router;
 }
 
-function reply(res: Response, errors: ErrorMapper, operation: OperationInfo | undefined, status: number, kind: 'validation' | 'internal', message: string) {
+function reply(res: Response, errors: ErrorMapper, operation: OperationInfo | undefined, status: number, kind: FailureKind, message: string) {
   const mapped = errors({ kind, status, message, operation: operation && failedOperation(operation) });
   res.status(mapped.status).set(mapped.headers ?? {}).type('application/json').send(JSON.stringify(mapped.body));
 }
@@ -139,8 +153,8 @@ interface RequestIssue {
 
 const issueText = (issue: RequestIssue) => (issue.path ? `${issue.path} ${issue.message}` : issue.message);
 
-/** What a request breaks: required parameters missing, a JSON body off its schema. */
-function requestProblems(contract: Contract, operation: OperationInfo, req: Request, pathParams: Record<string, string>): RequestIssue[] {
+/** What a request breaks: required parameters missing, a JSON body off its schema; and the JSON body as the stubs read it. */
+function requestProblems(contract: Contract, operation: OperationInfo, req: Request, pathParams: Record<string, string>): { issues: RequestIssue[]; json?: unknown } {
   const problems: RequestIssue[] = [];
   for (const parameter of operation.op.parameters) {
     const value = parameter.in === 'query' ? req.query[parameter.name] : parameter.in === 'header' ? req.headers[String(parameter.name).toLowerCase()] : parameter.in === 'path' ? pathParams[parameter.name] : undefined;
@@ -155,11 +169,14 @@ function requestProblems(contract: Contract, operation: OperationInfo, req: Requ
     try {
       body = JSON.parse(bytes.toString('utf8'));
     } catch {
-      return [...problems, { path: 'body', message: 'is not valid JSON', code: INVALID_JSON }];
+      return { issues: [...problems, { path: 'body', message: 'is not valid JSON', code: INVALID_JSON }] };
     }
-    problems.push(...schemaIssues(contract, ['paths', operation.path, operation.method, 'requestBody', 'content', jsonType, 'schema'], body));
+    // Judged as the stubs judge it: the tolerant reader (DECISIONS G-1) drops the fields a closed schema does not know.
+    const refused = pruneBody(contract.document, requestBody.content[jsonType].schema, body);
+    problems.push(...(refused.length > 0 ? refused : schemaIssues(contract, ['paths', operation.path, operation.method, 'requestBody', 'content', jsonType, 'schema'], body)));
+    return { issues: problems, json: body };
   }
-  return problems;
+  return { issues: problems };
 }
 
 /** ajv's errors as issues: a missing property is named in the path, as the stubs' validator names it. */

@@ -128,6 +128,13 @@ describe('invalid requests are answered in the service’s error body, naming th
     expect(json.error).toMatch(/string/);
   });
 
+  test('a field the schema does not know is ignored, as the stubs ignore it (the tolerant reader), not refused', async () => {
+    const init = { method: 'POST', headers: { ...bearer('seo_test_key'), 'content-type': 'application/json' }, body: '{"name": "New", "later": true, "__proto__": {"x": 1}}' };
+    const { status, stub } = await call('/seo/projects', init, seoStub.baseUrl);
+    expect(stub!.status).toBe(201);
+    expect(status).toBe(201);
+  });
+
   test('a query parameter off its schema names the parameter', async () => {
     const { status, json } = await call('/mail/v1/contacts?limit=many', { headers: bearer('msk_test_max') });
     expect(status).toBe(400);

@@ -118,6 +118,20 @@ describe('in front of a broken backend', () => {
     }
   });
 
+  test('--strict judges a request as the stubs do: an unknown field is ignored, a body over 5 MB is a 400 in the service body', async () => {
+    const proxy = await proxyTo(stub.baseUrl, true);
+    try {
+      const extra = await fetch(`${proxy.url}/seo/projects`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: '{"name": "tolerated", "__proto__": {"x": 1}, "later": true}' });
+      expect(extra.status).toBe(201);
+      expect(extra.headers.get(VIOLATIONS_HEADER)).toBeNull();
+      const huge = await fetch(`${proxy.url}/seo/projects`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: `{"name": "${'a'.repeat(6 * 2 ** 20)}"}` });
+      expect(huge.status).toBe(400);
+      expect(await huge.json()).toEqual({ error: 'Request body too large (limit 5 MB)', code: 'VALIDATION_ERROR' });
+    } finally {
+      await proxy.close();
+    }
+  });
+
   test('--strict: the violation is the answer, a 502 in the service body', async () => {
     const proxy = await proxyTo(`${broken.url}/seo`, true);
     try {
