@@ -5,13 +5,13 @@
  * Every comparison is a ratio within one run on one machine.
  */
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { timeCommand } from '../lib/processes.js';
+import { startNode, timeCommand } from '../lib/processes.js';
 import type { Suite, Target } from '../suite.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -61,20 +61,8 @@ const operations: Operation[] = [
   },
 ];
 
-function startProcess(args: string[], ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const onData = (d: Buffer) => {
-      out += d;
-      const match = ready.exec(out);
-      if (match) resolve({ child, match });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
-  });
-}
+/** Starts `node <args>` in the repository until its output matches `ready`. */
+const startProcess = (args: string[], ready: RegExp) => startNode(args, { cwd: root, ready, limitMs: 120_000 });
 
 /** A server under test: where each operation's URL is. */
 interface Server {
