@@ -51,6 +51,18 @@ describe('POST /v1/messages, routed models (official SDK)', () => {
     expect(short.stop_reason).toBe('end_turn');
   });
 
+  test('a megabyte model name is cut to max_tokens like any long answer (the cut is estimated past 20,000 characters)', async () => {
+    const model = `coder-${'x'.repeat(1_500_000)}`;
+    const message = await anthropic(coder.baseUrl, { apiKey: KEY }).messages.create({ model, max_tokens: 8000, messages: [{ role: 'user', content: 'hi' }] });
+    expect(message.stop_reason).toBe('max_tokens');
+    const [block] = message.content;
+    if (block?.type !== 'text') throw new Error(`expected a text block, got ${block?.type}`);
+    expect(model.startsWith(block.text)).toBe(true);
+    expect(block.text.length).toBeGreaterThan(20_000);
+    expect(message.usage.output_tokens).toBeLessThanOrEqual(8000);
+    expect(message.usage.output_tokens).toBe(countTokens(block.text));
+  });
+
   test('messages.stream accumulates to finalMessage(); the wire has every event in order, each frame on the contract', async () => {
     const stream = anthropic(coder.baseUrl).messages.stream({ model: 'coder-pro', max_tokens: 100, messages: [{ role: 'user', content: 'Say hello to the whole wide world' }] });
     const final = await stream.finalMessage();
