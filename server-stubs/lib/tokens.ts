@@ -1,18 +1,23 @@
-import { Tiktoken } from 'js-tiktoken/lite';
-import o200k from 'js-tiktoken/ranks/o200k_base';
+import { createRequire } from 'node:module';
 
 /**
- * Token counts for every service that reports usage (coder, dev): one BPE tokenizer (o200k_base)
- * for every model, so counts are estimates of any vendor's, and the same input always counts the
- * same. The tokenizer is built on first use (about a second of parsing its ranks), so a stub that
- * never counts starts without it.
+ * Token counts for every service that reports usage (coder, dev): one BPE tokenizer (o200k_base,
+ * gpt-tokenizer's; the dev tests check it against js-tiktoken's) for every model, so counts are
+ * estimates of any vendor's, and the same input always counts the same. It is loaded on first use
+ * (about 0.1 s), so a stub that never counts starts without it. Special-token text such as
+ * `<|endoftext|>` in a prompt is counted as the text it is, not refused.
  *
  * BPE is quadratic in the length of one pre-token, so a long unbroken run (a megabyte of `x`)
  * would hold the event loop for minutes: runs longer than 32 characters are encoded in 32-character
  * slices, and text beyond 20,000 characters is estimated from its first 20,000.
  */
-let encoder: Tiktoken | undefined;
-const encoding = () => (encoder ??= new Tiktoken(o200k));
+type Encoding = typeof import('gpt-tokenizer/encoding/o200k_base');
+let loaded: Encoding | undefined;
+// A synchronous load on first use: counting is synchronous, and most stub runs never count.
+const tokenizer = () => (loaded ??= createRequire(import.meta.url)('gpt-tokenizer/cjs/encoding/o200k_base') as Encoding);
+const asText = { disallowedSpecial: new Set<string>() };
+const encode = (text: string) => tokenizer().encode(text, asText);
+const decode = (tokens: number[]) => tokenizer().decode(tokens);
 
 const SLICE = 4096;
 const RUN = 32;
@@ -37,7 +42,7 @@ export function countTokens(text: string): number {
   if (!text) return 0;
   const head = text.length > EXACT_UP_TO ? text.slice(0, EXACT_UP_TO) : text;
   let count = 0;
-  for (const piece of safePieces(head)) count += encoding().encode(piece).length;
+  for (const piece of safePieces(head)) count += encode(piece).length;
   return head === text ? count : Math.ceil((count * text.length) / head.length);
 }
 
@@ -50,9 +55,9 @@ export function truncateToTokens(text: string, max: number): { text: string; cut
   const tokens: number[] = [];
   let read = 0;
   for (const piece of safePieces(text)) {
-    tokens.push(...encoding().encode(piece));
+    tokens.push(...encode(piece));
     read += piece.length;
-    if (tokens.length > max) return { text: encoding().decode(tokens.slice(0, Math.max(0, max))), cut: true };
+    if (tokens.length > max) return { text: decode(tokens.slice(0, Math.max(0, max))), cut: true };
     if (read >= EXACT_UP_TO && read < text.length) {
       const perToken = read / tokens.length;
       if (Math.ceil(text.length / perToken) <= max) break;

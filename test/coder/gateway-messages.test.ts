@@ -46,9 +46,20 @@ describe('POST /v1/messages, routed models (official SDK)', () => {
     const long = Array.from({ length: 2000 }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 7) % 20000))).join('');
     expect(countTokens(long)).toBeGreaterThan(1100);
     const cut = await anthropic(coder.baseUrl).messages.create({ model: 'coder-pro', max_tokens: 5, messages: [{ role: 'user', content: long }] });
-    expect({ stop_reason: cut.stop_reason, output_tokens: cut.usage.output_tokens }).toEqual({ stop_reason: 'max_tokens', output_tokens: 1024 });
+    expect(cut.stop_reason).toBe('max_tokens');
+    // A cut inside a character's bytes drops that character rather than answer U+FFFD: a token or two short of 1024.
+    expect(cut.usage.output_tokens).toBeLessThanOrEqual(1024);
+    expect(cut.usage.output_tokens).toBeGreaterThan(1020);
+    const [block] = cut.content;
+    expect(block?.type === 'text' && !block.text.includes('\uFFFD')).toBe(true);
     const short = await anthropic(coder.baseUrl).messages.create({ model: 'coder-pro', max_tokens: 5, messages: [{ role: 'user', content: 'hi there, how are you doing today?' }] });
     expect(short.stop_reason).toBe('end_turn');
+  });
+
+  test('special-token text in a prompt (<|endoftext|>) is counted as text, not refused', async () => {
+    const message = await anthropic(coder.baseUrl, { apiKey: KEY }).messages.create({ model: 'coder-mini', max_tokens: 1024, messages: [{ role: 'user', content: 'what does <|endoftext|> mean?' }] });
+    expect(message.content).toEqual([{ type: 'text', text: 'coder-mini (local router) received: what does <|endoftext|> mean?' }]);
+    expect(message.usage.input_tokens).toBeGreaterThan(countTokens('what does  mean?'));
   });
 
   test('a megabyte model name is cut to max_tokens like any long answer (the cut is estimated past 20,000 characters)', async () => {
