@@ -17,6 +17,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Contract, OperationInfo } from './contract.js';
 import type { SecurityHandler } from './auth.js';
 import { runSteps, type Step } from './middleware-chain.js';
+import { operationDocument } from './operation-document.js';
 import { securityCheck } from './security-check.js';
 import type { JsonNode } from '../../scripts/lib/operations.js';
 
@@ -87,7 +88,8 @@ interface OperationChecks {
 }
 
 interface Built {
-  operations: Map<OperationInfo, OperationChecks>;
+  /** the operation's checks; none when the library does not route it */
+  checks: OperationChecks | undefined;
   security?: Step;
   requestCheck?: (checks: OperationChecks, contentType: string, req: Request) => RequestCheck;
   responseCheck?: (checks: OperationChecks) => ResponseCheck;
@@ -95,15 +97,16 @@ interface Built {
 
 /**
  * One middleware: the operation's metadata from `req.matched`, then security and the request check;
- * the response check is left on `req.matched` for the answer. Built on first use: compiling a
- * contract's validators is most of a service's start.
+ * the response check is left on `req.matched` for the answer. Each operation's checks are built on
+ * its first request, from its own slice of the contract (operation-document.ts): compiling a
+ * contract's validators was most of a service's start.
  */
 export function contractValidation(contract: Contract, options: ValidationOptions): RequestHandler {
-  let building: Promise<Built> | undefined;
-  let ready: Built | undefined;
+  const ready = new Map<OperationInfo, Built>();
+  const building = new Map<OperationInfo, Promise<Built>>();
   const run = (built: Built, req: Request, res: Response, next: NextFunction) => {
+    const { checks } = built;
     const matched = req.matched;
-    const checks = matched && built.operations.get(matched.operation);
     if (!matched || !checks) return next();
     const pathParams = { ...matched.pathParams };
     req.openapi = new OpenApiRequest(checks.metadata, pathParams);
@@ -112,12 +115,24 @@ export function contractValidation(contract: Contract, options: ValidationOption
     runSteps((checks.steps ??= operationSteps(built, checks)), req, res, next);
   };
   return (req, res, next) => {
-    if (ready) return run(ready, req, res, next);
-    building ??= build(contract, options);
-    building.then((built) => {
-      ready = built;
-      run(built, req, res, next);
-    }, next);
+    const operation = req.matched?.operation;
+    if (!operation) return next();
+    const built = ready.get(operation);
+    if (built) return run(built, req, res, next);
+    let pending = building.get(operation);
+    if (!pending) {
+      pending = build(contract.slug, operationDocument(contract.document, operation.path, operation.method), operation, options);
+      building.set(operation, pending);
+      // A failed build is not kept: the next request tries again.
+      void pending.then(
+        (done) => {
+          ready.set(operation, done);
+          building.delete(operation);
+        },
+        () => building.delete(operation),
+      );
+    }
+    pending.then((done) => run(done, req, res, next), next);
   };
 }
 
@@ -156,9 +171,9 @@ function operationSteps(built: Built, checks: OperationChecks): Step[] {
   return steps;
 }
 
-async function build(contract: Contract, options: ValidationOptions): Promise<Built> {
+async function build(slug: string, document: JsonNode, operation: OperationInfo, options: ValidationOptions): Promise<Built> {
   const validator = new OpenApiValidator({
-    apiSpec: contract.document,
+    apiSpec: document,
     // The build lints every bundle against the OpenAPI schema already.
     validateApiSpec: false,
     validateRequests: options.validateRequests ? { allErrors: true, allowUnknownQueryParameters: true } : false,
@@ -168,7 +183,7 @@ async function build(contract: Contract, options: ValidationOptions): Promise<Bu
     ignoreUndocumented: false,
   });
   const spec = await new OpenApiSpecLoader({
-    apiDoc: structuredClone(contract.document),
+    apiDoc: structuredClone(document),
     validateApiSpec: false,
     $refParser: validator.options.$refParser,
   }).load();
@@ -176,15 +191,13 @@ async function build(contract: Contract, options: ValidationOptions): Promise<Bu
   const context = new OpenApiContext(spec, undefined, false, false);
   const apiDoc = context.apiDoc as JsonNode;
   const responseApiDoc = preprocessed.apiDocRes as JsonNode | undefined;
-  if (usesMultipart(apiDoc)) throw new Error(`${contract.slug}: multipart request bodies are not supported by the stub framework yet`);
+  if (usesMultipart(apiDoc)) throw new Error(`${slug}: multipart request bodies are not supported by the stub framework yet`);
 
-  const operations = new Map<OperationInfo, OperationChecks>();
-  const byRoute = new Map([...contract.operations.values()].map((o) => [`${o.method} ${o.path}`, o]));
+  let checks: OperationChecks | undefined;
   for (const route of context.routes as Array<{ basePath: string; expressRoute: string; openApiRoute: string; method: string }>) {
     const path = route.openApiRoute.substring(route.basePath.length);
     const method = route.method.toLowerCase();
-    const operation = byRoute.get(`${method} ${path}`);
-    if (!operation) continue;
+    if (path !== operation.path || method !== operation.method) continue;
     const metadata: OperationMetadata = {
       expressRoute: route.expressRoute,
       openApiRoute: route.openApiRoute,
@@ -192,10 +205,10 @@ async function build(contract: Contract, options: ValidationOptions): Promise<Bu
       _responseSchema: responseApiDoc?.paths?.[path]?.[method],
       serial: context.serial,
     };
-    operations.set(operation, { operation, metadata, request: new Map() });
+    checks = { operation, metadata, request: new Map() };
   }
 
-  const built: Built = { operations };
+  const built: Built = { checks };
   if (apiDoc.components?.securitySchemes) built.security = securityCheck(apiDoc, options.security);
   if (options.validateRequests) {
     const requestValidator = new (require(`${eov}/middlewares/openapi.request.validator.js`).RequestValidator)(apiDoc, validator.ajvOpts.request);

@@ -1,0 +1,51 @@
+/**
+ * One operation's slice of a contract: the document with only that operation under `paths`, and
+ * only the components it reaches through `$ref`s and discriminator mappings, transitively (security
+ * schemes are named, not referenced: all of them stay).
+ *
+ * express-openapi-validator resolves, preprocesses and compiles whatever document it is given.
+ * Given the whole contract, a service's first request paid for every operation: 0.46 s of mail's
+ * cold start, 6 s for a 3,000-operation contract. Given the slice, it pays for what it validates.
+ */
+import { HTTP_METHODS, pointerTokens, type JsonNode } from '../../scripts/lib/operations.js';
+
+const methods = new Set<string>(HTTP_METHODS);
+
+export function operationDocument(document: JsonNode, path: string, method: string): JsonNode {
+  const item: JsonNode = {};
+  for (const [key, value] of Object.entries<unknown>(document.paths?.[path] ?? {})) if (!methods.has(key) || key === method) item[key] = value;
+  const slice: JsonNode = { ...document, paths: { [path]: item }, components: {} };
+  delete slice.webhooks;
+  if (document.components?.securitySchemes) slice.components.securitySchemes = document.components.securitySchemes;
+
+  const taken = new Set<string>();
+  const take = (ref: string) => {
+    if (!ref.startsWith('#/')) return;
+    const [root, kind, name] = pointerTokens(ref);
+    if (root === 'components' && kind !== undefined && name !== undefined) {
+      const value = document.components?.[kind]?.[name];
+      if (value === undefined || taken.has(`${kind}/${name}`)) return;
+      taken.add(`${kind}/${name}`);
+      (slice.components[kind] ??= {})[name] = value;
+      visit(value);
+    } else if (root === 'paths' && kind !== undefined && !(kind in slice.paths) && document.paths?.[kind]) {
+      // A schema borrowed from another path: that path item comes along whole.
+      slice.paths[kind] = document.paths[kind];
+      visit(document.paths[kind]);
+    }
+  };
+  const visit = (node: unknown) => {
+    if (!node || typeof node !== 'object') return;
+    if (Array.isArray(node)) {
+      for (const value of node) visit(value);
+      return;
+    }
+    const object = node as JsonNode;
+    if (typeof object.$ref === 'string') take(object.$ref);
+    const mapping = object.discriminator?.mapping;
+    if (mapping && typeof mapping === 'object') for (const target of Object.values<unknown>(mapping)) if (typeof target === 'string') take(target.startsWith('#') ? target : `#/components/schemas/${target}`);
+    for (const value of Object.values<unknown>(object)) visit(value);
+  };
+  visit(item);
+  return slice;
+}
