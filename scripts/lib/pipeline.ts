@@ -24,6 +24,11 @@ export interface BuildOptions {
    * each process lints, bundles and generates its share, and this one merges the build state.
    */
   workers?: number;
+  /**
+   * Lint each service in a process of its own while this one bundles and generates its code (set by
+   * the build itself when `workers` leaves a core idle: one stale service, or fewer than the cores).
+   */
+  lintApart?: boolean;
   /** only these units (`api:<slug>`, `schemas:<slug>`); the others keep their state (a build worker's share) */
   only?: string[];
   /** list breaking changes against the merge base (default: as `register`) */
@@ -109,6 +114,10 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   };
   const stale = units.filter(isStale);
   const shares = options.workers && options.workers > 1 && !options.only ? shareUnits(root, stale, options.workers) : [stale.map((u) => u.key)];
+  // Forking a linter costs a second of loading Redocly again, on both cores: worth it for a large
+  // contract, whose lint is the longest step (seconds), not for mail's (1.5 s).
+  const spareCore = (options.workers ?? 1) > shares.length;
+  const lintApart = (unit: (typeof units)[number]) => options.lintApart ?? (spareCore && unitWeight(unit) > LINT_APART_BYTES);
   const others = shares.slice(1).map((keys) => buildInWorker({ ...options, only: keys, workers: 1, compare, register: false, compile: false }, log));
   // Awaited after this process's share; until then a failed worker must not count as unhandled.
   for (const share of others) share.catch(() => {});
@@ -123,7 +132,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       continue;
     }
     if ('service' in unit && unit.service) {
-      const built = await buildApi(root, unit.service, { write, log, docs, result, compareWithCommitted: compare, onBundled: options.onBundled, known: { inputs: unit.knownInputs, hash: unit.hash } });
+      const built = await buildApi(root, unit.service, { write, log, docs, result, compareWithCommitted: compare, onBundled: options.onBundled, lintApart: lintApart(unit), known: { inputs: unit.knownInputs, hash: unit.hash } });
       if (built) {
         next[unit.key] = built.state;
         result.rebuilt.push(unit.key);
@@ -199,64 +208,85 @@ async function buildApi(
     docs: boolean;
     compareWithCommitted: boolean;
     onBundled?: BuildOptions['onBundled'];
+    lintApart: boolean;
     /** the inputs the last build recorded, hashed before this build read them */
     known: { inputs: string[]; hash: string };
   },
 ): Promise<{ state: UnitState; document: JsonNode } | undefined> {
   const { lintService, formatLintProblem } = await import('../steps/lint.js');
-  const [problems, lintMs] = await timed(() => lintService(root, service));
-  const errors = problems.filter((p) => p.severity === 'error');
-  ctx.result.lint.push(...problems.map((p) => ({ ...p, slug: service.slug })));
-  ctx.log(stepLine('lint', service.slug, lintMs, problems.length === 0 ? 'clean' : `${errors.length} errors, ${problems.length - errors.length} warnings`));
-  for (const p of problems) ctx.log(`  ${formatLintProblem(p)}`);
-  if (errors.length > 0) {
-    ctx.result.failures.push(`lint ${service.slug}`);
-    return undefined;
-  }
-
+  const linting = timed(() => (ctx.lintApart ? lintInWorker(root, service) : lintService(root, service)));
+  /** Logs the lint's problems; true when none is an error. */
+  const lintPasses = async (): Promise<boolean> => {
+    let problems: LintProblem[], lintMs: number;
+    try {
+      [problems, lintMs] = await linting;
+    } catch (error) {
+      ctx.result.failures.push(`lint ${service.slug}: ${(error as Error).message}`);
+      ctx.log(stepLine('lint', service.slug, 0, `error: ${(error as Error).message}`));
+      return false;
+    }
+    const errors = problems.filter((p) => p.severity === 'error');
+    ctx.result.lint.push(...problems.map((p) => ({ ...p, slug: service.slug })));
+    ctx.log(stepLine('lint', service.slug, lintMs, problems.length === 0 ? 'clean' : `${errors.length} errors, ${problems.length - errors.length} warnings`));
+    for (const p of problems) ctx.log(`  ${formatLintProblem(p)}`);
+    if (errors.length > 0) ctx.result.failures.push(`lint ${service.slug}`);
+    return errors.length === 0;
+  };
+  // A contract that fails its lint writes nothing. Linted apart, the other steps run meanwhile and
+  // their outputs are held until the lint has passed.
+  if (!ctx.lintApart && !(await lintPasses())) return undefined;
+  const linted = ctx.lintApart ? lintPasses() : undefined;
+  const held: Array<[string, string]> = [];
   const outputs: Record<string, string> = {};
+  const write = (rel: string, contents: string) => (linted ? held.push([rel, contents]) : ctx.write(rel, contents, outputs));
+
   try {
     const { bundleService, stringifyBundle } = await import('../steps/bundle.js');
     const [bundled, bundleMs] = await timed(() => bundleService(root, service));
-    ctx.write(`${service.slug}/openapi.json`, stringifyBundle(bundled.document), outputs);
+    write(`${service.slug}/openapi.json`, stringifyBundle(bundled.document));
     ctx.log(stepLine('bundle', service.slug, bundleMs, `generated/${service.slug}/openapi.json`));
-    await ctx.onBundled?.(service.slug);
+    if (!linted) await ctx.onBundled?.(service.slug);
 
     // oasdiff runs in a process of its own: it compares while this one generates the code.
     const breaking = ctx.compareWithCommitted ? logBreaking(root, service.slug, { document: bundled.document }, ctx.log) : undefined;
 
     const { generateApiTypes } = await import('../steps/types.js');
     const [types, typesMs] = await timed(() => generateApiTypes(service.slug, bundled.document));
-    ctx.write(`${service.slug}/types.gen.ts`, types, outputs);
+    write(`${service.slug}/types.gen.ts`, types);
     ctx.log(stepLine('types', service.slug, typesMs, `generated/${service.slug}/types.gen.ts`));
 
     const { generateClient } = await import('../steps/client.js');
     const [client, clientMs] = await timed(() => generateClient(service.slug, bundled.document));
-    ctx.write(`${service.slug}/client.gen.ts`, client, outputs);
+    write(`${service.slug}/client.gen.ts`, client);
     ctx.log(stepLine('client', service.slug, clientMs, `generated/${service.slug}/client.gen.ts`));
 
     const { generateWebhooks } = await import('../steps/webhooks.js');
     const [webhooks, webhooksMs] = await timed(() => generateWebhooks(service.slug, bundled.document));
     if (webhooks !== undefined) {
-      ctx.write(`${service.slug}/webhooks.gen.ts`, webhooks, outputs);
+      write(`${service.slug}/webhooks.gen.ts`, webhooks);
       ctx.log(stepLine('webhooks', service.slug, webhooksMs, `generated/${service.slug}/webhooks.gen.ts`));
     }
 
     const { generateStreams } = await import('../steps/streams.js');
     const [streams, streamsMs] = await timed(() => generateStreams(service.slug, bundled.document));
     if (streams !== undefined) {
-      for (const [name, contents] of Object.entries(streams)) ctx.write(`${service.slug}/${name}`, contents, outputs);
+      for (const [name, contents] of Object.entries(streams)) write(`${service.slug}/${name}`, contents);
       ctx.log(stepLine('streams', service.slug, streamsMs, `generated/${service.slug}/streams.gen.ts`));
     }
 
     if (ctx.docs) {
       const { generateDocsPage } = await import('../steps/docs.js');
       const [page, docsMs] = await timed(() => generateDocsPage(service.slug, bundled.document));
-      ctx.write(`docs/${service.slug}.html`, page, outputs);
+      write(`docs/${service.slug}.html`, page);
       ctx.log(stepLine('docs', service.slug, docsMs, `generated/docs/${service.slug}.html`));
     }
 
     await breaking;
+    if (linted) {
+      if (!(await linted)) return undefined;
+      for (const [rel, contents] of held) ctx.write(rel, contents, outputs);
+      await ctx.onBundled?.(service.slug);
+    }
     const inputs = bundled.inputs.map((f) => path.relative(root, f));
     // The state records what the outputs were built from. Hashed now, a file saved again during
     // this build would be recorded as built, and the next build would skip it; so the hash taken
@@ -265,6 +295,8 @@ async function buildApi(
     const hash = sameInputs ? ctx.known.hash : hashFiles(root, [...bundled.inputs, ...globalInputs(root)], `docs=${ctx.docs}`);
     return { state: { hash, inputs, outputs }, document: bundled.document };
   } catch (error) {
+    // Linted apart, its problems are reported too.
+    await linted;
     ctx.result.failures.push(`${service.slug}: ${(error as Error).message}`);
     ctx.log(`  error: ${(error as Error).message}`);
     return undefined;
@@ -321,13 +353,20 @@ function removeOrphans(outDir: string, services: ApiService[], sets: SchemaSet[]
   }
 }
 
+type WeighedUnit = { key: string; knownInputs?: string[]; set?: SchemaSet };
+
+/** The size of a unit's sources, in bytes: what its build time grows with. */
+const unitWeight = (unit: WeighedUnit) => (unit.knownInputs ?? unit.set?.files ?? []).reduce((sum, file) => sum + (existsSync(file) ? statSync(file).size : 0), 0);
+
+/** Sources from which a contract is linted apart when a core is idle (the 3,000-operation benchmark contract has 11 MB; mail 1 MB). */
+const LINT_APART_BYTES = 4_000_000;
+
 /**
  * Deals the stale units to `workers` shares of about equal weight (the size of a unit's sources:
  * mail's contract outweighs the rest), heaviest first. The first share is built in this process.
  */
-function shareUnits(root: string, stale: Array<{ key: string; hash: string; knownInputs?: string[]; set?: SchemaSet }>, workers: number): string[][] {
-  const weight = (unit: (typeof stale)[number]) =>
-    (unit.knownInputs ?? unit.set?.files ?? []).reduce((sum, file) => sum + (existsSync(file) ? statSync(file).size : 0), 0) + (unit.key.startsWith('api:') ? 50_000 : 0);
+function shareUnits(root: string, stale: WeighedUnit[], workers: number): string[][] {
+  const weight = (unit: WeighedUnit) => unitWeight(unit) + (unit.key.startsWith('api:') ? 50_000 : 0);
   const shares = Array.from({ length: Math.min(workers, Math.max(stale.length, 1)) }, () => ({ keys: [] as string[], weight: 0 }));
   for (const unit of [...stale].sort((a, b) => weight(b) - weight(a))) {
     const lightest = shares.reduce((a, b) => (b.weight < a.weight ? b : a));
@@ -337,14 +376,18 @@ function shareUnits(root: string, stale: Array<{ key: string; hash: string; know
   return shares.map((s) => s.keys);
 }
 
+/** A worker script of this folder in a child process, with the TypeScript loader it needs when run from the sources (tsx, also under vitest). */
+function forkWorker(name: 'build-worker' | 'lint-worker') {
+  const worker = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? `./${name}.ts` : `./${name}.js`, import.meta.url));
+  const loader = worker.endsWith('.ts') && !process.execArgv.join(' ').includes('tsx') ? ['--import', 'tsx'] : [];
+  return fork(worker, [], { execArgv: [...process.execArgv, ...loader], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+}
+
 /** Builds a share of the units in a child process (scripts/lib/build-worker.ts), its log lines passed through. */
 function buildInWorker(options: BuildOptions, log: (line: string) => void): Promise<BuildResult> {
   const { log: _log, onBundled: _onBundled, ...serializable } = options;
   return new Promise((resolve, reject) => {
-    // Run from the sources, the child needs a TypeScript loader: this process's, or tsx (under vitest).
-    const worker = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './build-worker.ts' : './build-worker.js', import.meta.url));
-    const loader = worker.endsWith('.ts') && !process.execArgv.join(' ').includes('tsx') ? ['--import', 'tsx'] : [];
-    const child = fork(worker, [], { execArgv: [...process.execArgv, ...loader], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = forkWorker('build-worker');
     let result: BuildResult | undefined;
     child.on('message', (message: { log?: string; result?: BuildResult }) => {
       if (message.log !== undefined) log(message.log);
@@ -353,5 +396,17 @@ function buildInWorker(options: BuildOptions, log: (line: string) => void): Prom
     child.once('error', reject);
     child.once('exit', (code) => (result ? resolve(result) : reject(new Error(`build worker exited with ${code} before its result`))));
     child.send(serializable);
+  });
+}
+
+/** Lints one service in a child process (scripts/lib/lint-worker.ts). */
+function lintInWorker(root: string, service: ApiService): Promise<LintProblem[]> {
+  return new Promise((resolve, reject) => {
+    const child = forkWorker('lint-worker');
+    let problems: LintProblem[] | undefined;
+    child.on('message', (message: { problems?: LintProblem[] }) => (problems = message.problems));
+    child.once('error', reject);
+    child.once('exit', (code) => (problems ? resolve(problems) : reject(new Error(`the lint worker exited with ${code} before its answer`))));
+    child.send({ root, service });
   });
 }

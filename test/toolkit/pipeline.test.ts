@@ -60,6 +60,10 @@ describe('a new service dropped into openapi/', () => {
     expect(result.rebuilt).toContain('api:widgets');
     expect(lines.filter((l) => /^bundle\s+widgets\s/.test(l))).toHaveLength(1);
     expect((await build({ root })).rebuilt).toEqual([]);
+    // Linted in a process of its own while this one generates: the same outputs.
+    const apart = await build({ root, force: true, only: ['api:widgets'], lintApart: true, log: (l) => lines.push(l) });
+    expect(apart.failures).toEqual([]);
+    expect(outputs()).toEqual(serial);
   }, 180_000);
 
   test('the check passes once built, and fails on a spec edited without a rebuild', async () => {
@@ -83,6 +87,17 @@ describe('a new service dropped into openapi/', () => {
     const problem = result.lint.find((p) => p.rule === 'no-invalid-media-type-examples');
     expect(problem?.severity).toBe('error');
     expect(problem?.where).toMatch(new RegExp(`^openapi/widgets/paths/widgets\\.yaml:${line}:\\d+$`));
+  });
+
+  test('linted in a process of its own (a core to spare), the lint error is the same and nothing is written', async () => {
+    const bundle = path.join(root, 'generated/widgets/openapi.json');
+    const before = readFileSync(bundle, 'utf8');
+    const serial = await build({ root });
+    const apart = await build({ root, lintApart: true });
+    expect(apart.ok).toBe(false);
+    expect(apart.failures).toEqual(['lint widgets']);
+    expect(apart.lint).toEqual(serial.lint);
+    expect(readFileSync(bundle, 'utf8')).toBe(before);
   });
 
   test('a removed service leaves no generated code behind', async () => {

@@ -1,0 +1,15 @@
+/**
+ * A lint worker: lints the one service its parent sends and answers the problems. The build lints
+ * here when it has a core to spare, while it bundles and generates that service's code.
+ */
+import { lintService } from '../steps/lint.js';
+import type { ApiService } from './project.js';
+
+process.once('message', ({ root, service }: { root: string; service: ApiService }) => {
+  lintService(root, service)
+    .then((problems) => process.send?.({ problems }, () => process.exit(0)))
+    .catch((error: unknown) => {
+      console.error(`lint worker: ${(error as Error).stack ?? String(error)}`);
+      process.exit(1);
+    });
+});
