@@ -8,7 +8,7 @@ import { measureClientSizes } from '../../scripts/lib/client-size.js';
 import { median, root, timeCommand } from '../lib/processes.js';
 import type { Suite, Target } from '../suite.js';
 
-const build = (...args: string[]) => timeCommand(process.execPath, ['--import', 'tsx', 'scripts/build.ts', ...args]);
+const build = (...args: string[]) => timeCommand(process.execPath, ['scripts/launch.mjs', 'build', ...args]);
 
 /** Builds after a one-line edit of a contract, then restores it (and builds again, untimed). */
 async function oneServiceEdit(file: string, from: string, to: string): Promise<number> {

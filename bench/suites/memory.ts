@@ -146,7 +146,7 @@ interface Measured {
 }
 
 async function measure(): Promise<Measured> {
-  const built = await runNode(['--import', 'tsx', 'scripts/build.ts'], defaultRoot);
+  const built = await runNode(['scripts/launch.mjs', 'build'], defaultRoot);
   if (built.code !== 0) throw new Error(`npm run build failed:\n${built.output.slice(-3000)}`);
   // `npm start` after its build step: the server alone, on the system clock.
   const { child, match } = await startNode([...nodeFlags, ...npmStartArgs()], {

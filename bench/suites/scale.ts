@@ -63,7 +63,7 @@ function stepsOf(output: string): Record<string, number> {
 }
 
 async function buildCopy(copy: ToolkitCopy): Promise<BuildFigures> {
-  const { code, output, ms } = await runNode(['--import', 'tsx', 'scripts/build.ts'], copy.root);
+  const { code, output, ms } = await runNode(['scripts/launch.mjs', 'build'], copy.root);
   if (code !== 0) throw new Error(`build failed in ${copy.root}:\n${output.slice(-3000)}`);
   return { ms: Math.round(ms), steps: stepsOf(output) };
 }
@@ -181,7 +181,7 @@ export const suite: Suite = {
       '',
       `Load average when the suite started: ${loadAtStart} (2 cores shared with other work: timings stretch with it).`,
       '',
-      'Each contract built alone in a copy of the toolkit (`node --import tsx scripts/build.ts`, wall time, the steps from its own log lines),',
+      'Each contract built alone in a copy of the toolkit (`node scripts/launch.mjs build`, as `npm run build`, wall time, the steps from its own log lines),',
       'then served by the stub framework alone (`bench/lib/serve-contract.ts`: every operation answers its example, any credential',
       `passes), timed from process start; median of ${rounds} starts. "First answer" is the document's first GET, "near the end" its last`,
       `GET: the contract's validators are built on the first request. Prism: \`prism mock\` on the same bundle, limited to ${prismLimitMs / 1000} s.`,

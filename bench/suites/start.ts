@@ -57,7 +57,7 @@ async function firstAnswer(command: string[], probe: Probe): Promise<number> {
 export const suite: Suite = {
   description: 'cold start: process start to each service\'s first answer, compiled JavaScript (npm start) and tsx',
   async run() {
-    await timeCommand(process.execPath, ['--import', 'tsx', 'scripts/build.ts']);
+    await timeCommand(process.execPath, ['scripts/launch.mjs', 'build']);
     const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
     const rows: Array<{ slug: string; compiled: number[]; tsx: number[] }> = [];
     for (const probe of probes) {

@@ -210,7 +210,7 @@ export const suite: Suite = {
   description: 'the stubs (seo, mail, coder) against Prism and a bare Express app: requests/s, p99, server CPU per request',
   async run() {
     // The stubs run as `npm start` runs them: the compiled JavaScript of .cache/js/ (bench/lib/serve-stub.ts).
-    await timeCommand(process.execPath, ['--import', 'tsx', 'scripts/build.ts']);
+    await timeCommand(process.execPath, ['scripts/launch.mjs', 'build']);
     const results = await measure();
     const cpuRatio = (stub: Load, floor: Load) => (stub.cpuPerRequest && floor.cpuPerRequest ? ratio(floor.cpuPerRequest, stub.cpuPerRequest) : 0);
     const targets: Target[] = [];

@@ -2,8 +2,9 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The repository root: scripts/lib/ is two levels below it. */
-export const defaultRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const twoUp = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** The repository root: scripts/lib/ is two levels below it, and two more in the compiled mirror (.cache/js/). */
+export const defaultRoot = path.basename(twoUp) === 'js' && path.basename(path.dirname(twoUp)) === '.cache' ? path.resolve(twoUp, '../..') : twoUp;
 
 /** A service with an OpenAPI document: openapi/<slug>/openapi.yaml. */
 export interface ApiService {

@@ -4,7 +4,8 @@
  * its neighbours as from the sources.
  */
 import { execFileSync } from 'node:child_process';
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { defaultRoot } from '../../scripts/lib/project.js';
+import { cpSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -44,5 +45,29 @@ describe('compileRuntime', () => {
     expect(execFileSync(process.execPath, [path.join(compiledDir(root), 'server-stubs/demo/app.js')]).toString().trim()).toBe('hello?');
     write('server-stubs/demo/extra.ts', 'export const extra = 1;\n');
     expect(await compileRuntime(root)).toEqual({ compiled: true, files: 3 });
+  });
+});
+
+describe('scripts/launch.mjs', () => {
+  test('runs a script from the compiled mirror while its sources are as compiled, from the sources through tsx once one changes', async () => {
+    const toolkit = mkdtempSync(path.join(os.tmpdir(), 'contracts-launch-'));
+    try {
+      cpSync(path.join(defaultRoot, 'scripts/launch.mjs'), path.join(toolkit, 'scripts/launch.mjs'));
+      writeFileSync(path.join(toolkit, 'package.json'), '{"type":"module"}');
+      symlinkSync(path.join(defaultRoot, 'node_modules'), path.join(toolkit, 'node_modules'), 'dir');
+      mkdirSync(path.join(toolkit, 'server-stubs'));
+      writeFileSync(path.join(toolkit, 'scripts/where.ts'), "const from: string = import.meta.url;\nconsole.log(from, process.argv.slice(2).join(' '));\n");
+      const launch = () => execFileSync(process.execPath, ['scripts/launch.mjs', 'where', '--force'], { cwd: toolkit }).toString().trim();
+      // Nothing compiled yet: the sources.
+      expect(launch()).toBe(`file://${toolkit}/scripts/where.ts --force`);
+      await compileRuntime(toolkit);
+      expect(launch()).toBe(`file://${toolkit}/.cache/js/scripts/where.js --force`);
+      // A source of the server the scripts may import changed since: the sources again.
+      writeFileSync(path.join(toolkit, 'server-stubs/added.ts'), 'export const added = 1;\n');
+      expect(launch()).toBe(`file://${toolkit}/scripts/where.ts --force`);
+      expect(() => execFileSync(process.execPath, ['scripts/launch.mjs', 'nope'], { cwd: toolkit, stdio: 'pipe' })).toThrow(/no scripts\/nope\.ts/);
+    } finally {
+      rmSync(toolkit, { recursive: true, force: true });
+    }
   });
 });
