@@ -43,11 +43,15 @@ export function browserAccess(contract: Contract, origins: CorsOrigins = true) {
     if (req.method !== 'OPTIONS') {
       // What the cors middleware writes on an answer that is not a preflight, without its per-request
       // header lists and closures (a share of every request's CPU under load).
+      // Only a request from a page (with an Origin) gets them; every answer varies by Origin.
       const origin = req.headers.origin;
-      if (origin && (origins === true || origins.includes(origin))) res.setHeader('Access-Control-Allow-Origin', origin);
-      res.vary('Origin');
-      res.setHeader('Access-Control-Allow-Credentials', 'true');
-      res.setHeader('Access-Control-Expose-Headers', exposed);
+      if (res.getHeader('Vary') === undefined) res.setHeader('Vary', 'Origin');
+      else res.vary('Origin');
+      if (origin && (origins === true || origins.includes(origin))) {
+        res.setHeader('Access-Control-Allow-Origin', origin);
+        res.setHeader('Access-Control-Allow-Credentials', 'true');
+        res.setHeader('Access-Control-Expose-Headers', exposed);
+      }
       return next();
     }
     corsMiddleware(req, res, () => {

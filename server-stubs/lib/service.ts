@@ -1,13 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Router } from 'express';
+import type { RequestHandler } from 'express';
 import type { CorsOrigins } from './browser.js';
 import type { Clock } from './clock.js';
 import type { ErrorMapper } from './errors.js';
 
-/** A running stub: an Express router to mount at the service's base path. */
+/** A running stub: a middleware (an Express router or one function) to mount at the service's base path. */
 export interface StubInstance {
-  router: Router;
+  router: RequestHandler;
   /**
    * WebSocket upgrades whose path starts with the base path are offered here first.
    * Return true when the upgrade was taken.

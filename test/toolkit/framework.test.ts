@@ -379,6 +379,11 @@ describe('browsers (DECISIONS G-3)', () => {
     const answer = await call('/items', { headers: { origin: 'https://app.example' } });
     expect(answer.headers.get('access-control-allow-origin')).toBe('https://app.example');
     expect(answer.headers.get('access-control-expose-headers')).toMatch(/X-Total/);
+    expect(answer.headers.get('vary')).toMatch(/Origin/);
+    // A client that is not a page sends no Origin: no CORS headers, and the answer still varies by Origin for caches.
+    const plain = await call('/items');
+    expect([...plain.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([]);
+    expect(plain.headers.get('vary')).toMatch(/Origin/);
   });
 
   test('origins can be limited', async () => {
