@@ -6,18 +6,44 @@ import { runSteps } from './middleware-chain.js';
 
 const limit = '5mb';
 
-/** `1e309` is valid JSON and parses to Infinity, which no schema bound then stops. */
-function finiteNumbersOnly(key: string, value: unknown) {
-  if (typeof value === 'number' && !Number.isFinite(value)) throw new Error(`body${key ? `.${key}` : ''} is not a finite number`);
-  return value;
-}
-
 function keepRawBody(req: Request, _res: unknown, buffer: Buffer) {
   if (req.matched?.wantsRawBody) req.rawBody = Buffer.from(buffer);
 }
 
+/**
+ * `1e309` is valid JSON and parses to Infinity, which no schema bound then stops. Only a number
+ * literal with an exponent of three digits or a run of 300 digits can: the bodies that have one are
+ * walked after parsing (a reviver, called for every value of every body, cost more than the parse).
+ */
+const mayOverflow = /[eE][+-]?\d{3}|\d{300}/;
+const walkForInfinity = new WeakSet<Request>();
+
+function verifyJson(req: Request, res: unknown, buffer: Buffer) {
+  keepRawBody(req, res, buffer);
+  if (mayOverflow.test(buffer.toString('latin1'))) walkForInfinity.add(req);
+}
+
+/** Where a parsed value holds a number that is not finite (`body.shape.radius`), if anywhere. */
+function nonFinite(value: unknown, at: string, depth = 0): string | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : at;
+  if (value === null || typeof value !== 'object' || depth > 64) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const found = nonFinite(item, `${at}.${key}`, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** Refused as body-parser refuses malformed JSON, so it is answered the same way (failures.ts). */
+function finiteNumbersOnly(req: Request, _res: Response, next: NextFunction) {
+  const where = walkForInfinity.has(req) ? nonFinite(req.body, 'body') : undefined;
+  if (!where) return next();
+  next(Object.assign(new Error(`${where} is not a finite number`), { type: 'entity.parse.failed', status: 400 }));
+}
+
 const parsers = [
-  express.json({ type: ['application/json', 'application/*+json'], limit, reviver: finiteNumbersOnly, verify: keepRawBody }),
+  express.json({ type: ['application/json', 'application/*+json'], limit, verify: verifyJson }),
+  finiteNumbersOnly,
   // At most 1000 fields (body-parser's default); more is refused as too large, not a crash.
   express.urlencoded({ extended: false, limit, verify: keepRawBody }),
   express.text({ type: ['text/*', 'message/*'], limit, verify: keepRawBody }),
@@ -80,9 +106,24 @@ export function checkFiniteParameters(contract: Contract) {
  * `allErrors`, ajv's errors through a recursive `$ref` grow quadratically, so 90,000 items of a
  * 50-item list would hold the stub for minutes.
  */
+/**
+ * `deref`, remembered per document and `$ref` text: the tolerant reader resolves the same refs on
+ * every request, and splitting a pointer each time was a visible share of a request's CPU. The
+ * bundles a stub serves are never changed once loaded.
+ */
+const resolvedRefs = new WeakMap<JsonNode, Map<string, unknown>>();
+function resolved<T = JsonNode>(document: JsonNode, node: unknown): T {
+  const ref = node !== null && typeof node === 'object' ? (node as JsonNode).$ref : undefined;
+  if (typeof ref !== 'string') return deref<T>(document, node);
+  let refs = resolvedRefs.get(document);
+  if (!refs) resolvedRefs.set(document, (refs = new Map()));
+  if (!refs.has(ref)) refs.set(ref, deref(document, node));
+  return refs.get(ref) as T;
+}
+
 export function pruneUnknownProperties(contract: Contract) {
   return (req: Request, _res: Response, next: NextFunction) => {
-    const requestBody = req.matched && deref(contract.document, req.matched.operation.op.requestBody);
+    const requestBody = req.matched && resolved(contract.document, req.matched.operation.op.requestBody);
     if (!requestBody?.content || req.body === null || typeof req.body !== 'object') return next();
     const media = Object.entries<JsonNode>(requestBody.content).find(([type]) => req.is(type));
     const issues = media ? pruneBody(contract.document, media[1].schema, req.body) : [];
@@ -105,7 +146,7 @@ export function pruneBody(document: JsonNode, schema: unknown, body: unknown): I
 
 function prune(document: JsonNode, schemaRef: unknown, value: unknown, depth: number, at: string, issues: Issue[]): void {
   if (depth > 32 || value === null || typeof value !== 'object') return;
-  const schema = deref(document, schemaRef);
+  const schema = resolved(document, schemaRef);
   if (!schema || typeof schema !== 'object') return;
   if (Array.isArray(value)) {
     if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) {
@@ -133,7 +174,7 @@ function prune(document: JsonNode, schemaRef: unknown, value: unknown, depth: nu
 
 function flattenAllOf(document: JsonNode, schema: JsonNode, depth = 0): Array<JsonNode> {
   if (depth > 8) return [schema];
-  return [schema, ...(schema.allOf ?? []).flatMap((part: unknown) => flattenAllOf(document, deref(document, part) ?? {}, depth + 1))];
+  return [schema, ...(schema.allOf ?? []).flatMap((part: unknown) => flattenAllOf(document, resolved(document, part) ?? {}, depth + 1))];
 }
 
 const isEmptySchema = (schema: unknown) => schema !== null && typeof schema === 'object' && Object.keys(schema).length === 0;
@@ -144,12 +185,12 @@ function chooseBranch(document: JsonNode, schema: JsonNode, branches: unknown[],
   const tag = discriminator !== undefined && Object.hasOwn(value, discriminator) ? value[discriminator] : undefined;
   if (typeof tag === 'string' && schema.discriminator.mapping?.[tag]) return { $ref: schema.discriminator.mapping[tag] };
   return branches.find((branch) => {
-    const parts = flattenAllOf(document, deref(document, branch) ?? {});
+    const parts = flattenAllOf(document, resolved(document, branch) ?? {});
     const required: string[] = parts.flatMap((p) => p.required ?? []);
     if (!required.every((name) => Object.hasOwn(value, name))) return false;
     return parts.every((p) =>
       Object.entries<JsonNode>(p.properties ?? {}).every(([name, property]) => {
-        const s = deref<JsonNode | boolean | undefined>(document, property) ?? {};
+        const s = resolved<JsonNode | boolean | undefined>(document, property) ?? {};
         if (!Object.hasOwn(value, name)) return true;
         // A `false` (or `not: {}`) property schema says the branch forbids the field: a value carrying it is not for this branch.
         if (s === false || (typeof s === 'object' && isEmptySchema(s.not))) return false;

@@ -226,6 +226,16 @@ describe('one error path, in the service body, with a declared status', () => {
     expect(res.text).not.toMatch(/<html|\n\s+at |\/work\/|node_modules/i);
   });
 
+  test('a non-finite number is named where it is, at any depth; big finite numbers and exponents pass', async () => {
+    const deep = await post('/items', '{"name": "x", "shape": {"radius": 1.5e400}}');
+    expect(deep.status).toBe(400);
+    expect(deep.text).toContain('body.shape.radius is not a finite number');
+    const negative = await post('/items', '{"name": "x", "shape": {"radius": -1e309}}');
+    expect(negative.text).toContain('body.shape.radius is not a finite number');
+    const fine = await post('/items', `{"name": "x", "shape": {"radius": 1e300}, "tags": ["1e999"], "note": "${'9'.repeat(400)}"}`);
+    expect(fine.status).toBe(201);
+  });
+
   test('prototype keys in the query and the body are plain fields, never a crash', async () => {
     for (const name of ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty']) {
       const list = await call(`/items?${name}=1&${name}[x]=2`);

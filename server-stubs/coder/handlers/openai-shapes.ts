@@ -1,5 +1,5 @@
 /** Shapes and conversions of the OpenAI-style routes: request content to router messages, ids. */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { components } from '../../../generated/coder/types.gen.js';
 import type { RouterMessage } from '../router.js';
 
@@ -9,8 +9,12 @@ export type ChatMessage = Schemas['PlatformChatMessage'];
 export type ResponseObject = Schemas['PlatformResponse'];
 export type ResponseInputItem = Schemas['PlatformResponseInputItem'];
 
-/** `chatcmpl-…`, `modr-…`: the OpenAI id styles, random hex. */
-export const openAIId = (prefix: string, bytes = 12) => `${prefix}${randomBytes(bytes).toString('hex')}`;
+/**
+ * `chatcmpl-…`, `modr-…`: the OpenAI id styles, random hex (up to 32 digits). Taken from
+ * `randomUUID`, which draws on a cached pool: a `randomBytes` call per answer was a twentieth of a
+ * chat completion's CPU.
+ */
+export const openAIId = (prefix: string, bytes = 12) => `${prefix}${randomUUID().replaceAll('-', '').slice(0, bytes * 2)}`;
 
 /** A text or a list of parts as the router's plain text: the text parts joined, the others dropped. */
 export function textOf(content: string | null | undefined | ReadonlyArray<{ type: string; text?: string }>, partTypes: readonly string[]): string {
