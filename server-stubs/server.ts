@@ -173,6 +173,7 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
   const load = (slug: string): Promise<void> => {
     const slot = slots.get(slug);
     if (slot) return 'loading' in slot ? slot.loading : Promise.resolve();
+    unloaded.delete(slug);
     const loading = loadService(slug, options.importApp).then(start, (error: unknown) => setBroken({ slug, basePath: `/${slug}`, error: (error as Error).message }));
     slots.set(slug, { loading });
     mount(slug, `/${slug}`);
@@ -181,10 +182,13 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
   const lazySlugs = lazy ? serviceSlugs() : [];
   for (const slug of lazySlugs) mount(slug, `/${slug}`);
   app.use(wellKnownUnderIssuer([...discovered.services.map((s) => s.basePath), ...lazySlugs.map((slug) => `/${slug}`)]));
+  const unloaded = new Set(lazySlugs);
   app.use((req, _res, next) => {
-    // The first request to a service starts its loading (a base path is `/<slug>` by convention).
-    const slug = lazySlugs.find((s) => req.path === `/${s}` || req.path.startsWith(`/${s}/`));
-    if (slug && !slots.has(slug)) void load(slug);
+    // The first request to a service starts its loading (a base path is `/<slug>` by convention);
+    // once every service is loaded, requests pass straight on.
+    if (unloaded.size === 0) return next();
+    const slug = req.path.split('/', 2)[1];
+    if (slug !== undefined && unloaded.delete(slug) && !slots.has(slug)) void load(slug);
     next();
   });
   for (const service of discovered.services) await start(service);

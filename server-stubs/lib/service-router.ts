@@ -117,7 +117,8 @@ function matchOperation(contract: Contract, rawBody: Set<string>) {
     const match = contract.match(req.method, req.path);
     switch (match.kind) {
       case 'operation':
-        req.matched = { operation: match.operation, pathParams: match.pathParams, wantsRawBody: rawBody.has(match.operation.id) };
+        // Every field set here, later ones too: one object shape, no property store grown per request.
+        req.matched = { operation: match.operation, pathParams: match.pathParams, wantsRawBody: rawBody.has(match.operation.id), query: undefined, checkResponse: undefined };
         // HEAD is a GET without the body: Node drops the body of a HEAD answer by itself.
         if (match.head) req.method = 'GET';
         return next();
