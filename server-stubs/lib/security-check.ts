@@ -28,16 +28,27 @@ const passed: Outcome = { success: true };
 
 export function securityCheck(apiDoc: JsonNode, handlers: Record<string, SecurityHandler>): Step {
   const schemes: Record<string, JsonNode> | undefined = apiDoc.components?.securitySchemes;
+  /** Per requirement list of the document: the scheme names of each requirement (none for `{}`). */
+  const schemeNames = new WeakMap<object, string[][]>();
   return (req, _res, next) => {
     const openapi = req.openapi!;
     const securities: Array<Record<string, string[]>> | undefined = openapi.schema.security ?? apiDoc.security;
     const path = openapi.openApiRoute;
     if (!path || !Array.isArray(securities) || securities.length === 0) return next();
     if (!schemes) return next(new InternalServerError({ path, message: `security referenced at path ${path}, but not defined in 'components.securitySchemes'` }));
+    let names = schemeNames.get(securities);
+    if (!names) schemeNames.set(securities, (names = securities.map((requirement) => (isEmptyObject(requirement) ? [] : Object.keys(requirement)))));
+    if (names.length === 1 && names[0]!.length === 1) {
+      // The common case, one requirement of one scheme: no lists or closures per request.
+      const name = names[0]![0]!;
+      const outcome = runHandler(req, schemes, handlers, name, securities[0]![name]);
+      if (outcome instanceof Promise) return void outcome.then((settled) => decide([[settled]], path, next), next);
+      return outcome.success ? next() : decide([[outcome]], path, next);
+    }
     let pending = false;
-    const results: Array<Array<Outcome | Promise<Outcome>>> = securities.map((requirement) => {
-      if (isEmptyObject(requirement)) return [passed] as Array<Outcome | Promise<Outcome>>;
-      return Object.keys(requirement).map((name) => {
+    const results: Array<Array<Outcome | Promise<Outcome>>> = securities.map((requirement, i) => {
+      if (names[i]!.length === 0) return [passed] as Array<Outcome | Promise<Outcome>>;
+      return names[i]!.map((name) => {
         const outcome = runHandler(req, schemes, handlers, name, requirement[name]);
         if (outcome instanceof Promise) pending = true;
         return outcome;
