@@ -18,12 +18,16 @@ export interface RuntimeResult {
 /** Headers that describe one hop (or a body `fetch` has already decoded, or the other end's host): never forwarded. */
 export const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization', 'content-encoding', 'content-length', 'host']);
 
-/** Writes a handler's answer: JSON or text (through the response validator), an event stream (each frame validated), or an upstream's answer. */
-export async function sendResult(
+/**
+ * Writes a handler's answer: JSON or text (through the response validator), an event stream (each
+ * frame validated), or an upstream's answer. A JSON or text answer is written at once (a failed
+ * response check throws); a stream or an upstream's answer returns the promise of its end.
+ */
+export function sendResult(
   res: Response,
   result: RuntimeResult,
   at: { contract: Contract; operation: OperationInfo; validateFrames: boolean; checkBody?: ((req: Request, res: Response, body: unknown) => void) | undefined },
-): Promise<void> {
+): Promise<void> | undefined {
   const { contract, operation } = at;
   if (result.passthrough) return pipeUpstream(res, result.passthrough);
   const status = result.status ?? 200;
@@ -35,14 +39,14 @@ export async function sendResult(
       validate: at.validateFrames ? contract.validator(schema) : undefined,
       label: `${contract.slug} ${operation.id}`,
     });
-    await result.stream(events);
-    return;
+    return Promise.resolve(result.stream(events));
   }
   res.status(status);
   if (result.headers) res.set(result.headers);
   if (result.text !== undefined) res.type(result.contentType ?? 'text/plain').send(result.text);
   else if (result.body !== undefined) sendJson(res, result.body, at.checkBody);
   else res.end();
+  return undefined;
 }
 
 /** As express-openapi-validator's response hook: 5xx answers pass unchecked; a checked null body is a 204. */
