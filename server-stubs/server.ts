@@ -169,6 +169,9 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
       setBroken({ slug: service.slug, basePath: service.basePath, error: (error as Error).message });
     }
   };
+  const lazySlugs = lazy ? serviceSlugs() : [];
+  /** The lazy services no request or background load has started yet. */
+  const unloaded = new Set(lazySlugs);
   /** Loads a service found in server-stubs/ (once); its requests wait for it meanwhile. */
   const load = (slug: string): Promise<void> => {
     const slot = slots.get(slug);
@@ -179,16 +182,14 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
     mount(slug, `/${slug}`);
     return loading;
   };
-  const lazySlugs = lazy ? serviceSlugs() : [];
   for (const slug of lazySlugs) mount(slug, `/${slug}`);
   app.use(wellKnownUnderIssuer([...discovered.services.map((s) => s.basePath), ...lazySlugs.map((slug) => `/${slug}`)]));
-  const unloaded = new Set(lazySlugs);
   app.use((req, _res, next) => {
     // The first request to a service starts its loading (a base path is `/<slug>` by convention);
     // once every service is loaded, requests pass straight on.
     if (unloaded.size === 0) return next();
     const slug = req.path.split('/', 2)[1];
-    if (slug !== undefined && unloaded.delete(slug) && !slots.has(slug)) void load(slug);
+    if (slug !== undefined && unloaded.has(slug)) void load(slug);
     next();
   });
   for (const service of discovered.services) await start(service);

@@ -4,29 +4,13 @@
  * the profile covers, times are also given per request. Enough to see where a request's time goes
  * without opening DevTools.
  */
-import { readFileSync } from 'node:fs';
-
-interface Node {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: Node[];
-  samples: number[];
-  timeDeltas: number[];
-  startTime: number;
-  endTime: number;
-}
+import { readCpuProfile } from './profile-top.js';
 
 const [file, topArg, requestsArg] = process.argv.slice(2);
 const requests = Number(requestsArg ?? 0);
 if (!file) throw new Error('usage: profile-summary.ts <file.cpuprofile> [top] [requests]');
 const top = Number(topArg ?? 25);
-const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
-const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-const self = new Map<number, number>();
-profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+const { byId, self } = readCpuProfile(file);
 
 const shortUrl = (url: string) => url.replace(/^file:\/\//, '').replace(/^.*node_modules\//, '~/').replace(/^.*\/work\/main\//, '');
 const byFunction = new Map<string, number>();

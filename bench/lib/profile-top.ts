@@ -17,16 +17,22 @@ const where = (url: string) =>
     .replace(/^.*node_modules\/((@[^/]+\/)?[^/]+)\/(?:.*\/)?([^/]+)$/, '$1 $3')
     .replace(/^.*\/(bench|scripts|server-stubs)\//, '$1/');
 
-export function summarizeProfile(dir: string, top: number): string {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => path.join(dir, f));
-  const file = files.sort((a, b) => statSync(b).size - statSync(a).size)[0];
-  if (!file) return 'no profile written';
+/** A `.cpuprofile`'s call tree: each node by id, each node's parent, and the self time (µs) of each sampled node. */
+export function readCpuProfile(file: string) {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const self = new Map<number, number>();
   profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  return { byId, parent, self };
+}
+
+export function summarizeProfile(dir: string, top: number): string {
+  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => path.join(dir, f));
+  const file = files.sort((a, b) => statSync(b).size - statSync(a).size)[0];
+  if (!file) return 'no profile written';
+  const { byId, parent, self } = readCpuProfile(file);
 
   const byPackage = new Map<string, number>();
   const inclusive = new Map<string, number>();

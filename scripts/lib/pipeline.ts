@@ -113,7 +113,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     return !(prior && prior.hash === unit.hash && outputsIntact(root, prior));
   };
   const stale = units.filter(isStale);
-  const shares = options.workers && options.workers > 1 && !options.only ? shareUnits(root, stale, options.workers) : [stale.map((u) => u.key)];
+  const shares = options.workers && options.workers > 1 && !options.only ? shareUnits(stale, options.workers) : [stale.map((u) => u.key)];
   // Forking a linter costs a second of loading Redocly again, on both cores: worth it for a large
   // contract, whose lint is the longest step (seconds), not for mail's (1.5 s).
   const spareCore = (options.workers ?? 1) > shares.length;
@@ -365,13 +365,14 @@ const LINT_APART_BYTES = 4_000_000;
  * Deals the stale units to `workers` shares of about equal weight (the size of a unit's sources:
  * mail's contract outweighs the rest), heaviest first. The first share is built in this process.
  */
-function shareUnits(root: string, stale: WeighedUnit[], workers: number): string[][] {
-  const weight = (unit: WeighedUnit) => unitWeight(unit) + (unit.key.startsWith('api:') ? 50_000 : 0);
+function shareUnits(stale: WeighedUnit[], workers: number): string[][] {
+  // Weighed once each: a unit's weight stats every file of it.
+  const weighed = stale.map((unit) => ({ key: unit.key, weight: unitWeight(unit) + (unit.key.startsWith('api:') ? 50_000 : 0) }));
   const shares = Array.from({ length: Math.min(workers, Math.max(stale.length, 1)) }, () => ({ keys: [] as string[], weight: 0 }));
-  for (const unit of [...stale].sort((a, b) => weight(b) - weight(a))) {
+  for (const unit of weighed.sort((a, b) => b.weight - a.weight)) {
     const lightest = shares.reduce((a, b) => (b.weight < a.weight ? b : a));
     lightest.keys.push(unit.key);
-    lightest.weight += weight(unit);
+    lightest.weight += unit.weight;
   }
   return shares.map((s) => s.keys);
 }

@@ -31,14 +31,9 @@ function declaredResponseHeaders(contract: Contract): string[] {
  * answers 204 with `Allow` (unless the contract has an OPTIONS operation there).
  */
 export function browserAccess(contract: Contract, origins: CorsOrigins = true) {
-  const corsMiddleware = cors({
-    origin: origins,
-    credentials: true,
-    exposedHeaders: declaredResponseHeaders(contract),
-    maxAge: 600,
-    preflightContinue: true,
-  });
-  const exposed = declaredResponseHeaders(contract).join(',');
+  const exposedHeaders = declaredResponseHeaders(contract);
+  const corsMiddleware = cors({ origin: origins, credentials: true, exposedHeaders, maxAge: 600, preflightContinue: true });
+  const exposed = exposedHeaders.join(',');
   return (req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'OPTIONS') {
       // What the cors middleware writes on an answer that is not a preflight, without its per-request

@@ -19,7 +19,7 @@ import type { SecurityHandler } from './auth.js';
 import { runSteps, type Step } from './middleware-chain.js';
 import { operationDocument } from './operation-document.js';
 import { securityCheck } from './security-check.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import { deref, type JsonNode } from '../../scripts/lib/operations.js';
 
 const require = createRequire(import.meta.url);
 const eov = 'express-openapi-validator/dist';
@@ -254,7 +254,7 @@ function requestCheck(rv: any, operation: OperationInfo, metadata: OperationMeta
   // parameter that is not a plain scalar, or a deepObject query parameter (it fills its default).
   const mutator = new RequestParameterMutator(rv.ajv, apiDoc, path, allSchemaProperties);
   const mutatesWithoutQuery = (operation.op.parameters as JsonNode[]).some((p) => {
-    const parameter = p?.$ref ? resolve(apiDoc, p.$ref) : p;
+    const parameter = deref<JsonNode | undefined>(apiDoc, p);
     return parameter?.in === 'query' ? parameter.style === 'deepObject' : !isPlainScalar(apiDoc, parameter);
   });
 
@@ -290,18 +290,9 @@ function requestCheck(rv: any, operation: OperationInfo, metadata: OperationMeta
 /** A parameter the library's mutator leaves as it is: a scalar schema, no `content`. */
 function isPlainScalar(document: JsonNode, p: JsonNode | undefined): boolean {
   if (!p || p.content || p.in === 'cookie') return false;
-  const schema = p.schema?.$ref ? resolve(document, p.schema.$ref) : p.schema;
+  const schema = deref<JsonNode | undefined>(document, p.schema);
   if (!schema || schema.$ref || schema.allOf || schema.oneOf || schema.anyOf) return false;
   return [schema.type].flat().every((t) => t === 'string' || t === 'integer' || t === 'number' || t === 'boolean' || t === 'null');
-}
-
-function resolve(document: JsonNode, ref: string): JsonNode | undefined {
-  if (!ref.startsWith('#/')) return undefined;
-  return ref
-    .slice(2)
-    .split('/')
-    .map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'))
-    .reduce((node: JsonNode, key) => node?.[key], document);
 }
 
 /**

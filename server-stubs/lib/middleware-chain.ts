@@ -1,23 +1,19 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 
 /** A middleware as the framework writes them: it calls `next` (with an error to fail), or throws, or rejects. */
 export type Step = (req: Request, res: Response, next: (error?: unknown) => void) => unknown;
-
-/**
- * Steps run in order as one middleware. Each `router.use` layer costs Express's router a path match,
- * a prefix trim and a closure per request; the framework's ten steps as layers were a tenth of a
- * request's CPU under load. Failures behave as with layers: a thrown error or a rejected promise goes
- * to `next(error)`, and a step that calls `next(error)` skips the rest.
- */
-export function chain(steps: ReadonlyArray<Step>) {
-  return (req: Request, res: Response, next: NextFunction) => runSteps(steps, req, res, next);
-}
 
 interface Run {
   i: number;
   advance: (error?: unknown) => void;
 }
 
+/**
+ * Steps run in order, as one middleware would run them. Each `router.use` layer costs Express's
+ * router a path match, a prefix trim and a closure per request; the framework's ten steps as layers
+ * were a tenth of a request's CPU under load. Failures behave as with layers: a thrown error or a
+ * rejected promise goes to `next(error)`, and a step that calls `next(error)` skips the rest.
+ */
 export function runSteps(steps: ReadonlyArray<Step>, req: Request, res: Response, next: (error?: unknown) => void): void {
   const run: Run = { i: 0, advance: next };
   // Assigned to a property, not declared: tsx (esbuild keepNames) wraps every function declared with

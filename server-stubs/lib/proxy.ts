@@ -2,7 +2,7 @@ import type { ErrorObject } from 'ajv';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { deref } from '../../scripts/lib/operations.js';
 import { badInputStatus, declares, loadContract, responseKeyFor, type Contract, type OperationInfo } from './contract.js';
-import { failedOperation, INVALID_JSON, type ErrorMapper, type FailureKind } from './errors.js';
+import { failedOperation, INVALID_JSON, type ErrorMapper, type Failure, type FailureKind } from './errors.js';
 import { pruneBody } from './request-body.js';
 import { hopByHop } from './results.js';
 import { parseEventStream } from './sse.js';
@@ -55,15 +55,11 @@ export function createValidatingProxy(options: ProxyOptions): Router {
         log(`[proxy ${options.slug}] ${label} request: ${requestViolations.join('; ')}`);
         if (options.strict) {
           const invalidJson = requestIssues.some((i) => i.code === INVALID_JSON);
-          const mapped = options.errors({
-            kind: 'validation',
-            status: operation ? badInputStatus(operation) : 400,
+          const message = invalidJson ? 'Invalid JSON body' : `The request breaks the contract: ${requestViolations.join('; ')}`;
+          return reply(res, options.errors, operation, operation ? badInputStatus(operation) : 400, 'validation', message, {
             code: invalidJson ? INVALID_JSON : undefined,
-            message: invalidJson ? 'Invalid JSON body' : `The request breaks the contract: ${requestViolations.join('; ')}`,
             issues: requestIssues.map(({ path, message }) => ({ path, message })),
-            operation: operation && failedOperation(operation),
           });
-          return void res.status(mapped.status).set(mapped.headers ?? {}).type('application/json').send(JSON.stringify(mapped.body));
         }
       }
       const tolerated = options.forwardTolerated && read.json !== undefined;
@@ -120,8 +116,8 @@ export function createValidatingProxy(options: ProxyOptions): Router {
   return router;
 }
 
-function reply(res: Response, errors: ErrorMapper, operation: OperationInfo | undefined, status: number, kind: FailureKind, message: string) {
-  const mapped = errors({ kind, status, message, operation: operation && failedOperation(operation) });
+function reply(res: Response, errors: ErrorMapper, operation: OperationInfo | undefined, status: number, kind: FailureKind, message: string, more: Partial<Failure> = {}) {
+  const mapped = errors({ ...more, kind, status, message, operation: operation && failedOperation(operation) });
   res.status(mapped.status).set(mapped.headers ?? {}).type('application/json').send(JSON.stringify(mapped.body));
 }
 

@@ -98,15 +98,6 @@ export function checkFiniteParameters(contract: Contract) {
 }
 
 /**
- * The tolerant reader (DECISIONS G-1): properties a closed request schema does not know are dropped
- * before validation, not refused, so a newer client's extra field does not break an older service.
- * Where the schema is a `oneOf`/`anyOf`, the branch the value is meant for decides what is known.
- *
- * The same walk refuses an array longer than its `maxItems` before the validator sees it: with
- * `allErrors`, ajv's errors through a recursive `$ref` grow quadratically, so 90,000 items of a
- * 50-item list would hold the stub for minutes.
- */
-/**
  * `deref`, remembered per document and `$ref` text: the tolerant reader resolves the same refs on
  * every request, and splitting a pointer each time was a visible share of a request's CPU. The
  * bundles a stub serves are never changed once loaded.
@@ -121,6 +112,15 @@ function resolved<T = JsonNode>(document: JsonNode, node: unknown): T {
   return refs.get(ref) as T;
 }
 
+/**
+ * The tolerant reader (DECISIONS G-1): properties a closed request schema does not know are dropped
+ * before validation, not refused, so a newer client's extra field does not break an older service.
+ * Where the schema is a `oneOf`/`anyOf`, the branch the value is meant for decides what is known.
+ *
+ * The same walk refuses an array longer than its `maxItems` before the validator sees it: with
+ * `allErrors`, ajv's errors through a recursive `$ref` grow quadratically, so 90,000 items of a
+ * 50-item list would hold the stub for minutes.
+ */
 export function pruneUnknownProperties(contract: Contract) {
   return (req: Request, _res: Response, next: NextFunction) => {
     const requestBody = req.matched && resolved(contract.document, req.matched.operation.op.requestBody);

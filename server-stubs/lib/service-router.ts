@@ -4,7 +4,7 @@ import { parseBody, checkFiniteParameters, pruneUnknownProperties } from './requ
 import { browserAccess, type CorsOrigins } from './browser.js';
 import type { Clock } from './clock.js';
 import { contractValidation } from './contract-validation.js';
-import { chain } from './middleware-chain.js';
+import { runSteps, type Step } from './middleware-chain.js';
 import { contractOf, loadContract, type Contract, type OperationInfo } from './contract.js';
 import { ApiError, failedOperation, type ErrorMapper } from './errors.js';
 import { failureFromThrown, failureOf } from './failures.js';
@@ -83,26 +83,26 @@ export function createServiceRouter<Ops, P extends Principal = Principal, Defaul
   const unimplemented = [...contract.operations.keys()].filter((id) => !handlers[id]);
   const rawBody = new Set<string>(options.rawBody ?? []);
   const limiter = new RateLimiter(options.clock);
-  const steps = chain([
-      browserAccess(contract, options.corsOrigins),
-      matchOperation(contract, rawBody),
-      parseCookies,
-      parseBody,
-      checkFiniteParameters(contract),
-      pruneUnknownProperties(contract),
-      // Built on the service's first request, not at start: compiling a contract's validators is most
-      // of a service's start-up cost, and a server of eight services should answer its first request
-      // without waiting for the seven it was not asked about.
-      contractValidation(contract, {
-        validateRequests: options.validateRequests !== false,
-        validateResponses: options.validateResponses !== false,
-        security: options.security,
-      }),
-      ...(options.rateLimits !== false ? [rateLimit(limiter)] : []),
-      dispatch(handlers, contract, options.validateResponses !== false),
-    ]);
+  const steps: Step[] = [
+    browserAccess(contract, options.corsOrigins),
+    matchOperation(contract, rawBody),
+    parseCookies,
+    parseBody,
+    checkFiniteParameters(contract),
+    pruneUnknownProperties(contract),
+    // Each operation's validators are built on its first request, not at start: compiling them is
+    // most of a service's start-up cost.
+    contractValidation(contract, {
+      validateRequests: options.validateRequests !== false,
+      validateResponses: options.validateResponses !== false,
+      security: options.security,
+    }),
+    ...(options.rateLimits !== false ? [rateLimit(limiter)] : []),
+    dispatch(handlers, contract, options.validateResponses !== false),
+  ];
   const exit = errorExit(options.slug, options.errors);
-  const router: RequestHandler = (req, res, next) => steps(req, res, (error?: unknown) => (error ? exit(error, req, res, next) : next()));
+  // The steps run as one middleware, and every failure leaves through the service's error exit.
+  const router: RequestHandler = (req, res, next) => runSteps(steps, req, res, (error?: unknown) => (error ? exit(error, req, res, next) : next()));
   return { router, contract, limiter, unimplemented };
 }
 
