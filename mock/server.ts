@@ -8,7 +8,6 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +15,7 @@ import { pathToFileURL } from 'node:url';
 import type { Router } from 'express';
 import { corsOriginsFromEnv, type CorsOrigins } from '../server-stubs/lib/browser.js';
 import { contractOf } from '../server-stubs/lib/contract.js';
+import { createExpressServer } from '../server-stubs/lib/http-server.js';
 import { loadStubService } from './credentials.js';
 import { foldedErrors, plainErrors } from './errors.js';
 import { createFront, serviceRouter } from './front.js';
@@ -88,7 +88,7 @@ export async function startMockServer(port = 4010, host = '0.0.0.0', options: Mo
     throw failed.reason;
   }
 
-  const front = http.createServer(createFront(routers));
+  const front = createExpressServer(createFront(routers));
   await new Promise<void>((resolve, reject) => {
     front.once('error', reject);
     front.listen(port, host, resolve);

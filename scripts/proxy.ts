@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { loadContract } from '../server-stubs/lib/contract.js';
 import { describeIssues, type ErrorMapper } from '../server-stubs/lib/errors.js';
+import { createExpressServer } from '../server-stubs/lib/http-server.js';
 import { createValidatingProxy } from '../server-stubs/lib/proxy.js';
 import type { StubService } from '../server-stubs/lib/service.js';
 import { defaultRoot, findApiServices } from './lib/project.js';
@@ -37,6 +38,6 @@ const { basePath } = loadContract(slug);
 const app = express();
 app.disable('x-powered-by');
 app.use(basePath, createValidatingProxy({ slug, upstream: values.upstream, errors, strict: values.strict }));
-app.listen(Number(values.port), () => {
+createExpressServer(app).listen(Number(values.port), () => {
   console.log(`Validating proxy for ${slug}: http://localhost:${values.port}${basePath} -> ${values.upstream}${values.strict ? ' (strict)' : ''}`);
 });

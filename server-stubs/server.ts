@@ -15,6 +15,7 @@ import { corsOriginsFromEnv } from './lib/browser.js';
 import { stubClockFromEnv, type StubClock } from './lib/clock.js';
 import { loadContract } from './lib/contract.js';
 import { createStubControls } from './lib/controls.js';
+import { createExpressServer } from './lib/http-server.js';
 import type { StubInstance, StubService } from './lib/service.js';
 import { stopOnSignals } from '../scripts/lib/shutdown.js';
 
@@ -223,7 +224,7 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
     res.status(status && status >= 400 && status < 500 ? status : 500).json({ error: status && status < 500 ? 'Bad request' : 'Internal error' });
   });
 
-  const server = http.createServer(app);
+  const server = createExpressServer(app);
   // Requests Node refuses before Express sees them (headers or URL over 16 KB, broken HTTP) still get JSON.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return void socket.destroy();

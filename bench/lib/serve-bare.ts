@@ -5,7 +5,9 @@
  * syntax, `/seo/projects/:projectId`). The benchmark writes it from the stub's own answers.
  */
 import express from 'express';
+import http from 'node:http';
 import { readFileSync } from 'node:fs';
+import { createExpressServer } from '../../server-stubs/lib/http-server.js';
 
 interface Route {
   method: 'get' | 'post' | 'patch' | 'put' | 'delete';
@@ -25,7 +27,7 @@ app.get('/__bench/cpu', (_req, res) => {
   res.json({ micros: user + system });
 });
 for (const route of routes) app[route.method](route.path, (_req, res) => void res.status(route.status).json(route.body));
-const server = app.listen(port, '127.0.0.1', () => {
+const server = (process.argv.includes('--app-prototypes') ? createExpressServer(app) : http.createServer(app)).listen(port, '127.0.0.1', () => {
   const address = server.address();
   process.stdout.write(`listening ${typeof address === 'object' && address ? address.port : port}\n`);
 });

@@ -6,6 +6,7 @@
  */
 import express from 'express';
 import { readFileSync } from 'node:fs';
+import { createExpressServer } from '../../server-stubs/lib/http-server.js';
 import { createServiceRouter } from '../../server-stubs/lib/service-router.js';
 import { systemClock } from '../../server-stubs/lib/clock.js';
 import type { ErrorMapper } from '../../server-stubs/lib/errors.js';
@@ -35,7 +36,7 @@ const { router, contract } = createServiceRouter({ slug, document, handlers: han
 
 const app = express();
 app.use(contract.basePath, router);
-const server = app.listen(0, '127.0.0.1', () => {
+const server = createExpressServer(app).listen(0, '127.0.0.1', () => {
   const address = server.address();
   process.stdout.write(`listening ${typeof address === 'object' && address ? address.port : 0}\n`);
 });

@@ -9,6 +9,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import inspector from 'node:inspector';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createExpressServer } from '../../server-stubs/lib/http-server.js';
 import type { StubService } from '../../server-stubs/lib/service.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -30,7 +31,7 @@ app.get('/__bench/cpu', (_req, res) => {
   res.json({ micros: user + system });
 });
 app.use(service.basePath, stub.router);
-const server = app.listen(port, '127.0.0.1', () => {
+const server = createExpressServer(app).listen(port, '127.0.0.1', () => {
   const address = server.address();
   process.stdout.write(`listening ${typeof address === 'object' && address ? address.port : port}\n`);
 });

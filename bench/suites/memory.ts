@@ -7,7 +7,7 @@
 import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
+import { npmStartArgs } from '../lib/npm-start.js';
 import { median, runNode, startNode, stop } from '../lib/processes.js';
 import { defaultRoot } from '../../scripts/lib/project.js';
 import type { Suite, Target } from '../suite.js';
@@ -20,14 +20,6 @@ const peakTargetMb = 300;
 const flatness = 0.1;
 /** V8 flags to try on the server (`BENCH_MEMORY_NODE_FLAGS='--max-old-space-size=256'`); none by default, as `npm start` */
 const nodeFlags = (process.env.BENCH_MEMORY_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-
-/** What `npm start` runs once it has built: the arguments of the `exec node …` part of its script. */
-function npmStartArgs(): string[] {
-  const script = (JSON.parse(readFileSync(path.join(defaultRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
-  const match = /exec node (.+)$/.exec(script);
-  if (!match) throw new Error(`package.json's start script no longer ends in \`exec node …\`: ${script}`);
-  return match[1]!.trim().split(/\s+/);
-}
 
 const seoKey = { authorization: 'Bearer seo_test_key' };
 const mailKey = { authorization: 'Bearer msk_test_max' };

@@ -6,6 +6,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
+import { npmStartArgs } from '../lib/npm-start.js';
 import { median, root, timeCommand } from '../lib/processes.js';
 import type { Suite, Target } from '../suite.js';
 
@@ -63,7 +64,7 @@ export const suite: Suite = {
     for (const probe of probes) {
       const row = { slug: probe.slug, compiled: [] as number[], tsx: [] as number[] };
       for (let i = 0; i < rounds; i++) {
-        row.compiled.push(await firstAnswer(['.cache/js/server-stubs/server.js'], probe));
+        row.compiled.push(await firstAnswer(npmStartArgs(), probe));
         row.tsx.push(await firstAnswer(['--import', 'tsx', 'server-stubs/server.ts'], probe));
       }
       rows.push(row);
@@ -74,7 +75,7 @@ export const suite: Suite = {
       '## Cold start (`npm run bench -- start`)',
       '',
       `A new server process per measurement, polled every 10 ms until the service answers a valid request 2xx; median of ${rounds}.`,
-      '"npm start" is the compiled JavaScript (`node .cache/js/server-stubs/server.js`, built by `npm run build`); "tsx" the sources.',
+      `"npm start" is the compiled JavaScript (\`node ${npmStartArgs().join(' ')}\`, built by \`npm run build\`); "tsx" the sources.`,
       '',
       '| service | probe | npm start, ms (runs) | median | tsx, ms (runs) | median |',
       '|---|---|---|---:|---|---:|',

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { npmStartNodeFlags } from '../lib/npm-start.js';
 import { startNode, timeCommand } from '../lib/processes.js';
 import type { Suite, Target } from '../suite.js';
 
@@ -71,13 +72,18 @@ interface Server {
 }
 
 async function startStub(slug: string, validation: boolean, projectId: () => string): Promise<Server & { origin: string }> {
-  const { child, match } = await startProcess([...tsxLoader, 'bench/lib/serve-stub.ts', slug, ...(validation ? [] : ['--no-validation'])], /listening (\d+)/);
+  const { child, match } = await startProcess([...npmStartNodeFlags(), ...tsxLoader, 'bench/lib/serve-stub.ts', slug, ...(validation ? [] : ['--no-validation'])], /listening (\d+)/);
   const origin = `http://127.0.0.1:${match[1]}`;
   return { child, origin, url: (op) => `${origin}/${slug}${op.path.replace('{id}', projectId())}` };
 }
 
-async function startBare(routesFile: string, projectId: () => string): Promise<Server> {
-  const { child, match } = await startProcess([...tsxLoader, 'bench/lib/serve-bare.ts', routesFile], /listening (\d+)/);
+/**
+ * The bare app as Express apps are served (`app.listen`), or (`asNpmStart`) on the server `npm start`
+ * gives the stubs, with its Node flags: the second shows what the framework itself costs.
+ */
+async function startBare(routesFile: string, projectId: () => string, asNpmStart = false): Promise<Server> {
+  const args = asNpmStart ? [...npmStartNodeFlags(), ...tsxLoader, 'bench/lib/serve-bare.ts', routesFile, '--app-prototypes'] : [...tsxLoader, 'bench/lib/serve-bare.ts', routesFile];
+  const { child, match } = await startProcess(args, /listening (\d+)/);
   const origin = `http://127.0.0.1:${match[1]}`;
   return { child, url: (op) => `${origin}/${op.slug}${op.path.replace('{id}', projectId())}` };
 }
@@ -162,12 +168,14 @@ async function measure() {
   const routesFile = path.join(dir, 'routes.json');
   writeFileSync(routesFile, JSON.stringify(await bareRoutes(stubs)));
   const bare = await startBare(routesFile, projectId);
+  const bareAsNpmStart = await startBare(routesFile, projectId, true);
 
   const samples: Record<string, Load[]> = {};
   const contenders = (op: Operation): Array<[string, Server]> => [
     [`stub, validation on`, stubs[`${op.slug} on`]!],
     ...(op.slug === 'seo' ? ([[`stub, validation off`, stubs['seo off']!]] as Array<[string, Server]>) : []),
     ['bare Express', bare],
+    [bareOnStubServer, bareAsNpmStart],
   ];
   // Warm-up: JIT, validator compilation.
   for (const op of operations) for (const [, server] of contenders(op)) await load(server, op, 2);
@@ -178,7 +186,7 @@ async function measure() {
       for (const [who, server] of contenders(op)) (samples[`${op.key} · ${who}`] ??= []).push(await load(server, op));
     }
   }
-  for (const server of [...Object.values(stubs), bare]) server.child.kill();
+  for (const server of [...Object.values(stubs), bare, bareAsNpmStart]) server.child.kill();
   rmSync(dir, { recursive: true, force: true });
 
   const results: Record<string, Load> = {};
@@ -193,6 +201,7 @@ async function measure() {
   return results;
 }
 
+const bareOnStubServer = "bare Express on npm start's server";
 const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 
 /** What the profiles said, before and after the request-path work (issue 17): why the figures are what they are. */

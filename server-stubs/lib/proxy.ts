@@ -4,7 +4,7 @@ import { deref } from '../../scripts/lib/operations.js';
 import { badInputStatus, declares, loadContract, responseKeyFor, type Contract, type OperationInfo } from './contract.js';
 import { failedOperation, INVALID_JSON, type ErrorMapper, type Failure, type FailureKind } from './errors.js';
 import { pruneBody } from './request-body.js';
-import { hopByHop } from './results.js';
+import { hopByHop, jsonType, writeBody } from './results.js';
 import { parseEventStream } from './sse.js';
 
 export interface ProxyOptions {
@@ -118,7 +118,7 @@ export function createValidatingProxy(options: ProxyOptions): Router {
 
 function reply(res: Response, errors: ErrorMapper, operation: OperationInfo | undefined, status: number, kind: FailureKind, message: string, more: Partial<Failure> = {}) {
   const mapped = errors({ ...more, kind, status, message, operation: operation && failedOperation(operation) });
-  res.status(mapped.status).set(mapped.headers ?? {}).type('application/json').send(JSON.stringify(mapped.body));
+  writeBody(res.status(mapped.status).set(mapped.headers ?? {}), JSON.stringify(mapped.body), jsonType);
 }
 
 /** ajv's errors of `value` against the schema at `place`; none where the contract has no schema there. */

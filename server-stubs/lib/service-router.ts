@@ -10,7 +10,7 @@ import { ApiError, failedOperation, type ErrorMapper } from './errors.js';
 import { failureFromThrown, failureOf } from './failures.js';
 import type { HandlerMap } from './handlers.js';
 import { RateLimiter, type RateLimitRule } from './rate-limit.js';
-import { sendResult, type RuntimeResult } from './results.js';
+import { jsonType, sendResult, writeBody, type RuntimeResult } from './results.js';
 import type { JsonNode } from '../../scripts/lib/operations.js';
 
 export interface ServiceRouterOptions<Ops, P extends Principal, Defaults> {
@@ -203,11 +203,11 @@ function errorExit(slug: string, errors: ErrorMapper) {
     res.status(mapped.status);
     res.set({ ...(failure.headers ?? {}), ...(mapped.headers ?? {}) });
     if (mapped.page !== undefined && req.accepts(['application/json', 'text/html']) === 'text/html') {
-      res.type('text/html').send(mapped.page);
+      writeBody(res, mapped.page, 'text/html; charset=utf-8');
       return;
     }
     // Sent as text so the response validator does not take an error body for a handler's answer;
     // the conformance and fuzz tests hold the mappers to the contract.
-    res.type('application/json').send(JSON.stringify(mapped.body));
+    writeBody(res, JSON.stringify(mapped.body), jsonType);
   };
 }
