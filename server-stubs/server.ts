@@ -15,8 +15,8 @@ import { corsOriginsFromEnv } from './lib/browser.js';
 import { stubClockFromEnv, type StubClock } from './lib/clock.js';
 import { loadContract } from './lib/contract.js';
 import { createStubControls } from './lib/controls.js';
-import { createExpressServer } from './lib/http-server.js';
-import type { StubInstance, StubService } from './lib/service.js';
+import { createExpressServer, isUnder, runMounted } from './lib/http-server.js';
+import type { RouterSwitches, StubInstance, StubService } from './lib/service.js';
 import { stopOnSignals } from '../scripts/lib/shutdown.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -97,6 +97,8 @@ export interface PlatformOptions {
    * (`npm start`); `services`, `instances` and `broken` fill in as they load (`ready` tells when).
    */
   lazy?: boolean;
+  /** framework switches for every service (benchmarks turn rate limits off) */
+  switches?: RouterSwitches;
 }
 
 /**
@@ -130,10 +132,11 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
   // an entry while the server runs; requests in flight finish on the instance they started on.
   const slots = new Map<string, { instance: StubInstance } | { broken: BrokenService } | { loading: Promise<void> }>();
   const mounted = express.Router();
-  const mountedAt = new Set<string>();
+  /** base path → slug */
+  const mountedAt = new Map<string, string>();
   const mount = (slug: string, basePath: string) => {
     if (mountedAt.has(basePath)) return;
-    mountedAt.add(basePath);
+    mountedAt.set(basePath, slug);
     mounted.use(basePath, (req, res, next) => {
       const serve = () => {
         const slot = slots.get(slug);
@@ -154,7 +157,7 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
   };
   const start = async (service: StubService) => {
     try {
-      const instance = await service.create({ clock, corsOrigins });
+      const instance = await service.create({ clock, corsOrigins, ...options.switches });
       mount(service.slug, service.basePath);
       slots.set(service.slug, { instance });
       const upsert = <T extends { slug: string }>(list: T[], entry: T) => {
@@ -214,17 +217,30 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
     });
   });
   // Outside every service: still JSON, never Express's HTML page.
-  app.use((req, res) => {
+  const notFound = (req: Request, res: Response) => {
     res.status(404).json({ error: `No route ${req.method} ${req.path}`, services: services.map((s) => s.basePath) });
-  });
-  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+  };
+  const failed = (error: unknown, req: Request, res: Response) => {
     console.error(`${req.method} ${req.originalUrl}:`, error);
     if (res.headersSent) return void res.end();
     const status = (error as { status?: number }).status;
     res.status(status && status >= 400 && status < 500 ? status : 500).json({ error: status && status < 500 ? 'Bad request' : 'Internal error' });
-  });
+  };
+  app.use(notFound);
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => failed(error, req, res));
 
-  const server = createExpressServer(app);
+  // A running service's requests go to it straight from the server; the rest (a service loading or
+  // broken, the docs, the controls, discovery under the issuer) through the app's layers.
+  const passedOn = (req: Request, res: Response, error?: unknown) => (error ? failed(error, req, res) : notFound(req, res));
+  const server = createExpressServer(app, {}, (req, res) => {
+    for (const [basePath, slug] of mountedAt) {
+      if (!isUnder(req.url, basePath)) continue;
+      const slot = slots.get(slug);
+      if (slot && 'instance' in slot) return runMounted(basePath, slot.instance.router, req, res, passedOn);
+      break;
+    }
+    app(req, res);
+  });
   // Requests Node refuses before Express sees them (headers or URL over 16 KB, broken HTTP) still get JSON.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return void socket.destroy();

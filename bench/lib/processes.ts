@@ -1,8 +1,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/**
+ * The CPU time a process has used so far (user and system, every thread), in µs, from
+ * /proc/<pid>/stat: its 14th and 15th fields, in clock ticks of 10 ms (Linux's USER_HZ).
+ */
+export function processCpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name, in parentheses, may hold spaces: fields are counted after it, from the 3rd.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[14 - 3]) + Number(fields[15 - 3])) * 10_000;
+}
 
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 

@@ -22,10 +22,6 @@ const routes = JSON.parse(readFileSync(file, 'utf8')) as Route[];
 const port = Number(process.env.PORT ?? 0);
 const app = express();
 app.use(express.json({ limit: '5mb' }));
-app.get('/__bench/cpu', (_req, res) => {
-  const { user, system } = process.cpuUsage();
-  res.json({ micros: user + system });
-});
 for (const route of routes) app[route.method](route.path, (_req, res) => void res.status(route.status).json(route.body));
 const server = (process.argv.includes('--app-prototypes') ? createExpressServer(app) : http.createServer(app)).listen(port, '127.0.0.1', () => {
   const address = server.address();

@@ -1,15 +1,14 @@
 /**
- * One service's stub alone, for the benchmarks: `serve-stub.ts <slug> [--no-validation]`. Rate
- * limits are off (a load run would be answered 429 after a few requests). `/__bench/cpu` reports the
- * process's CPU time, so the suite can measure server CPU per request apart from the machine's other load.
- * `--profile=<file>` writes a CPU profile of what runs between SIGUSR2 and SIGTERM.
+ * One service's stub alone, for the benchmarks: `serve-stub.ts <slug> [--no-validation]`, on the
+ * server `npm start` runs (startPlatformServer, with only this service). Rate limits are off (a load
+ * run would be answered 429 after a few requests). `--profile=<file>` writes a CPU profile of what
+ * runs between SIGUSR2 and SIGTERM.
  */
-import express from 'express';
 import { existsSync, writeFileSync } from 'node:fs';
 import inspector from 'node:inspector';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createExpressServer } from '../../server-stubs/lib/http-server.js';
+import type { startPlatformServer as StartPlatformServer } from '../../server-stubs/server.js';
 import type { StubService } from '../../server-stubs/lib/service.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -21,20 +20,15 @@ const profileFile = process.argv.find((a) => a.startsWith('--profile='))?.slice(
 
 // The compiled JavaScript that `npm start` runs (built by `npm run build`), else the sources: under
 // tsx every function a request creates carries a naming wrapper the compiled code does not have.
-const compiled = path.join(root, '.cache', 'js', 'server-stubs', slug, 'app.js');
-const appModule = existsSync(compiled) ? compiled : path.join(root, 'server-stubs', slug, 'app.ts');
-const service = ((await import(pathToFileURL(appModule).href)) as { default: StubService }).default;
-const stub = await service.create({ validateRequests: validation, validateResponses: validation, rateLimits: false } as never);
-const app = express();
-app.get('/__bench/cpu', (_req, res) => {
-  const { user, system } = process.cpuUsage();
-  res.json({ micros: user + system });
+const compiled = (file: string) => path.join(root, '.cache', 'js', 'server-stubs', `${file}.js`);
+const source = (file: string) => (existsSync(compiled(file)) ? compiled(file) : path.join(root, 'server-stubs', `${file}.ts`));
+const service = ((await import(pathToFileURL(source(`${slug}/app`)).href)) as { default: StubService }).default;
+const { startPlatformServer } = (await import(pathToFileURL(source('server')).href)) as { startPlatformServer: typeof StartPlatformServer };
+const running = await startPlatformServer(port, '127.0.0.1', {
+  services: [service],
+  switches: { validateRequests: validation, validateResponses: validation, rateLimits: false },
 });
-app.use(service.basePath, stub.router);
-const server = createExpressServer(app).listen(port, '127.0.0.1', () => {
-  const address = server.address();
-  process.stdout.write(`listening ${typeof address === 'object' && address ? address.port : port}\n`);
-});
+process.stdout.write(`listening ${running.port}\n`);
 // A normal exit on a signal, so `node --cpu-prof` writes its profile.
 for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => process.exit(0));
 if (profileFile) profileOnSignal(profileFile);

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { npmStartNodeFlags } from '../lib/npm-start.js';
-import { startNode, timeCommand } from '../lib/processes.js';
+import { processCpuMicros, startNode, timeCommand } from '../lib/processes.js';
 import type { Suite, Target } from '../suite.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -100,31 +100,22 @@ interface Load {
   p99: number;
   errors: number;
   non2xx: number;
-  /** server CPU time per request, microseconds (only where the server reports it) */
+  /** the server process's CPU time per request, microseconds */
   cpuPerRequest?: number;
-}
-
-async function serverCpu(url: string): Promise<number | undefined> {
-  try {
-    const answer = await fetch(`${new URL(url).origin}/__bench/cpu`);
-    return answer.ok ? ((await answer.json()) as { micros: number }).micros : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 async function load(server: Server, op: Operation, seconds = durationSeconds): Promise<Load> {
   const url = server.url(op);
-  const before = await serverCpu(url);
+  const before = processCpuMicros(server.child.pid!);
   const result = await autocannon({ url, method: op.method, headers: op.headers, body: op.body, connections, duration: seconds });
-  const after = await serverCpu(url);
+  const after = processCpuMicros(server.child.pid!);
   const requests = result.requests.total;
   return {
     rps: Math.round(result.requests.average),
     p99: result.latency.p99,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
-    ...(before !== undefined && after !== undefined && requests > 0 && { cpuPerRequest: Math.round((after - before) / requests) }),
+    ...(requests > 0 && { cpuPerRequest: Math.round((after - before) / requests) }),
   };
 }
 

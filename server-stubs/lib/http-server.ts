@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { Express } from 'express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 
 /**
  * An HTTP server for an Express app whose requests and responses are born with the app's
@@ -12,7 +12,7 @@ import type { Express } from 'express';
  * prototype is already the app's, Express's call changes nothing, and the same Express app answers
  * with none of that work. Nothing else differs: the objects are Node's own, constructed by Node's constructors.
  */
-export function createExpressServer(app: Express, options: http.ServerOptions = {}): http.Server {
+export function createExpressServer(app: Express, options: http.ServerOptions = {}, listener: (req: Request, res: Response) => void = app): http.Server {
   // Node's constructors are plain functions, so each is called on an object V8 made from the
   // subclass's prototype. (`Reflect.construct` with a new target does the same, but measured three
   // times slower per request; a class could not be called, so a change in Node fails at once here.)
@@ -26,6 +26,41 @@ export function createExpressServer(app: Express, options: http.ServerOptions = 
   AppResponse.prototype = app.response;
   return http.createServer(
     { ...options, IncomingMessage: AppRequest as unknown as typeof http.IncomingMessage, ServerResponse: AppResponse as unknown as typeof http.ServerResponse },
-    app,
+    listener as http.RequestListener,
   );
+}
+
+/** Whether `url` (a request target) is `basePath` or below it. */
+export function isUnder(url: string, basePath: string): boolean {
+  if (!url.startsWith(basePath)) return false;
+  const next = url.charCodeAt(basePath.length);
+  return Number.isNaN(next) || next === 0x2f /* / */ || next === 0x3f /* ? */;
+}
+
+/**
+ * Runs `middleware` on a request of a server made by `createExpressServer`, as
+ * `app.use(basePath, middleware)` would (`req.originalUrl`, `req.baseUrl`, `req.url` below the base
+ * path, `req.res`, `res.locals`) but without the app's router: a request that passed through the
+ * platform's layers and nested router paid for each layer's path match, and allocated more than the
+ * service itself. When the middleware passes the request on, `fallback` gets it with its URL back.
+ */
+export function runMounted(
+  basePath: string,
+  middleware: RequestHandler,
+  req: Request,
+  res: Response,
+  fallback: (req: Request, res: Response, error?: unknown) => void,
+): void {
+  const url = req.url;
+  req.res = res;
+  res.locals ??= Object.create(null) as Response['locals'];
+  req.originalUrl = url;
+  req.baseUrl = basePath;
+  const rest = url.slice(basePath.length);
+  req.url = rest.charCodeAt(0) === 0x2f ? rest : `/${rest}`;
+  void middleware(req, res, (error?: unknown) => {
+    req.url = url;
+    req.baseUrl = '';
+    fallback(req, res, error);
+  });
 }

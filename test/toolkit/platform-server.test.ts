@@ -2,7 +2,7 @@
  * `npm start`'s server: one port for every service, the development controls at /_stub
  * (CONVENTIONS §6), JSON everywhere, and a service that fails to start does not take the others down.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createManualClock } from '../../server-stubs/lib/clock.js';
 import type { StubService } from '../../server-stubs/lib/service.js';
 import seoService from '../../server-stubs/seo/app.js';
@@ -117,5 +117,61 @@ describe('a service that fails to start', () => {
     } finally {
       await platform.close();
     }
+  });
+});
+
+describe('a running service is handed its requests as app.use(basePath, router) would', () => {
+  let platform: PlatformServer;
+  let origin = '';
+  let calls = 0;
+  // A service whose router echoes what Express would have set, passes `/pass` on and fails `/fail`.
+  const echo: StubService = {
+    slug: 'echo',
+    basePath: '/echo',
+    title: 'Echo',
+    credentials: [],
+    create: () => ({
+      router: (req, res, next) => {
+        calls++;
+        if (req.path === '/pass') return next();
+        if (req.path === '/fail') return next(new Error('the handler broke'));
+        res.json({ baseUrl: req.baseUrl, url: req.url, originalUrl: req.originalUrl, path: req.path, query: req.query, locals: typeof res.locals, same: req.res === res });
+      },
+    }),
+  };
+
+  beforeAll(async () => {
+    platform = await startPlatformServer(0, '127.0.0.1', { services: [echo, seoService as StubService] });
+    origin = `http://127.0.0.1:${platform.port}`;
+  });
+  afterAll(() => platform.close());
+
+  test('base URL, the URL below it, the original URL, the query', async () => {
+    expect(await json(`${origin}/echo/items/a1?sort=name`)).toEqual({
+      status: 200,
+      body: { baseUrl: '/echo', url: '/items/a1?sort=name', originalUrl: '/echo/items/a1?sort=name', path: '/items/a1', query: { sort: 'name' }, locals: 'object', same: true },
+    });
+    expect((await json(`${origin}/echo?x=1`)).body).toMatchObject({ url: '/?x=1', path: '/', query: { x: '1' } });
+    expect((await json(`${origin}/echo`)).body).toMatchObject({ url: '/', path: '/' });
+    // Another path that only starts with the base path is not the service's.
+    expect(await json(`${origin}/echoes/x`)).toMatchObject({ status: 404, body: { error: 'No route GET /echoes/x' } });
+  });
+
+  test('a request the service passes on is the platform 404, and the service ran once', async () => {
+    calls = 0;
+    expect(await json(`${origin}/echo/pass`)).toMatchObject({ status: 404, body: { error: 'No route GET /echo/pass' } });
+    expect(calls).toBe(1);
+  });
+
+  test('an error the service passes on is a 500 in JSON without its message', async () => {
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const res = await json(`${origin}/echo/fail`);
+    expect(res).toEqual({ status: 500, body: { error: 'Internal error' } });
+    expect(log).toHaveBeenCalled();
+    log.mockRestore();
+  });
+
+  test('a base path in other letter case still reaches the service, through the app', async () => {
+    expect((await json(`${origin}/ECHO/items/b2`)).body).toMatchObject({ baseUrl: '/ECHO', path: '/items/b2' });
   });
 });
