@@ -11,6 +11,7 @@ import type { Express, Request, RequestHandler, Response } from 'express';
  * so each request's garbage was copied, promoted and marked again in the old generation. When the
  * prototype is already the app's, Express's call changes nothing, and the same Express app answers
  * with none of that work. Nothing else differs: the objects are Node's own, constructed by Node's constructors.
+ * `listener` receives every request (the app itself unless the server routes some requests first).
  */
 export function createExpressServer(app: Express, options: http.ServerOptions = {}, listener: (req: Request, res: Response) => void = app): http.Server {
   // Node's constructors are plain functions, so each is called on an object V8 made from the
@@ -58,9 +59,17 @@ export function runMounted(
   req.baseUrl = basePath;
   const rest = url.slice(basePath.length);
   req.url = rest.charCodeAt(0) === 0x2f ? rest : `/${rest}`;
-  void middleware(req, res, (error?: unknown) => {
+  const passOn = (error?: unknown) => {
     req.url = url;
     req.baseUrl = '';
     fallback(req, res, error);
-  });
+  };
+  // As Express's router: a throw or a rejected promise is passed on as an error, never left to
+  // crash the process.
+  try {
+    const returned: unknown = middleware(req, res, passOn);
+    if (returned instanceof Promise) returned.catch((error: unknown) => passOn(error ?? new Error('a middleware rejected without a reason')));
+  } catch (error) {
+    passOn(error ?? new Error('a middleware threw without a reason'));
+  }
 }

@@ -135,6 +135,8 @@ describe('a running service is handed its requests as app.use(basePath, router) 
         calls++;
         if (req.path === '/pass') return next();
         if (req.path === '/fail') return next(new Error('the handler broke'));
+        if (req.path === '/throw') throw new Error('thrown');
+        if (req.path === '/reject') return Promise.reject(new Error('rejected')) as never;
         res.json({ baseUrl: req.baseUrl, url: req.url, originalUrl: req.originalUrl, path: req.path, query: req.query, locals: typeof res.locals, same: req.res === res });
       },
     }),
@@ -163,10 +165,9 @@ describe('a running service is handed its requests as app.use(basePath, router) 
     expect(calls).toBe(1);
   });
 
-  test('an error the service passes on is a 500 in JSON without its message', async () => {
+  test('an error the service passes on, throws or rejects with is a 500 in JSON without its message, and the server lives on', async () => {
     const log = vi.spyOn(console, 'error').mockImplementation(() => {});
-    const res = await json(`${origin}/echo/fail`);
-    expect(res).toEqual({ status: 500, body: { error: 'Internal error' } });
+    for (const path of ['/fail', '/throw', '/reject']) expect(await json(`${origin}/echo${path}`), path).toEqual({ status: 500, body: { error: 'Internal error' } });
     expect(log).toHaveBeenCalled();
     log.mockRestore();
   });
