@@ -7,7 +7,7 @@
 import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { npmStartArgs } from '../lib/npm-start.js';
+import { npmStartArgs, npmStartNodeFlags } from '../lib/npm-start.js';
 import { median, runNode, startNode, stop } from '../lib/processes.js';
 import { defaultRoot } from '../../scripts/lib/project.js';
 import type { Suite, Target } from '../suite.js';
@@ -18,7 +18,7 @@ const sampleEverySeconds = 5;
 const connections = 10;
 const peakTargetMb = 300;
 const flatness = 0.1;
-/** V8 flags to try on the server (`BENCH_MEMORY_NODE_FLAGS='--max-old-space-size=256'`); none by default, as `npm start` */
+/** V8 flags to try on the server besides `npm start`'s own (`BENCH_MEMORY_NODE_FLAGS='--max-old-space-size=256'`); none by default */
 const nodeFlags = (process.env.BENCH_MEMORY_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
 
 const seoKey = { authorization: 'Bearer seo_test_key' };
@@ -193,7 +193,7 @@ interface LiveHeap {
  * heap growing with load) from garbage the collector has not returned yet.
  */
 async function liveHeap(mixSeconds: number): Promise<LiveHeap> {
-  const { child, match } = await startNode(['--expose-gc', '--import', 'tsx', '--import', './bench/lib/memory-probe.ts', 'server-stubs/server.ts'], {
+  const { child, match } = await startNode([...npmStartNodeFlags(), '--expose-gc', '--import', 'tsx', '--import', './bench/lib/memory-probe.ts', 'server-stubs/server.ts'], {
     cwd: defaultRoot,
     ready: /Stubs of \d+ services on http:\/\/localhost:(\d+)/,
     env: { PORT: '0', MEMORY_PROBE_GC: '1', MEMORY_PROBE_MS: '250' },
