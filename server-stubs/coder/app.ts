@@ -64,9 +64,12 @@ export function createCoderApp(options: CoderAppOptions = {}) {
     upstreamTimeoutMs: options.upstreamTimeoutMs ?? 60_000,
     vendorPrefix: options.vendorPrefix ?? 'claude-',
   };
+  // The gateway's own keys are few and fixed: their owners are hashed once, not on every request.
+  const keyOwners = new Map(switches.keys.map((key) => [key, ownerOf(key)]));
   const lookup = (token: string): CoderPrincipal | undefined => {
     if (switches.keys.length === 0) return { id: token, owner: null, token, gatewayKey: true };
-    return switches.keys.includes(token) ? { id: ownerOf(token), owner: ownerOf(token), token, gatewayKey: true } : undefined;
+    const owner = keyOwners.get(token);
+    return owner ? { id: owner, owner, token, gatewayKey: true } : undefined;
   };
   // A `claude-*` message carries the caller's vendor key, which the gateway forwards without knowing it.
   const forwardsVendorKey = (req: Request) =>

@@ -27,6 +27,11 @@ const LONG_RUNS = new RegExp(`(\\S{${RUN + 1},}|\\s{${RUN + 1},})`);
 
 /** The text in pieces that encode fast, in order; their tokens joined are the text's (up to run slicing). */
 function* safePieces(text: string): Generator<string> {
+  // Most texts (a prompt, a model name) are one short slice with no long run: one piece, no split.
+  if (text.length <= SLICE && !LONG_RUNS.test(text)) {
+    if (text) yield text;
+    return;
+  }
   for (let at = 0; at < text.length; at += SLICE) {
     for (const part of text.slice(at, at + SLICE).split(LONG_RUNS)) {
       if (part.length <= RUN) {
