@@ -21,6 +21,8 @@ const tsxLoader = ['--import', 'tsx'];
 const durationSeconds = Number(process.env.BENCH_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const connections = 10;
+/** Where a server answers any project id (the bare app, Prism), the one its URLs carry. */
+const anyProjectId = '0b6f5c9e-3c1a-4e5b-9a7d-2f1e8c4d6a01';
 
 /** One operation measured on every server. */
 interface Operation {
@@ -71,28 +73,28 @@ interface Server {
   url(operation: Operation): string;
 }
 
-async function startStub(slug: string, validation: boolean, projectId: () => string): Promise<Server & { origin: string }> {
+async function startStub(slug: string, validation: boolean): Promise<Server & { origin: string }> {
   const { child, match } = await startProcess([...npmStartNodeFlags(), ...tsxLoader, 'bench/lib/serve-stub.ts', slug, ...(validation ? [] : ['--no-validation'])], /listening (\d+)/);
   const origin = `http://127.0.0.1:${match[1]}`;
-  return { child, origin, url: (op) => `${origin}/${slug}${op.path.replace('{id}', projectId())}` };
+  return { child, origin, url: (op) => `${origin}/${slug}${op.path}` };
 }
 
 /**
  * The bare app as Express apps are served (`app.listen`), or (`asNpmStart`) on the server `npm start`
  * gives the stubs, with its Node flags: the second shows what the framework itself costs.
  */
-async function startBare(routesFile: string, projectId: () => string, asNpmStart = false): Promise<Server> {
+async function startBare(routesFile: string, asNpmStart = false): Promise<Server> {
   const args = asNpmStart ? [...npmStartNodeFlags(), ...tsxLoader, 'bench/lib/serve-bare.ts', routesFile, '--app-prototypes'] : [...tsxLoader, 'bench/lib/serve-bare.ts', routesFile];
   const { child, match } = await startProcess(args, /listening (\d+)/);
   const origin = `http://127.0.0.1:${match[1]}`;
-  return { child, url: (op) => `${origin}/${op.slug}${op.path.replace('{id}', projectId())}` };
+  return { child, url: (op) => `${origin}/${op.slug}${op.path.replace('{id}', anyProjectId)}` };
 }
 
 async function startPrism(slug: string): Promise<Server> {
   const cli = require.resolve('@stoplight/prism-cli/dist/index.js');
   const port = 4900 + Math.floor(Math.random() * 90);
   const { child } = await startProcess([cli, 'mock', `generated/${slug}/openapi.json`, '-p', String(port), '-h', '127.0.0.1'], /Prism is listening/);
-  return { child, url: (op) => `http://127.0.0.1:${port}${op.path.replace('{id}', '0b6f5c9e-3c1a-4e5b-9a7d-2f1e8c4d6a01')}` };
+  return { child, url: (op) => `http://127.0.0.1:${port}${op.path.replace('{id}', anyProjectId)}` };
 }
 
 interface Load {
@@ -127,44 +129,44 @@ function median(runs: Load[]): Load {
 }
 
 /** The bare app answers what the stub answers: its status and body, captured from the stub itself. */
-async function bareRoutes(stubs: Record<string, Server>): Promise<unknown[]> {
+async function bareRoutes(stubs: Record<string, Server[]>): Promise<unknown[]> {
   const routes = [];
   for (const op of operations) {
-    const answer = await fetch(stubs[`${op.slug} on`]!.url(op), { method: op.method, headers: op.headers, body: op.body });
+    const answer = await fetch(stubs[`${op.slug} on`]![0]!.url(op), { method: op.method, headers: op.headers, body: op.body });
     if (!answer.ok) throw new Error(`${op.key}: the stub answered ${answer.status} ${await answer.text()}`);
     routes.push({ method: op.method.toLowerCase(), path: op.expressPath, status: answer.status, body: await answer.json() });
   }
   return routes;
 }
 
+/** A seo stub addressed through its own first project: every stub process has its own store. */
+async function withOwnProject(stub: Server & { origin: string }): Promise<Server> {
+  const answer = await fetch(`${stub.origin}/seo/projects`, { headers: operations[0]!.headers });
+  const id = ((await answer.json()) as { projects: Array<{ id: string }> }).projects[0]!.id;
+  return { child: stub.child, url: (op) => `${stub.origin}/seo${op.path.replace('{id}', id)}` };
+}
+
 async function measure() {
-  let seoProject = '';
-  const projectId = () => seoProject;
-  const stubs: Record<string, Server> = {
-    'seo on': await startStub('seo', true, projectId),
-    'seo off': await startStub('seo', false, projectId),
-    'mail on': await startStub('mail', true, projectId),
-    'coder on': await startStub('coder', true, projectId),
+  // Two processes of each seo configuration: processes of one build under one load differed by up
+  // to a fifth here, which alone could swing the validation on/off ratio; their figures are pooled.
+  const seo = async (validation: boolean) => [await withOwnProject(await startStub('seo', validation)), await withOwnProject(await startStub('seo', validation))];
+  const stubs: Record<string, Server[]> = {
+    'seo on': await seo(true),
+    'seo off': await seo(false),
+    'mail on': [await startStub('mail', true)],
+    'coder on': [await startStub('coder', true)],
   };
-  const seoOrigin = new URL(stubs['seo on']!.url(operations[0]!)).origin;
-  const projects = (await (await fetch(`${seoOrigin}/seo/projects`, { headers: operations[0]!.headers })).json()) as { projects: Array<{ id: string }> };
-  seoProject = projects.projects[0]!.id;
-  // The off stub has its own store; its projects' ids differ from the on stub's.
-  const offOrigin = new URL(stubs['seo off']!.url(operations[0]!)).origin;
-  const offProject = ((await (await fetch(`${offOrigin}/seo/projects`, { headers: operations[0]!.headers })).json()) as { projects: Array<{ id: string }> }).projects[0]!.id;
-  const seoOff = stubs['seo off']!;
-  stubs['seo off'] = { child: seoOff.child, url: (op) => `${offOrigin}/seo${op.path.replace('{id}', offProject)}` };
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-bare-'));
   const routesFile = path.join(dir, 'routes.json');
   writeFileSync(routesFile, JSON.stringify(await bareRoutes(stubs)));
-  const bare = await startBare(routesFile, projectId);
-  const bareAsNpmStart = await startBare(routesFile, projectId, true);
+  const bare = await startBare(routesFile);
+  const bareAsNpmStart = await startBare(routesFile, true);
 
   const samples: Record<string, Load[]> = {};
   const contenders = (op: Operation): Array<[string, Server]> => [
-    [`stub, validation on`, stubs[`${op.slug} on`]!],
-    ...(op.slug === 'seo' ? ([[`stub, validation off`, stubs['seo off']!]] as Array<[string, Server]>) : []),
+    ...stubs[`${op.slug} on`]!.map((server): [string, Server] => ['stub, validation on', server]),
+    ...(op.slug === 'seo' ? stubs['seo off']!.map((server): [string, Server] => ['stub, validation off', server]) : []),
     ['bare Express', bare],
     [bareOnStubServer, bareAsNpmStart],
   ];
@@ -177,7 +179,7 @@ async function measure() {
       for (const [who, server] of contenders(op)) (samples[`${op.key} · ${who}`] ??= []).push(await load(server, op));
     }
   }
-  for (const server of [...Object.values(stubs), bare, bareAsNpmStart]) server.child.kill();
+  for (const server of [...Object.values(stubs).flat(), bare, bareAsNpmStart]) server.child.kill();
   rmSync(dir, { recursive: true, force: true });
 
   const results: Record<string, Load> = {};
@@ -208,7 +210,7 @@ const profileNotes = [
   '  - Express gives every request and response its prototype with `Object.setPrototypeOf` as they enter the app. That call alone took a plain Node server from 0.1% to 30% survival and cost it three quarters of its throughput. The stubs\' server makes its requests and responses with the app\'s prototypes already (Node\'s `IncomingMessage` and `ServerResponse` options; server-stubs/lib/http-server.ts), so Express\'s call changes nothing. The same bare app answers in about 30 µs instead of about 100 on such a server (the table\'s "on npm start\'s server" rows).',
   '  - Allocation-site pretenuring (`--trace-pretenuring`): requests that waited together on an operation\'s first validator build survived one scavenge, and V8 decided to allocate those sites\' objects (the matched operation, the handler context, the router\'s closures) directly in the old generation, where the dead ones kept young objects alive; survival then stayed at 25–30% for the life of the process, in some runs and not others. `npm start` runs the server with `--no-allocation-site-pretenuring`: with it, 7 of 7 runs of the seo stub stayed at 0% survival; without it, none of 8 did. `--optimize-for-size`, which `npm start` had used to keep RSS flat, brought the same survival back (150 µs per seo read); `--heap-growing-percent=50` keeps RSS flat instead (memory suite).',
   '- Then: the platform server hands a running service its requests directly, set up as `app.use(basePath, router)` would (`runMounted`), instead of through the app\'s layers (issuer discovery, lazy loading, a nested router of eight base paths): 28 → 22 µs per seo read side by side. Answers are written straight to Node\'s response without Express\'s ETag and charset handling: about 2 µs. This suite now runs the stub on `npm start`\'s own server (startPlatformServer with the one service, npm start\'s Node flags read from package.json) and reads server CPU from /proc/<pid>/stat.',
-  '- **What is left** against the bare app on the same server: the handlers\' own work. Profiled now, a seo read costs 20 µs under the profiler: `writev` 13 µs, the collector 0.6 µs, contract validation (security, request and response checks) about 1.5 µs, the rest of the framework about 3 µs. seo read costs less than that bare app (it answers without ETag hashing); coder chat counts tokens (gpt-tokenizer, about 6 µs per completion) and builds its answer; mail list pages and validates every contact of the answer. `writev` (the kernel\'s send on loopback, 20–30 µs) is the largest single item in every profile, for every server. Prism is one run per operation and moves by up to 3x between runs on this machine, so the Prism ratios move with it.',
+  '- **What is left** against the bare app on the same server: the handlers\' own work. Profiled now, a seo read costs 20 µs under the profiler: `writev` 13 µs, the collector 0.6 µs, contract validation (security, request and response checks) about 1.5 µs, the rest of the framework about 3 µs. seo read costs less than that bare app (it answers without ETag hashing); coder chat counts tokens (gpt-tokenizer, about 4 µs per completion) and builds its answer; mail list pages and validates every contact of the answer. `writev` (the kernel\'s send on loopback, 20–30 µs) is the largest single item in every profile, for every server. Prism is one run per operation and moves by up to 3x between runs on this machine, so the Prism ratios move with it.',
 ];
 
 export const suite: Suite = {
@@ -240,7 +242,7 @@ export const suite: Suite = {
     const markdown = [
       '## Request path (`npm run bench -- stubs`)',
       '',
-      `autocannon, ${connections} connections, ${durationSeconds} s per run after a warm-up; each server in its own process; stub and bare figures are the median of ${rounds} alternating rounds, Prism one run.`,
+      `autocannon, ${connections} connections, ${durationSeconds} s per run after a warm-up; each server in its own process; stub and bare figures are the median of ${rounds} alternating rounds (the seo stub runs in two processes per configuration, pooled: processes of one build differed by up to a fifth), Prism one run.`,
       'Operations: ' + operations.map((op) => `**${op.key}** ${op.label}`).join('; ') + '.',
       'The bare app (bench/lib/serve-bare.ts) is express + express.json + one route per operation answering the body the stub answered, with no validation, auth or CORS, served as `app.listen` serves it (the targets\' floor) and, for comparison, on the server and Node flags `npm start` gives the stubs ("on npm start\'s server"). The stubs run as `npm start` runs them (bench/lib/serve-stub.ts: startPlatformServer with one service, its Node flags from package.json), rate limits off; Prism serves the same bundle with its examples.',
       'Server CPU per request is the process\'s CPU time over the run (/proc/<pid>/stat, every thread) divided by its requests: it leaves out the machine\'s other load, which moves requests/s by a factor of two here.',
