@@ -109,11 +109,6 @@ export function createServiceRouter<Ops, P extends Principal = Principal, Defaul
 /** Sets `req.matched`, or fails with 404 (no such path) or 405 with `Allow` (no such method). */
 function matchOperation(contract: Contract, rawBody: Set<string>) {
   return (req: Request, _res: Response, next: NextFunction) => {
-    // Conditional requests are not part of the contracts: Express's ETags must not turn an answer
-    // into an undeclared 304.
-    // Deleted only where present: a delete turns the headers object into a slow dictionary.
-    if (req.headers['if-none-match'] !== undefined) delete req.headers['if-none-match'];
-    if (req.headers['if-modified-since'] !== undefined) delete req.headers['if-modified-since'];
     const match = contract.match(req.method, req.path);
     switch (match.kind) {
       case 'operation':
