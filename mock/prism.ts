@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { basePathOf, deref, type JsonNode } from '../scripts/lib/operations.js';
+import { mountPathOf, deref, type JsonNode } from '../scripts/lib/operations.js';
 import { formatFrame, type SseFrame } from '../server-stubs/lib/sse.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -28,7 +28,7 @@ export function bundledServices(): Array<{ slug: string; bundle: string; basePat
     .sort()
     .map((slug) => {
       const bundle = path.join(dir, slug, 'openapi.json');
-      return { slug, bundle, basePath: basePathOf(JSON.parse(readFileSync(bundle, 'utf8'))) };
+      return { slug, bundle, basePath: mountPathOf(slug, JSON.parse(readFileSync(bundle, 'utf8'))) };
     });
 }
 

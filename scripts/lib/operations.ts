@@ -45,10 +45,33 @@ export function deref<T = JsonNode>(document: JsonNode, node: unknown): T {
 
 const isNode = (value: unknown): value is JsonNode => typeof value === 'object' && value !== null;
 
-/** The path of the first `servers` URL (`https://api.example/seo` -> `/seo`): where the service is mounted. */
-export function basePathOf(document: JsonNode): string {
-  const server: string = document.servers?.[0]?.url ?? '/';
-  return new URL(server, 'http://localhost').pathname.replace(/\/$/, '') || '/';
+/**
+ * The path of the first `servers` URL (`https://api.example/seo` -> `/seo`); server variables take
+ * their defaults (`{basePath}` without one stays itself), and a URL that still cannot be read, or
+ * none, is `/`.
+ */
+export function serverPathOf(document: JsonNode): string {
+  const server = document.servers?.[0];
+  if (typeof server?.url !== 'string') return '/';
+  const variables: JsonNode = server.variables ?? {};
+  const url = server.url.replace(/\{([^}]*)\}/g, (whole: string, name: string) => (typeof variables[name]?.default === 'string' ? variables[name].default : whole));
+  try {
+    return decodeURI(new URL(url.replace(/\{([^}]*)\}/g, '$1'), 'http://localhost').pathname).replace(/\/+$/, '') || '/';
+  } catch {
+    return '/';
+  }
+}
+
+/**
+ * Where a service is served by the stubs and the mock alike. A document whose first server is on
+ * this machine (`http://localhost:4000/seo`, as the platform's own contracts declare) is served at
+ * that server's path; any other (a vendor's `https://api.vendor.com/v2`, a relative URL, server
+ * variables, no `servers` at all) at `/<slug>`, so two imported documents never claim one path.
+ */
+export function mountPathOf(slug: string, document: JsonNode): string {
+  const url = document.servers?.[0]?.url;
+  const local = typeof url === 'string' && /^https?:\/\/(localhost|127\.0\.0\.1)(:\d+)?(\/|$)/.test(url);
+  return local ? serverPathOf(document) : `/${slug}`;
 }
 
 /** The operations of `paths`. */

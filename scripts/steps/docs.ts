@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { basePathOf, listOperations, type JsonNode } from '../lib/operations.js';
+import { mountPathOf, listOperations, type JsonNode } from '../lib/operations.js';
 import { collectProvisional } from '../lib/provisional.js';
 import { consoleModel, type ConsoleCredential } from './docs/console-model.js';
 import { markForReaders } from './docs/reader-marks.js';
@@ -54,7 +54,7 @@ export function portalEntry(slug: string, document: JsonNode): PortalEntry {
   return {
     slug,
     title: document.info?.title ?? slug,
-    basePath: basePathOf(document),
+    basePath: mountPathOf(slug, document),
     operations: operations.length,
     provisional: collectProvisional(document).length,
     rateLimited: operations.filter((o) => o.op['x-rate-limit']).length,

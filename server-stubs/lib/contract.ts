@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv';
 import { createAjv } from '../../scripts/lib/ajv.js';
-import { basePathOf, escapePointerToken, listOperations, pointerTokens, type Operation, type JsonNode } from '../../scripts/lib/operations.js';
+import { mountPathOf, escapePointerToken, listOperations, pointerTokens, type Operation, type JsonNode } from '../../scripts/lib/operations.js';
 
 const generatedDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../generated');
 
@@ -99,7 +99,7 @@ export function contractOf(slug: string, document: JsonNode): Contract {
     return { kind: 'not_found' };
   };
 
-  return { slug, document, basePath: basePathOf(document), operations, match, validator: schemaValidators(slug, document) };
+  return { slug, document, basePath: mountPathOf(slug, document), operations, match, validator: schemaValidators(slug, document) };
 }
 
 function schemaValidators(slug: string, document: JsonNode) {

@@ -4,7 +4,7 @@
  * asks for, the servers to send to, and the seeded credentials to prefill.
  */
 import { encodeBody } from '../../lib/example-request.js';
-import { basePathOf, deref, firstExample, listOperations, requestBodyOf, type JsonNode } from '../../lib/operations.js';
+import { mountPathOf, deref, firstExample, listOperations, requestBodyOf, type JsonNode } from '../../lib/operations.js';
 
 export interface ConsoleParameter {
   name: string;
@@ -67,7 +67,7 @@ export function consoleModel(slug: string, document: JsonNode, credentials: Cons
   });
   return {
     slug,
-    basePath: basePathOf(document),
+    basePath: mountPathOf(slug, document),
     servers: (document.servers ?? []).map((s: JsonNode) => ({ url: String(s.url), description: String(s.description ?? '') })),
     operations,
     credentials,
