@@ -186,6 +186,11 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     const { compileRuntime } = await import('../steps/compile.js');
     const [compiled, compileMs] = await timed(() => compileRuntime(root));
     log(compiled.compiled ? stepLine('compile', 'runtime', compileMs, `.cache/js/ (${compiled.files} files, esbuild)`) : stepLine('skip', 'runtime', compileMs, 'compiled JavaScript up to date'));
+    for (const problem of compiled.problems) log(`  ${problem}`);
+    if (compiled.problems.length > 0) {
+      result.failures.push(`compile: ${compiled.problems.length} files do not compile (their services answer 503; the others run)`);
+      result.ok = false;
+    }
   }
   return result;
 }
@@ -193,6 +198,20 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
 /** The portal's index is written after every service, skipped ones included, from their bundles. */
 function docEntry(slug: string, document: JsonNode) {
   return { slug, document };
+}
+
+/** Past this many warnings, a unit's warnings are counted by rule instead of listed (an imported document may have hundreds). */
+const LISTED_WARNINGS = 20;
+
+/** Every error, each at its file and line; warnings listed when few, else counted by rule with the first place. */
+export function lintReport(problems: LintProblem[], format: (p: LintProblem) => string, slug: string): string[] {
+  const errors = problems.filter((p) => p.severity === 'error');
+  const warnings = problems.filter((p) => p.severity === 'warn');
+  if (warnings.length <= LISTED_WARNINGS) return problems.map(format);
+  const byRule = new Map<string, LintProblem[]>();
+  for (const w of warnings) byRule.set(w.rule, [...(byRule.get(w.rule) ?? []), w]);
+  const counted = [...byRule].map(([rule, found]) => `${String(found.length).padStart(5)} warnings  ${rule}  (first at ${found[0]!.where}: ${found[0]!.message})`);
+  return [...errors.map(format), ...counted, `(npx redocly lint ${slug} lists every warning)`];
 }
 
 interface UnitContext {
@@ -228,7 +247,7 @@ async function buildApi(
     const errors = problems.filter((p) => p.severity === 'error');
     ctx.result.lint.push(...problems.map((p) => ({ ...p, slug: service.slug })));
     ctx.log(stepLine('lint', service.slug, lintMs, problems.length === 0 ? 'clean' : `${errors.length} errors, ${problems.length - errors.length} warnings`));
-    for (const p of problems) ctx.log(`  ${formatLintProblem(p)}`);
+    for (const line of lintReport(problems, formatLintProblem, service.slug)) ctx.log(`  ${line}`);
     if (errors.length > 0) ctx.result.failures.push(`lint ${service.slug}`);
     return errors.length === 0;
   };

@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
 
 const twoUp = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The repository root: scripts/lib/ is two levels below it, and two more in the compiled mirror (.cache/js/). */
@@ -19,13 +20,35 @@ export interface SchemaSet {
   files: string[]; // absolute paths, sorted
 }
 
+/**
+ * The services: every `openapi/<slug>/openapi.yaml`, and every API of redocly.yaml whose root is a
+ * file of any name in `openapi/<name>/` (a document brought in by `npm run add-service` keeps its
+ * own root's name: `openapi/petstore/petstore.json`).
+ */
 export function findApiServices(root: string): ApiService[] {
   const dir = path.join(root, 'openapi');
   if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((slug) => existsSync(path.join(dir, slug, 'openapi.yaml')))
-    .sort()
-    .map((slug) => ({ slug, root: path.join(dir, slug, 'openapi.yaml') }));
+  const found = new Map<string, string>();
+  for (const slug of readdirSync(dir)) {
+    if (existsSync(path.join(dir, slug, 'openapi.yaml'))) found.set(slug, path.join(dir, slug, 'openapi.yaml'));
+  }
+  for (const [slug, file] of Object.entries(registeredRoots(root))) {
+    const absolute = path.resolve(root, file);
+    if (!found.has(slug) && path.dirname(path.relative(dir, absolute)).split(path.sep)[0] === slug && existsSync(absolute)) found.set(slug, absolute);
+  }
+  return [...found].sort(([a], [b]) => a.localeCompare(b)).map(([slug, file]) => ({ slug, root: file }));
+}
+
+/** `apis.<name>.root` of redocly.yaml, by name; none when the file is missing or unreadable. */
+function registeredRoots(root: string): Record<string, string> {
+  const file = path.join(root, 'redocly.yaml');
+  if (!existsSync(file)) return {};
+  try {
+    const apis = (parseYaml(readFileSync(file, 'utf8')) as { apis?: Record<string, { root?: unknown }> } | null)?.apis ?? {};
+    return Object.fromEntries(Object.entries(apis).flatMap(([name, api]) => (typeof api?.root === 'string' ? [[name, api.root]] : [])));
+  } catch {
+    return {};
+  }
 }
 
 /** `*.openrpc.json` and other documents that live beside the schemas are not schemas. */

@@ -26,9 +26,14 @@ export interface ScaffoldOptions {
 }
 
 /** Writes the new service's files from the templates; returns them relative to `root`. */
-export async function scaffoldService(root: string, slug: string, options: ScaffoldOptions = {}): Promise<string[]> {
+/** Refuses a slug no service may have (ScaffoldRefused): `npm run new-service` and `npm run add-service` share the rule. */
+export function refuseBadSlug(slug: string): void {
   if (!SLUG.test(slug) || slug.length > 30) throw new ScaffoldRefused(`"${slug}" is not a slug: lower-case letters and digits, words joined by dashes, a letter first, 30 characters at most`);
   if (RESERVED.has(slug)) throw new ScaffoldRefused(`"${slug}" is reserved`);
+}
+
+export async function scaffoldService(root: string, slug: string, options: ScaffoldOptions = {}): Promise<string[]> {
+  refuseBadSlug(slug);
   const pascal = pascalCase(slug);
   const title = options.title?.trim() || slug.split('-').map((w) => w[0]!.toUpperCase() + w.slice(1)).join(' ');
   const variables = { slug, pascal, camel: pascal[0]!.toLowerCase() + pascal.slice(1), title, slug_key: slug.replaceAll('-', '_') };

@@ -27,6 +27,42 @@
  * reported once, at the shared file, because that is where it is fixed.
  */
 
+/**
+ * `extends: [platform/imported]` on an API in redocly.yaml: the profile of a document the platform
+ * did not write (DECISIONS I-1), which `npm run add-service` sets. What breaks OpenAPI validity, or
+ * every tool after the lint, is an error: the document's structure, unresolved references, duplicate
+ * operationIds or parameters, undeclared path parameters or server variables, identical paths,
+ * component names the specification forbids, an example with both `value` and `externalValue`.
+ * Every other finding of the recommended rules and of the house rules' built-in part is a warning,
+ * and the platform's own rules (CONVENTIONS §3) are off: they are the profile of its own services.
+ * An API's own `rules` still override any of these, as Redocly documents.
+ */
+const importedProfile = {
+  rules: {
+    struct: 'error',
+    'no-unresolved-refs': 'error',
+    'no-identical-paths': 'error',
+    'operation-operationId-unique': 'error',
+    'operation-parameters-unique': 'error',
+    'path-parameters-defined': 'error',
+    'path-declaration-must-exist': 'error',
+    'no-undefined-server-variable': 'error',
+    'spec-components-invalid-map-name': 'error',
+    'no-example-value-and-externalValue': 'error',
+    ...Object.fromEntries(
+      [
+        'operation-summary', 'operation-description', 'operation-operationId', 'operation-operationId-url-safe', 'operation-4xx-response',
+        'operation-2xx-response', 'tag-description', 'security-defined', 'no-empty-servers', 'no-path-trailing-slash', 'no-server-trailing-slash',
+        'path-not-include-query', 'no-enum-type-mismatch', 'no-schema-type-mismatch', 'no-server-variables-empty-enum', 'nullable-type-sibling',
+        'no-invalid-media-type-examples', 'no-invalid-parameter-examples', 'no-invalid-schema-examples',
+      ].map((rule) => [rule, 'warn']),
+    ),
+    ...Object.fromEntries(
+      ['operation-success-response', 'operation-one-tag', 'operation-error-statuses', 'operation-examples', 'error-named-examples'].map((rule) => [`platform/${rule}`, 'off']),
+    ),
+  },
+};
+
 const isRef = (node) => node !== null && typeof node === 'object' && typeof node.$ref === 'string';
 const isErrorStatus = (status) => /^[45]([0-9]{2}|XX)$/.test(status);
 const isSuccessStatus = (status) => /^[23]([0-9]{2}|XX)$/.test(status);
@@ -199,6 +235,7 @@ function errorNamedExamples() {
 module.exports = function platformPlugin() {
   return {
     id: 'platform',
+    configs: { imported: importedProfile },
     preprocessors: {
       oas3: {
         'strip-schema-ids': () => ({

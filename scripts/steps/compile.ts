@@ -33,7 +33,7 @@ const stamp = (file: string) => {
  * file added or removed rebuilds the mirror beside and swaps it in, so a server starting meanwhile
  * reads the old mirror or the new one, never half of one. Returns how many sources it transpiled.
  */
-export async function compileRuntime(root: string): Promise<{ compiled: boolean; files: number }> {
+export async function compileRuntime(root: string): Promise<{ compiled: boolean; files: number; problems: string[] }> {
   // The HTML docs are rewritten by every build and read by no server (they render from the bundles).
   const docs = path.join(root, 'generated', 'docs') + path.sep;
   const files = RUNTIME_FOLDERS.flatMap((folder) => listFiles(path.join(root, folder))).filter((f) => !f.startsWith(docs));
@@ -51,15 +51,35 @@ export async function compileRuntime(root: string): Promise<{ compiled: boolean;
     previous.others.join('\n') === current.others.join('\n') &&
     Object.keys(previous.sources).join('\n') === Object.keys(current.sources).join('\n');
   const { build } = await import('esbuild');
-  const transpile = (entries: string[], outdir: string) =>
-    build({ entryPoints: entries.map((f) => path.join(root, f)), outdir, outbase: root, format: 'esm', platform: 'node', target: 'node20', sourcemap: 'linked', logLevel: 'error' });
+  const problems: string[] = [];
+  const transpileOnce = (entries: string[], outdir: string) =>
+    build({ entryPoints: entries.map((f) => path.join(root, f)), outdir, outbase: root, format: 'esm', platform: 'node', target: 'node20', sourcemap: 'linked', logLevel: 'silent' });
+  /**
+   * One file that does not compile (a generated file of a document the generators misread, a stub
+   * saved half-written) must not stop the others: its problems are reported at file:line, it is left
+   * out (whatever imports it fails to load and its service answers 503), and the rest is transpiled.
+   */
+  const transpile = async (entries: string[], outdir: string) => {
+    try {
+      await transpileOnce(entries, outdir);
+    } catch (error) {
+      const errors = (error as { errors?: Array<{ text: string; location?: { file: string; line: number; column: number } | null }> }).errors ?? [];
+      const failed = new Set(errors.flatMap((e) => (e.location ? [path.relative(root, path.resolve(root, e.location.file))] : [])));
+      if (failed.size === 0) throw error;
+      // Not recorded as compiled: the next build tries it again, and reports it again while it fails.
+      for (const file of failed) delete current.sources[file];
+      for (const e of errors) problems.push(e.location ? `${path.relative(root, path.resolve(root, e.location.file))}:${e.location.line}:${e.location.column + 1}  error  ${e.text}` : `error  ${e.text}`);
+      const rest = entries.filter((f) => !failed.has(f));
+      if (rest.length > 0) await transpileOnce(rest, outdir);
+    }
+  };
 
   if (sameFiles) {
     const changed = Object.keys(current.sources).filter((f) => previous.sources[f] !== current.sources[f]);
-    if (changed.length === 0) return { compiled: false, files: 0 };
+    if (changed.length === 0) return { compiled: false, files: 0, problems };
     await transpile(changed, out);
     writeFileSync(manifestFile, JSON.stringify(current));
-    return { compiled: true, files: changed.length };
+    return { compiled: true, files: changed.length, problems };
   }
 
   const next = `${out}.next-${process.pid}`;
@@ -75,5 +95,5 @@ export async function compileRuntime(root: string): Promise<{ compiled: boolean;
   if (existsSync(out)) renameSync(out, old);
   renameSync(next, out);
   rmSync(old, { recursive: true, force: true });
-  return { compiled: true, files: Object.keys(current.sources).length };
+  return { compiled: true, files: Object.keys(current.sources).length, problems };
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ApiService } from '../lib/project.js';
@@ -23,18 +24,39 @@ export interface LintProblem {
 
 /** Lints one service with redocly.yaml's rules; problems name the file and line they come from. */
 export async function lintService(root: string, service: ApiService): Promise<LintProblem[]> {
-  const { loadConfig, lint, getLineColLocation } = await import('@redocly/openapi-core');
-  unoptimizedExampleValidators();
+  const { loadConfig } = await import('@redocly/openapi-core');
   const config = await loadConfig({ configPath: path.join(root, 'redocly.yaml') });
   // The service's entry under `apis:` may tune rules for it alone.
-  const problems = await lint({ ref: service.root, config: config.forAlias(service.slug) });
+  return lintWith(config.forAlias(service.slug), service.root, (file) => path.relative(root, file));
+}
+
+/**
+ * Lints a document before it is a service (`npm run add-service` checks its staged copy): with
+ * redocly.yaml as it is plus an entry `slug: {root, extends}` for it, exactly as the build will once
+ * the entry is written. `shownAs` names a file in the problems (where the user's copy is).
+ */
+export async function lintCandidate(root: string, slug: string, file: string, profile: string[], shownAs: (file: string) => string): Promise<LintProblem[]> {
+  const { createConfig } = await import('@redocly/openapi-core');
+  const { parse } = await import('yaml');
+  const configPath = path.join(root, 'redocly.yaml');
+  const raw = (parse(readFileSync(configPath, 'utf8')) ?? {}) as { apis?: Record<string, unknown> };
+  const config = await createConfig({ ...raw, apis: { ...raw.apis, [slug]: { root: file, extends: profile } } } as never, { configPath });
+  return lintWith(config.forAlias(slug), file, shownAs);
+}
+
+type RedoclyConfig = Awaited<ReturnType<typeof import('@redocly/openapi-core').loadConfig>>;
+
+async function lintWith(config: RedoclyConfig, ref: string, shownAs: (file: string) => string): Promise<LintProblem[]> {
+  const { lint, getLineColLocation } = await import('@redocly/openapi-core');
+  unoptimizedExampleValidators();
+  const problems = await lint({ ref, config });
   return problems
     .filter((p) => !p.ignored && (p.severity === 'error' || p.severity === 'warn'))
     .map((p) => {
       const location = p.location[0];
-      let where = path.relative(root, service.root);
+      let where = shownAs(ref);
       if (location) {
-        const file = path.relative(root, location.source.absoluteRef);
+        const file = shownAs(location.source.absoluteRef);
         try {
           const { start } = getLineColLocation(location);
           where = `${file}:${start.line}:${start.col}`;

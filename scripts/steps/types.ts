@@ -1,4 +1,5 @@
 import { banner } from '../lib/banner.js';
+import { identifierFor, isIdentifier, propertyKey } from '../lib/identifiers.js';
 import { deref, listOperations, requestBodyOf, type JsonNode } from '../lib/operations.js';
 
 /** TypeScript types of a bundled document: paths, operations, components, webhooks, request defaults. */
@@ -20,7 +21,39 @@ export async function generateApiTypes(slug: string, document: JsonNode): Promis
       return tsUnion([...values.map((v) => tsLiteral(v)), ...(nullable ? [NULL] : [])]);
     },
   });
-  return `${banner(`generated/${slug}/openapi.json (openapi-typescript)`)}\n${astToString(ast)}\n${requestDefaults(document)}`;
+  return `${banner(`generated/${slug}/openapi.json (openapi-typescript)`)}\n${usableRootTypes(astToString(ast))}\n${requestDefaults(document)}`;
+}
+
+/** The file's own exports, which no root type may take. */
+const moduleNames = ['paths', 'webhooks', 'components', '$defs', 'operations', 'operationDefaults'];
+
+/**
+ * openapi-typescript writes a root type per component under its name as it is (`export type
+ * Links-Self = …`), which does not compile for a name that is not an identifier. Such an alias is
+ * written under a mapped name (`LinksSelf`) or, where that is taken, left out: the type is still
+ * `components['schemas']['Links-Self']`.
+ */
+function usableRootTypes(text: string): string {
+  const keepsName = (name: string) => isIdentifier(name) && !moduleNames.includes(name);
+  const alias = /^export type (.+?) = (components\[(?:'[^']*'|"[^"]*")\]\[(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\]);$/;
+  const lines = text.split('\n');
+  const taken = new Set<string>(moduleNames);
+  for (const line of lines) {
+    const name = alias.exec(line)?.[1];
+    if (name !== undefined && keepsName(name)) taken.add(name);
+  }
+  return lines
+    .flatMap((line) => {
+      const m = alias.exec(line);
+      if (!m) return [line];
+      const [, name, target] = m as unknown as [string, string, string];
+      if (keepsName(name)) return [line];
+      const mapped = identifierFor(name, taken);
+      if (!mapped) return [];
+      taken.add(mapped);
+      return [`export type ${mapped} = ${target};`];
+    })
+    .join('\n');
 }
 
 /**
@@ -59,7 +92,7 @@ function requestDefaults(document: JsonNode): string {
       }
     }
     const fields = Object.entries(parts).map(([where, names]) => `${where}: ${[...new Set(names)].map((n) => JSON.stringify(n)).join(' | ')}`);
-    if (fields.length > 0) rows.push(`    ${operation.id}: { ${fields.join('; ')} };`);
+    if (fields.length > 0) rows.push(`    ${propertyKey(operation.id)}: { ${fields.join('; ')} };`);
   }
   return `/** Request fields with a contract \`default\`, by operation: the stubs' validator fills them in. */
 export interface operationDefaults {

@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { defaultRoot } from '../../scripts/lib/project.js';
-import { cpSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -29,7 +29,7 @@ describe('compileRuntime', () => {
       'console.log(greet(data.greeting));',
     ].join('\n'));
     write('package.json', '{"type":"module"}');
-    expect(await compileRuntime(root)).toEqual({ compiled: true, files: 2 });
+    expect(await compileRuntime(root)).toEqual({ compiled: true, files: 2, problems: [] });
     const out = compiledDir(root);
     expect(lstatSync(path.join(out, 'server-stubs/demo/data.json')).isSymbolicLink()).toBe(true);
     expect(readFileSync(path.join(out, 'server-stubs/demo/app.js'), 'utf8')).not.toContain(': string');
@@ -37,14 +37,26 @@ describe('compileRuntime', () => {
   });
 
   test('nothing changed: nothing is done; a changed source is transpiled alone; an added file rebuilds', async () => {
-    expect(await compileRuntime(root)).toEqual({ compiled: false, files: 0 });
+    expect(await compileRuntime(root)).toEqual({ compiled: false, files: 0, problems: [] });
     write('server-stubs/demo/greet.ts', "export const greet = (name: string): string => `${name}?`;\n");
     const later = new Date(Date.now() + 5_000);
     utimesSync(path.join(root, 'server-stubs/demo/greet.ts'), later, later);
-    expect(await compileRuntime(root)).toEqual({ compiled: true, files: 1 });
+    expect(await compileRuntime(root)).toEqual({ compiled: true, files: 1, problems: [] });
     expect(execFileSync(process.execPath, [path.join(compiledDir(root), 'server-stubs/demo/app.js')]).toString().trim()).toBe('hello?');
     write('server-stubs/demo/extra.ts', 'export const extra = 1;\n');
-    expect(await compileRuntime(root)).toEqual({ compiled: true, files: 3 });
+    expect(await compileRuntime(root)).toEqual({ compiled: true, files: 3, problems: [] });
+  });
+
+  test('a file that does not compile is reported at its line and left out; the others are transpiled, and it is tried again next time', async () => {
+    write('generated/odd/types.gen.ts', 'export type Links-Self = string;\n');
+    write('server-stubs/demo/greet.ts', "export const greet = (name: string): string => `${name}.`;\n");
+    const first = await compileRuntime(root);
+    expect(first.problems).toHaveLength(1);
+    expect(first.problems[0]).toMatch(/^generated\/odd\/types\.gen\.ts:1:\d+  error  /);
+    expect(existsSync(path.join(compiledDir(root), 'generated/odd/types.gen.js'))).toBe(false);
+    expect(execFileSync(process.execPath, [path.join(compiledDir(root), 'server-stubs/demo/app.js')]).toString().trim()).toBe('hello.');
+    expect((await compileRuntime(root)).problems).toHaveLength(1);
+    rmSync(path.join(root, 'generated'), { recursive: true });
   });
 });
 
