@@ -59,7 +59,11 @@ function openApiVersionOf(file: string, document: unknown): string {
   throw new ScaffoldRefused(`${file} is not an OpenAPI document (it has no top-level \`openapi: 3.x.y\` field)`);
 }
 
-/** Every `$ref` target file below `dir`, as absolute paths (fragments and URLs left out). */
+/**
+ * Every file below `dir` that a `$ref` takes whole (`paths/pets.yaml`), as absolute paths. A file
+ * referenced only into (`../openapi.yaml#/components/…`, as split contracts point back at their
+ * root's components) may still be the root; URLs are left out.
+ */
 function referencedFiles(dir: string, files: string[]): Set<string> {
   const referenced = new Set<string>();
   const walk = (node: unknown, from: string) => {
@@ -67,8 +71,8 @@ function referencedFiles(dir: string, files: string[]): Set<string> {
     if (!node || typeof node !== 'object') return;
     for (const [key, value] of Object.entries(node)) {
       if (key === '$ref' && typeof value === 'string') {
-        const target = value.split('#')[0]!;
-        if (target && !/^[a-z][a-z0-9+.-]*:/i.test(target)) referenced.add(path.resolve(path.dirname(from), decodeURI(target)));
+        const [target = '', fragment = ''] = value.split('#');
+        if (target && fragment.replace(/^\//, '') === '' && !/^[a-z][a-z0-9+.-]*:/i.test(target)) referenced.add(path.resolve(path.dirname(from), decodeURI(target)));
       } else walk(value, from);
     }
   };

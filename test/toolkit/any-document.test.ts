@@ -1,0 +1,175 @@
+/**
+ * Documents the platform did not write, through the toolkit as a new user would bring them: real
+ * public OpenAPI 3.0 and 3.1 documents from an installed package (`@readme/oas-examples`; never
+ * copied into this repository), one of them split into a folder of files as multi-file contracts are. Each
+ * goes through `npm run add-service` into a copy of the toolkit, one build, and the type check of
+ * everything generated; bad requests to add-service are refused with nothing written.
+ */
+import { execFile } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { stringify as stringifyYaml } from 'yaml';
+import { addService } from '../../scripts/lib/add-service.js';
+import { build, type BuildResult } from '../../scripts/lib/pipeline.js';
+import type { JsonNode } from '../../scripts/lib/operations.js';
+import { defaultRoot, findApiServices } from '../../scripts/lib/project.js';
+
+const run = promisify(execFile);
+const examples = path.join(defaultRoot, 'node_modules/@readme/oas-examples');
+
+/** slug -> the document, by what it brings that the platform's own contracts do not. */
+const corpus: Record<string, string> = {
+  petstore: '3.0/json/petstore.json', // XML beside JSON, form-urlencoded, octet-stream upload, apiKey + oauth2
+  uspto: '3.0/json/uspto.json', // kebab-case operationIds, form posts, server variables
+  'star-trek': '3.0/json/star-trek.json', // 500 KB, many operations and schemas
+  callbacks: '3.0/json/callbacks.json',
+  'file-uploads': '3.0/json/file-uploads.json', // multipart with binary parts
+  'form-data': '3.0/json/form-data.json',
+  cookies: '3.0/json/parameters-cookies.json',
+  'param-styles': '3.0/json/parameters-style.json', // every style and explode, arrays and objects
+  security: '3.0/json/security.json', // Basic, bearer, apiKey in header/query/cookie, oauth2, openIdConnect
+  'server-vars': '3.0/json/server-variables.json',
+  'media-types': '3.0/json/response-multiple-mediatypes.json',
+  'status-codes': '3.0/json/http-status-codes.json', // every status, `default`
+  links: '3.0/json/link-example.json', // no servers, links
+  circular: '3.0/json/circular.json', // recursive schemas
+  polymorphism: '3.0/json/polymorphism.json',
+  'schema-types-30': '3.0/json/schema-types.json', // `nullable` with and without `type`
+  webhooks: '3.1/json/webhooks.json', // 3.1, webhooks only
+  'security-31': '3.1/json/security.json',
+  'petstore-31': '3.1/json/petstore.json',
+};
+/** Split into a folder of files (below) whose root is named `main.yaml`, found as the one no other file references. */
+const folderSlug = 'train-travel';
+
+/**
+ * The layout of a multi-file contract: each component schema and each path item in a file of its
+ * own, relative `$ref`s between them, and a root named `main.yaml`.
+ */
+function splitIntoFolder(document: JsonNode, dir: string): void {
+  const schemaFile = (name: string) => `components/schemas/${name}.yaml`;
+  const rewrite = (node: unknown, fromDir: string): unknown => {
+    if (Array.isArray(node)) return node.map((item) => rewrite(item, fromDir));
+    if (!node || typeof node !== 'object') return node;
+    const out: JsonNode = {};
+    for (const [key, value] of Object.entries(node)) {
+      const schema = key === '$ref' && typeof value === 'string' ? /^#\/components\/schemas\/([^/]+)$/.exec(value)?.[1] : undefined;
+      if (schema !== undefined) out[key] = path.relative(fromDir, schemaFile(schema));
+      else if (key === '$ref' && typeof value === 'string' && value.startsWith('#/') && fromDir !== '.') out[key] = `${path.relative(fromDir, 'main.yaml')}${value}`;
+      else out[key] = rewrite(value, fromDir);
+    }
+    return out;
+  };
+  const write = (file: string, value: unknown) => {
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), stringifyYaml(value));
+  };
+  for (const [name, schema] of Object.entries<JsonNode>(document.components.schemas)) write(schemaFile(name), rewrite(schema, 'components/schemas'));
+  const paths: JsonNode = {};
+  for (const [template, item] of Object.entries(document.paths)) {
+    const file = `paths/${template.replace(/^\//, '').replaceAll('/', '_').replace(/[{}]/g, '') || 'root'}.yaml`;
+    write(file, rewrite(item, 'paths'));
+    paths[template] = { $ref: `./${file}` };
+  }
+  const components = { ...document.components, schemas: Object.fromEntries(Object.keys(document.components.schemas).map((name) => [name, { $ref: `./${schemaFile(name)}` }])) };
+  write('main.yaml', rewrite({ ...document, paths, components }, '.'));
+}
+
+let copy = '';
+let built: BuildResult;
+
+beforeAll(async () => {
+  copy = mkdtempSync(path.join(os.tmpdir(), 'contracts-any-document-'));
+  for (const entry of ['openapi', 'schemas', 'scripts', 'generated', 'server-stubs', 'clients', 'redocly.yaml', '.spectral.yaml', 'breaking-allowlist.yaml', 'package.json', 'package-lock.json', 'tsconfig.json']) {
+    cpSync(path.join(defaultRoot, entry), path.join(copy, entry), { recursive: true });
+  }
+  rmSync(path.join(copy, 'generated', 'docs'), { recursive: true, force: true });
+  symlinkSync(path.join(defaultRoot, 'node_modules'), path.join(copy, 'node_modules'), 'dir');
+  for (const [slug, file] of Object.entries(corpus)) await addService(copy, slug, { from: path.join(examples, file) });
+  const split = mkdtempSync(path.join(os.tmpdir(), 'contracts-split-'));
+  splitIntoFolder(JSON.parse(readFileSync(path.join(examples, '3.1/json/train-travel.json'), 'utf8')), split);
+  await addService(copy, folderSlug, { from: split });
+  rmSync(split, { recursive: true, force: true });
+  built = await build({ root: copy, compile: true, compare: false, register: false });
+}, 300_000);
+
+afterAll(() => rmSync(copy, { recursive: true, force: true }));
+
+const slugs = [...Object.keys(corpus), folderSlug];
+
+describe('real documents brought in by add-service', () => {
+  test('are copied unchanged and registered with the imported profile', () => {
+    for (const [slug, file] of Object.entries(corpus)) {
+      const copied = path.join(copy, 'openapi', slug, path.basename(file));
+      expect(readFileSync(copied, 'utf8'), slug).toBe(readFileSync(path.join(examples, file), 'utf8'));
+    }
+    const redocly = readFileSync(path.join(copy, 'redocly.yaml'), 'utf8');
+    expect(redocly).toContain('  petstore:\n    root: openapi/petstore/petstore.json\n    extends:\n      - platform/imported\n');
+    // The folder keeps its layout: its root, and the files its root references.
+    expect(readFileSync(path.join(copy, 'redocly.yaml'), 'utf8')).toContain(`root: openapi/${folderSlug}/main.yaml`);
+    expect(readdirSync(path.join(copy, 'openapi', folderSlug, 'components/schemas')).length).toBeGreaterThan(3);
+    expect(findApiServices(copy).map((s) => s.slug)).toEqual(expect.arrayContaining(slugs));
+  });
+
+  test('build with the platform services, the imported ones held to validity only', () => {
+    expect(built.failures).toEqual([]);
+    for (const slug of slugs) {
+      for (const file of ['openapi.json', 'types.gen.ts', 'client.gen.ts']) expect(existsSync(path.join(copy, 'generated', slug, file)), `${slug}/${file}`).toBe(true);
+    }
+    // Style findings are warnings for an imported document; the platform's own still lint clean.
+    expect(built.lint.filter((p) => p.slug === 'petstore' && p.rule === 'operation-description').length).toBeGreaterThan(0);
+    expect(built.lint.filter((p) => p.severity === 'error')).toEqual([]);
+    expect(built.lint.filter((p) => !slugs.includes(p.slug))).toEqual([]);
+    expect(built.lint.some((p) => p.rule.startsWith('platform/'))).toBe(false);
+  });
+
+  test('every generated file type-checks, names that are not identifiers mapped or quoted', async () => {
+    writeFileSync(path.join(copy, 'tsconfig.corpus.json'), JSON.stringify({ extends: './tsconfig.json', include: slugs.map((slug) => `generated/${slug}`) }));
+    const checked = await run(process.execPath, [path.join(copy, 'node_modules/typescript-7/bin/tsc'), '--noEmit', '-p', 'tsconfig.corpus.json'], { cwd: copy }).then(
+      () => ({ code: 0, output: '' }),
+      (error: { code?: number; stdout?: string }) => ({ code: error.code ?? 1, output: error.stdout ?? '' }),
+    );
+    expect(checked.output).toBe('');
+    expect(checked.code).toBe(0);
+    const travel = readFileSync(path.join(copy, 'generated', folderSlug, 'types.gen.ts'), 'utf8');
+    expect(travel).toContain("export type LinksSelf = components['schemas']['Links-Self'];");
+    expect(readFileSync(path.join(copy, 'generated/uspto/types.gen.ts'), 'utf8')).toMatch(/"perform-search": \{/);
+  });
+});
+
+describe('add-service refuses, writing nothing', () => {
+  const refusals: Array<[string, string, () => { from: string; rootFile?: string }, RegExp]> = [
+    ['a bad slug', 'Bad_Slug', () => ({ from: path.join(examples, corpus.petstore!) }), /not a slug/],
+    ['an existing service', 'petstore', () => ({ from: path.join(examples, corpus.petstore!) }), /petstore exists already/],
+    ['a platform service', 'seo', () => ({ from: path.join(examples, corpus.petstore!) }), /seo exists already/],
+    ['a missing file', 'missing', () => ({ from: path.join(copy, 'nope.yaml') }), /no such file or folder/],
+    ['Swagger 2.0', 'swagger', () => ({ from: path.join(examples, '2.0/json/petstore.json') }), /Swagger 2\.0; convert it to OpenAPI 3/],
+    ['a file that is not OpenAPI', 'notopenapi', () => ({ from: path.join(copy, 'package.json') }), /not an OpenAPI document/],
+    ['a folder with two roots', 'two-roots', () => ({ from: path.join(examples, '3.1/json') }), /name the root with --root/],
+  ];
+  test.each(refusals)('%s', async (_what, slug, options, message) => {
+    const before = readFileSync(path.join(copy, 'redocly.yaml'), 'utf8');
+    const listed = readdirSync(path.join(copy, 'openapi')).sort();
+    await expect(addService(copy, slug, options())).rejects.toThrow(message);
+    expect(readFileSync(path.join(copy, 'redocly.yaml'), 'utf8')).toBe(before);
+    expect(readdirSync(path.join(copy, 'openapi')).sort()).toEqual(listed);
+  });
+
+  test('an invalid document is refused with each error at its file and line', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'contracts-invalid-'));
+    try {
+      const file = path.join(dir, 'broken.yaml');
+      writeFileSync(file, 'openapi: 3.0.3\ninfo: {title: Broken, version: "1"}\npaths:\n  /items/{id}:\n    get:\n      responses:\n        "200":\n          description: ok\n          content:\n            application/json:\n              schema: {$ref: "#/components/schemas/Missing"}\n');
+      const error = await addService(copy, 'broken', { from: file }).then(() => undefined, (e: Error) => e);
+      expect(error?.message).toMatch(/not valid OpenAPI \(2 errors\); nothing was written/);
+      expect(error?.message).toMatch(/broken\.yaml:11:\d+  error  no-unresolved-refs/);
+      expect(error?.message).toMatch(/broken\.yaml:5:\d+  error  path-parameters-defined/);
+      expect(existsSync(path.join(copy, 'openapi/broken'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
