@@ -88,7 +88,7 @@ export async function startDevServer(options: DevOptions = {}): Promise<DevServe
         await reload(slug);
       };
       const result = await build({ root, log: quiet, onBundled });
-      if (!result.ok) log(`build failed: ${result.failures.join('; ')} (still serving the last good build)`);
+      if (!result.ok) log(`build failed: ${result.failures.join('; ')} (a document that is not valid OpenAPI keeps serving its last good build; one that breaks only style or house rules is served)`);
       for (const slug of servicesRebuilt(result.rebuilt, services)) if (!served.has(slug)) reloads.add(slug);
       mocked = mock ? servicesRebuilt(result.rebuilt, mock.services.map((s) => s.slug)) : [];
     }

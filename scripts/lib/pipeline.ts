@@ -1,4 +1,5 @@
 import { fork } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -46,9 +47,12 @@ export interface BuildResult {
   lint: Array<LintProblem & { slug: string }>;
   failures: string[];
   rebuilt: string[];
-  /** the build state of the units this build considered */
+  /** the build state of the units this build considered (a unit that failed only style or house rules has none) */
   state: BuildState;
 }
+
+/** Rules whose errors mean a document is not valid OpenAPI, as the Redocly plugin defines them. */
+const validityRules = new Set<string>(createRequire(import.meta.url)('../redocly/platform.cjs').validityRules);
 
 const stateFileOf = (root: string) => path.join(root, '.cache', 'build-state.json');
 
@@ -134,7 +138,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     if ('service' in unit && unit.service) {
       const built = await buildApi(root, unit.service, { write, log, docs, result, compareWithCommitted: compare, onBundled: options.onBundled, lintApart: lintApart(unit), known: { inputs: unit.knownInputs, hash: unit.hash } });
       if (built) {
-        next[unit.key] = built.state;
+        // Built without a state when only style or house rules failed: written, linted again next build.
+        if (built.state) next[unit.key] = built.state;
         result.rebuilt.push(unit.key);
       }
     } else if ('set' in unit && unit.set) {
@@ -231,29 +236,35 @@ async function buildApi(
     /** the inputs the last build recorded, hashed before this build read them */
     known: { inputs: string[]; hash: string };
   },
-): Promise<{ state: UnitState; document: JsonNode } | undefined> {
+): Promise<{ state: UnitState | undefined; document: JsonNode } | undefined> {
   const { lintService, formatLintProblem } = await import('../steps/lint.js');
   const linting = timed(() => (ctx.lintApart ? lintInWorker(root, service) : lintService(root, service)));
-  /** Logs the lint's problems; true when none is an error. */
-  const lintPasses = async (): Promise<boolean> => {
+  /**
+   * Logs the lint's problems: `invalid` when an error means the document is not valid OpenAPI
+   * (nothing is written), `style` when only style or house rules fail (the outputs are written, so
+   * `npm run dev` serves the document, but the unit fails and is linted again next build), else `clean`.
+   */
+  const lintPasses = async (): Promise<'clean' | 'style' | 'invalid'> => {
     let problems: LintProblem[], lintMs: number;
     try {
       [problems, lintMs] = await linting;
     } catch (error) {
       ctx.result.failures.push(`lint ${service.slug}: ${(error as Error).message}`);
       ctx.log(stepLine('lint', service.slug, 0, `error: ${(error as Error).message}`));
-      return false;
+      return 'invalid';
     }
     const errors = problems.filter((p) => p.severity === 'error');
     ctx.result.lint.push(...problems.map((p) => ({ ...p, slug: service.slug })));
     ctx.log(stepLine('lint', service.slug, lintMs, problems.length === 0 ? 'clean' : `${errors.length} errors, ${problems.length - errors.length} warnings`));
     for (const line of lintReport(problems, formatLintProblem, service.slug)) ctx.log(`  ${line}`);
-    if (errors.length > 0) ctx.result.failures.push(`lint ${service.slug}`);
-    return errors.length === 0;
+    if (errors.length === 0) return 'clean';
+    ctx.result.failures.push(`lint ${service.slug}`);
+    return errors.some((p) => validityRules.has(p.rule)) ? 'invalid' : 'style';
   };
-  // A contract that fails its lint writes nothing. Linted apart, the other steps run meanwhile and
+  // A contract that is not valid OpenAPI writes nothing. Linted apart, the other steps run meanwhile and
   // their outputs are held until the lint has passed.
-  if (!ctx.lintApart && !(await lintPasses())) return undefined;
+  const verdict = ctx.lintApart ? undefined : await lintPasses();
+  if (verdict === 'invalid') return undefined;
   const linted = ctx.lintApart ? lintPasses() : undefined;
   const held: Array<[string, string]> = [];
   const outputs: Record<string, string> = {};
@@ -301,11 +312,13 @@ async function buildApi(
     }
 
     await breaking;
+    const late = linted ? await linted : undefined;
+    if (late === 'invalid') return undefined;
     if (linted) {
-      if (!(await linted)) return undefined;
       for (const [rel, contents] of held) ctx.write(rel, contents, outputs);
       await ctx.onBundled?.(service.slug);
     }
+    if (verdict === 'style' || late === 'style') return { state: undefined, document: bundled.document };
     const inputs = bundled.inputs.map((f) => path.relative(root, f));
     // The state records what the outputs were built from. Hashed now, a file saved again during
     // this build would be recorded as built, and the next build would skip it; so the hash taken

@@ -35,20 +35,26 @@
  * component names the specification forbids, an example with both `value` and `externalValue`.
  * Every other finding of the recommended rules and of the house rules' built-in part is a warning,
  * and the platform's own rules (CONVENTIONS §3) are off: they are the profile of its own services.
- * An API's own `rules` still override any of these, as Redocly documents.
+ * An API's own `rules` still override any of these, as Redocly documents. The build, too, tells a
+ * document that is not valid (nothing is written) from one that only breaks style or house rules
+ * (built, so `npm run dev` serves it, and reported).
  */
+const validityRules = [
+  'struct',
+  'no-unresolved-refs',
+  'no-identical-paths',
+  'operation-operationId-unique',
+  'operation-parameters-unique',
+  'path-parameters-defined',
+  'path-declaration-must-exist',
+  'no-undefined-server-variable',
+  'spec-components-invalid-map-name',
+  'no-example-value-and-externalValue',
+];
+
 const importedProfile = {
   rules: {
-    struct: 'error',
-    'no-unresolved-refs': 'error',
-    'no-identical-paths': 'error',
-    'operation-operationId-unique': 'error',
-    'operation-parameters-unique': 'error',
-    'path-parameters-defined': 'error',
-    'path-declaration-must-exist': 'error',
-    'no-undefined-server-variable': 'error',
-    'spec-components-invalid-map-name': 'error',
-    'no-example-value-and-externalValue': 'error',
+    ...Object.fromEntries(validityRules.map((rule) => [rule, 'error'])),
     ...Object.fromEntries(
       [
         'operation-summary', 'operation-description', 'operation-operationId', 'operation-operationId-url-safe', 'operation-4xx-response',
@@ -266,3 +272,6 @@ module.exports = function platformPlugin() {
     },
   };
 };
+
+/** The rules whose errors mean a document is not valid OpenAPI (the build writes nothing for it). */
+module.exports.validityRules = validityRules;

@@ -89,15 +89,37 @@ describe('a new service dropped into openapi/', () => {
     expect(problem?.where).toMatch(new RegExp(`^openapi/widgets/paths/widgets\\.yaml:${line}:\\d+$`));
   });
 
-  test('linted in a process of its own (a core to spare), the lint error is the same and nothing is written', async () => {
-    const bundle = path.join(root, 'generated/widgets/openapi.json');
-    const before = readFileSync(bundle, 'utf8');
+  test('linted in a process of its own (a core to spare), the verdict is the same: a document breaking only style or house rules is built and fails', async () => {
     const serial = await build({ root });
     const apart = await build({ root, lintApart: true });
-    expect(apart.ok).toBe(false);
-    expect(apart.failures).toEqual(['lint widgets']);
+    for (const result of [serial, apart]) {
+      expect(result.ok).toBe(false);
+      expect(result.failures).toEqual(['lint widgets']);
+    }
     expect(apart.lint).toEqual(serial.lint);
-    expect(readFileSync(bundle, 'utf8')).toBe(before);
+    // Still valid OpenAPI: written, so `npm run dev` serves it while the build reports the rule.
+    expect(readFileSync(path.join(root, 'generated/widgets/openapi.json'), 'utf8')).toMatch(/"id": 2\b/);
+    // Not recorded as built: the next build lints it again.
+    expect((await build({ root })).failures).toEqual(['lint widgets']);
+  });
+
+  test('a document that is not valid OpenAPI writes nothing, linted here or apart', async () => {
+    const bundle = path.join(root, 'generated/widgets/openapi.json');
+    const before = readFileSync(bundle, 'utf8');
+    const file = path.join(root, 'openapi/widgets/openapi.yaml');
+    const text = readFileSync(file, 'utf8');
+    // A path parameter no operation declares: every tool after the lint would misread the path.
+    writeFileSync(file, text.replace(/^( {2})\/widgets:/m, '$1/widgets/{missing}:'));
+    try {
+      for (const lintApart of [false, true]) {
+        const result = await build({ root, lintApart });
+        expect(result.ok).toBe(false);
+        expect(result.lint.some((p) => p.severity === 'error' && p.rule === 'path-parameters-defined'), JSON.stringify(result.lint)).toBe(true);
+        expect(readFileSync(bundle, 'utf8')).toBe(before);
+      }
+    } finally {
+      writeFileSync(file, text);
+    }
   });
 
   test('a removed service leaves no generated code behind', async () => {
