@@ -32,7 +32,7 @@ try {
   process.exit(2);
 }
 console.log(`added    ${added.root} (${added.files.length} file${added.files.length === 1 ? '' : 's'}), registered in redocly.yaml with extends: [platform/imported]`);
-const result = await build({ root: defaultRoot, compile: true, log: (line) => (line.startsWith('skip') ? undefined : console.log(line)) });
+const result = await build({ root: defaultRoot, compile: true, linted: { [slug]: added.problems }, log: (line) => (line.startsWith('skip') ? undefined : console.log(line)) });
 if (!result.ok) {
   console.error(`build failed: ${result.failures.join('; ')}`);
   process.exit(1);

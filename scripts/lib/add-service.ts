@@ -6,8 +6,7 @@
  * (`platform/imported`: validity errors block, style findings are warnings) and registered in
  * redocly.yaml only when that passes. A refusal writes nothing.
  */
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import os from 'node:os';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { registerApi } from './redocly-config.js';
@@ -30,8 +29,8 @@ export interface AddedService {
   /** the root document as registered, relative to the project: `openapi/petstore/petstore.json` */
   root: string;
   files: string[];
-  /** the lint's warnings (style findings; errors refuse the document) */
-  warnings: LintProblem[];
+  /** the lint's problems: warnings only (style findings), since an error refuses the document; the build takes them as its lint */
+  problems: LintProblem[];
 }
 
 const documentFile = (file: string) => /\.(ya?ml|json)$/i.test(file);
@@ -62,25 +61,20 @@ function openApiVersionOf(file: string, document: unknown): string {
 /**
  * Every file below `dir` that a `$ref` takes whole (`paths/pets.yaml`), as absolute paths. A file
  * referenced only into (`../openapi.yaml#/components/…`, as split contracts point back at their
- * root's components) may still be the root; URLs are left out.
+ * root's components) may still be the root; URLs are left out. The `$ref`s are found by their
+ * text, not by parsing every file: a folder of thousands of files is read in a blink.
  */
-function referencedFiles(dir: string, files: string[]): Set<string> {
+function referencedFiles(files: string[]): Set<string> {
   const referenced = new Set<string>();
-  const walk = (node: unknown, from: string) => {
-    if (Array.isArray(node)) return node.forEach((item) => walk(item, from));
-    if (!node || typeof node !== 'object') return;
-    for (const [key, value] of Object.entries(node)) {
-      if (key === '$ref' && typeof value === 'string') {
-        const [target = '', fragment = ''] = value.split('#');
-        if (target && fragment.replace(/^\//, '') === '' && !/^[a-z][a-z0-9+.-]*:/i.test(target)) referenced.add(path.resolve(path.dirname(from), decodeURI(target)));
-      } else walk(value, from);
-    }
-  };
+  const refPattern = /["']?\$ref["']?\s*:\s*["']?([^"'#\s,}]*)(#[^"'\s,}]*)?/g;
   for (const file of files) {
-    try {
-      walk(parseYaml(readFileSync(file, 'utf8')), file);
-    } catch {
-      // A file that does not parse is no root; the lint names it if the root reaches it.
+    for (const [, target = '', fragment = ''] of readFileSync(file, 'utf8').matchAll(refPattern)) {
+      if (!target || fragment.replace(/^#\/?/, '') !== '' || /^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
+      try {
+        referenced.add(path.resolve(path.dirname(file), decodeURI(target)));
+      } catch {
+        // Not a URI reference at all: the lint names it if the root reaches it.
+      }
     }
   }
   return referenced;
@@ -96,7 +90,7 @@ function findRoot(dir: string, files: string[], rootFile: string | undefined): s
     return file;
   }
   const documents = files.filter(documentFile);
-  const referenced = referencedFiles(dir, documents);
+  const referenced = referencedFiles(documents);
   const candidates = documents.filter((file) => {
     if (referenced.has(file)) return false;
     try {
@@ -136,30 +130,37 @@ export async function addService(projectRoot: string, slug: string, options: Add
   const sourceRoot = isFolder ? findRoot(from, files, options.rootFile) : from;
   openApiVersionOf(path.relative(process.cwd(), sourceRoot) || sourceRoot, readDocument(sourceRoot));
 
-  // Linted where it will not be seen until it passes: a refused document leaves nothing behind.
-  const staging = mkdtempSync(path.join(os.tmpdir(), `add-service-${slug}-`));
+  // Staged where nothing looks (.cache/ is ignored by git and the build) and moved into place by a
+  // rename once the lint passes: a refused document leaves nothing behind, an accepted one appears whole.
+  const target = path.join(projectRoot, 'openapi', slug);
+  const stagingRoot = path.join(projectRoot, '.cache');
+  mkdirSync(stagingRoot, { recursive: true });
+  const staging = mkdtempSync(path.join(stagingRoot, `add-service-${slug}-`));
   try {
     const staged = path.join(staging, slug);
     for (const file of files) cpSync(file, path.join(staged, path.relative(sourceDir, file)));
     const stagedRoot = path.join(staged, path.relative(sourceDir, sourceRoot));
     const { lintCandidate, formatLintProblem } = await import('../steps/lint.js');
-    const shownAs = (file: string) => path.relative(process.cwd(), path.join(sourceDir, path.relative(staged, file)));
-    const problems = await lintCandidate(projectRoot, slug, stagedRoot, IMPORTED_PROFILE, shownAs);
+    // Named where they will be once added; a refusal names them where the user has them.
+    const asAdded = (file: string) => path.relative(projectRoot, path.join(target, path.relative(staged, file))).split(path.sep).join('/');
+    const problems = await lintCandidate(projectRoot, slug, stagedRoot, IMPORTED_PROFILE, asAdded);
     const errors = problems.filter((p) => p.severity === 'error');
     if (errors.length > 0) {
-      const listed = errors.slice(0, 20).map((p) => `  ${formatLintProblem(p)}`);
+      const addedPrefix = `openapi/${slug}/`;
+      const asGiven = (p: LintProblem) => ({ ...p, where: p.where.startsWith(addedPrefix) ? path.join(path.relative(process.cwd(), sourceDir), p.where.slice(addedPrefix.length)) : p.where });
+      const listed = errors.slice(0, 20).map((p) => `  ${formatLintProblem(asGiven(p))}`);
       const more = errors.length > listed.length ? [`  … and ${errors.length - listed.length} more`] : [];
       throw new ScaffoldRefused(`the document is not valid OpenAPI (${errors.length} errors); nothing was written:\n${[...listed, ...more].join('\n')}`);
     }
-    const target = path.join(projectRoot, 'openapi', slug);
-    cpSync(staged, target, { recursive: true });
-    const registeredRoot = path.relative(projectRoot, path.join(target, path.relative(staged, stagedRoot))).split(path.sep).join('/');
+    mkdirSync(path.dirname(target), { recursive: true });
+    renameSync(staged, target);
+    const registeredRoot = asAdded(stagedRoot);
     await registerApi(projectRoot, slug, registeredRoot, IMPORTED_PROFILE);
     return {
       slug,
       root: registeredRoot,
       files: files.map((file) => path.relative(projectRoot, path.join(target, path.relative(sourceDir, file))).split(path.sep).join('/')),
-      warnings: problems.filter((p) => p.severity === 'warn'),
+      problems,
     };
   } finally {
     rmSync(staging, { recursive: true, force: true });

@@ -30,6 +30,11 @@ export interface BuildOptions {
    * the build itself when `workers` leaves a core idle: one stale service, or fewer than the cores).
    */
   lintApart?: boolean;
+  /**
+   * Lint problems already found on a service's current sources, by slug (`npm run add-service` lints
+   * its staging copy before anything is written): that service is not linted again.
+   */
+  linted?: Record<string, LintProblem[]>;
   /** only these units (`api:<slug>`, `schemas:<slug>`); the others keep their state (a build worker's share) */
   only?: string[];
   /** list breaking changes against the merge base (default: as `register`) */
@@ -136,7 +141,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       continue;
     }
     if ('service' in unit && unit.service) {
-      const built = await buildApi(root, unit.service, { write, log, docs, result, compareWithCommitted: compare, onBundled: options.onBundled, lintApart: lintApart(unit), known: { inputs: unit.knownInputs, hash: unit.hash } });
+      const built = await buildApi(root, unit.service, { write, log, docs, result, compareWithCommitted: compare, onBundled: options.onBundled, lintApart: !options.linted?.[unit.service.slug] && lintApart(unit), linted: options.linted?.[unit.service.slug], known: { inputs: unit.knownInputs, hash: unit.hash } });
       if (built) {
         // Built without a state when only style or house rules failed: written, linted again next build.
         if (built.state) next[unit.key] = built.state;
@@ -233,12 +238,13 @@ async function buildApi(
     compareWithCommitted: boolean;
     onBundled?: BuildOptions['onBundled'];
     lintApart: boolean;
+    linted?: LintProblem[];
     /** the inputs the last build recorded, hashed before this build read them */
     known: { inputs: string[]; hash: string };
   },
 ): Promise<{ state: UnitState | undefined; document: JsonNode } | undefined> {
   const { lintService, formatLintProblem } = await import('../steps/lint.js');
-  const linting = timed(() => (ctx.lintApart ? lintInWorker(root, service) : lintService(root, service)));
+  const linting = ctx.linted ? Promise.resolve([ctx.linted, 0] as [LintProblem[], number]) : timed(() => (ctx.lintApart ? lintInWorker(root, service) : lintService(root, service)));
   /**
    * Logs the lint's problems: `invalid` when an error means the document is not valid OpenAPI
    * (nothing is written), `style` when only style or house rules fail (the outputs are written, so

@@ -159,6 +159,7 @@ describe('add-service refuses, writing nothing', () => {
     await expect(addService(copy, slug, options())).rejects.toThrow(message);
     expect(readFileSync(path.join(copy, 'redocly.yaml'), 'utf8')).toBe(before);
     expect(readdirSync(path.join(copy, 'openapi')).sort()).toEqual(listed);
+    expect(readdirSync(path.join(copy, '.cache')).filter((name) => name.startsWith('add-service-'))).toEqual([]);
   });
 
   test('an invalid document is refused with each error at its file and line', async () => {
