@@ -1,5 +1,6 @@
 import { banner } from '../lib/banner.js';
 import { deref, escapePointerToken, listOperations, pointerTokens, requestBodyOf, type Operation, type JsonNode } from '../lib/operations.js';
+import { identifierFor } from '../lib/identifiers.js';
 import { pascalCase } from '../lib/project.js';
 import { withoutRequire } from './schema-types.js';
 
@@ -12,7 +13,12 @@ type DataEncoding = 'json' | 'text' | 'json-or-text';
 /** What the generator decides per stream operation from the contract. */
 export interface StreamOperation {
   operation: Operation;
-  /** the reader's name: the operationId when it starts with `stream`, else `<operationId>Stream` */
+  /**
+   * An identifier for the operation (its operationId, mapped where that is not an identifier:
+   * `perform-search` -> `PerformSearch`): the name of its frame validator.
+   */
+  key: string;
+  /** the reader's name: the key when it starts with `stream`, else `<key>Stream` */
   name: string;
   status: string;
   /** JSON Pointer tokens of the frame schema in the bundle, `$ref`s of responses followed */
@@ -29,6 +35,7 @@ export interface StreamOperation {
 
 export function streamOperations(document: JsonNode): StreamOperation[] {
   const out: StreamOperation[] = [];
+  const taken = new Set<string>();
   for (const operation of listOperations(document)) {
     for (const [status, raw] of Object.entries<JsonNode>(operation.op.responses ?? {})) {
       if (!/^2/.test(status)) continue;
@@ -40,9 +47,15 @@ export function streamOperations(document: JsonNode): StreamOperation[] {
       const requestBody = requestBodyOf(document, operation);
       const bodySchema = deref(document, requestBody?.content?.['application/json']?.schema);
       const streamFlag = Boolean(response.content['application/json']) && isBoolean(document, bodySchema?.properties?.stream);
+      // Without an operationId, the method and path name it: `get /tocks` -> `getTocks`.
+      const wanted = operation.op.operationId !== undefined ? operation.id : `${operation.method} ${operation.path}`;
+      const mapped = identifierFor(wanted, taken);
+      const key = mapped === undefined || mapped === wanted ? (mapped ?? `stream${out.length + 1}`) : mapped[0]!.toLowerCase() + mapped.slice(1);
+      taken.add(key);
       out.push({
         operation,
-        name: /^stream[A-Z]/.test(operation.id) ? operation.id : `${operation.id}Stream`,
+        key,
+        name: /^stream[A-Z]/.test(key) ? key : `${key}Stream`,
         status,
         schemaAt: [...at, 'content', EVENT_STREAM, 'schema'],
         data: dataEncoding(document, frame),
@@ -134,7 +147,7 @@ export async function generateStreams(slug: string, document: JsonNode): Promise
     'streams.gen.ts': generateModule(slug, document, streams, source),
     'streams.validators.gen.js': await generateValidators(slug, document, streams, source),
     'streams.validators.gen.d.ts': `${banner(`${source} (ajv standalone)`)}type Check = ((data: unknown) => boolean) & { errors?: Array<{ instancePath?: string; message?: string }> | null };\n\n${streams
-      .map((s) => `export declare const ${s.operation.id}: Check;`)
+      .map((s) => `export declare const ${s.key}: Check;`)
       .join('\n')}\n`,
   };
 }
@@ -160,9 +173,9 @@ async function standaloneValidators(slug: string, document: JsonNode, streams: S
   ajv.addSchema(withoutAnnotations(document, discriminator) as Record<string, unknown>, id);
   const refs: Record<string, string> = {};
   for (const s of streams) {
-    const frameId = `${id}/streams/${s.operation.id}`;
+    const frameId = `${id}/streams/${s.key}`;
     ajv.addSchema({ $id: frameId, $ref: `${id}#/${s.schemaAt.map(escapePointerToken).join('/')}` });
-    refs[s.operation.id] = frameId;
+    refs[s.key] = frameId;
   }
   const code = (standaloneCode as unknown as (a: unknown, refs: Record<string, string>) => string)(ajv, refs);
   return `${banner(`${source} (ajv standalone)`)}${withoutRequire(code)}\n`;
@@ -200,7 +213,7 @@ function generateModule(slug: string, document: JsonNode, streams: StreamOperati
   return `${banner(source)}
 import { ajvValidator, buildUrl, mergeHeaders, readStream, type ErrorBodyOf, type StreamConnectionOptions } from '${RUNTIME}';
 import * as validators from './streams.validators.gen.js';
-import type { operations } from './types.gen.js';
+import type { ${[...new Set(streams.map((s) => (s.operation.op.operationId !== undefined ? 'operations' : 'paths')))].sort().join(', ')} } from './types.gen.js';
 
 export { StreamConnectionError, StreamFrameError, StreamHttpError, type StreamConnectionOptions } from '${RUNTIME}';
 
@@ -228,7 +241,8 @@ function typeName(s: StreamOperation): string {
 
 function reader(s: StreamOperation): string {
   const { operation } = s;
-  const op = `operations[${JSON.stringify(operation.id)}]`;
+  // An operation without an operationId is not in `operations`: its type is reached by path and method.
+  const op = operation.op.operationId !== undefined ? `operations[${JSON.stringify(operation.id)}]` : `paths[${JSON.stringify(operation.path)}][${JSON.stringify(operation.method)}]`;
   const T = typeName(s);
   const frameType = `${op}['responses'][${JSON.stringify(Number(s.status))}]['content']['text/event-stream']`;
   const bodyType = `NonNullable<${op}['requestBody']>['content']['application/json']`;
@@ -273,7 +287,7 @@ export function ${s.name}(init: ${T}Init): AsyncGenerator<${T}Frame, void, undef
     url: buildUrl(init.baseUrl ?? defaultBaseUrl, ${JSON.stringify(operation.path)}, ${params}),
     headers: mergeHeaders(init.headers${hasParams && operation.op.parameters.some((p: JsonNode) => p.in === 'header') ? `, ${params}.header` : ''}),${body}
     data: ${JSON.stringify(s.data)},
-    validate: ajvValidator(validators.${operation.id}),
+    validate: ajvValidator(validators.${s.key}),
     resumable: ${s.resumable},
   });
 }

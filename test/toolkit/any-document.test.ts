@@ -79,6 +79,17 @@ function splitIntoFolder(document: JsonNode, dir: string): void {
   write('main.yaml', rewrite({ ...document, paths, components }, '.'));
 }
 
+const streamSlug = 'event-streams';
+const frame = { type: 'object', required: ['data'], properties: { event: { type: 'string' }, data: { type: 'object', properties: { n: { type: 'integer' } } } } };
+const eventStreamDocument = {
+  openapi: '3.0.3',
+  info: { title: 'Event streams', version: '1.0.0' },
+  paths: {
+    '/ticks': { get: { operationId: 'watch-ticks', responses: { 200: { description: 'ticks', content: { 'text/event-stream': { schema: frame } } } } } },
+    '/tocks': { get: { responses: { 200: { description: 'tocks', content: { 'text/event-stream': { schema: frame } } } } } },
+  },
+};
+
 let copy = '';
 let built: BuildResult;
 
@@ -94,12 +105,17 @@ beforeAll(async () => {
   splitIntoFolder(JSON.parse(readFileSync(path.join(examples, '3.1/json/train-travel.json'), 'utf8')), split);
   await addService(copy, folderSlug, { from: split });
   rmSync(split, { recursive: true, force: true });
+  // Event streams under operationIds that are not identifiers, and under none.
+  const streams = mkdtempSync(path.join(os.tmpdir(), 'contracts-streams-'));
+  writeFileSync(path.join(streams, 'events.yaml'), stringifyYaml(eventStreamDocument));
+  await addService(copy, streamSlug, { from: path.join(streams, 'events.yaml') });
+  rmSync(streams, { recursive: true, force: true });
   built = await build({ root: copy, compile: true, compare: false, register: false });
 }, 300_000);
 
 afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
-const slugs = [...Object.keys(corpus), folderSlug];
+const slugs = [...Object.keys(corpus), folderSlug, streamSlug];
 
 describe('real documents brought in by add-service', () => {
   test('are copied unchanged and registered with the imported profile', () => {
@@ -140,6 +156,9 @@ describe('real documents brought in by add-service', () => {
     const travel = readFileSync(path.join(copy, 'generated', folderSlug, 'types.gen.ts'), 'utf8');
     expect(travel).toContain("export type LinksSelf = components['schemas']['Links-Self'];");
     expect(readFileSync(path.join(copy, 'generated/uspto/types.gen.ts'), 'utf8')).toMatch(/"perform-search": \{/);
+    const streams = readFileSync(path.join(copy, 'generated', streamSlug, 'streams.gen.ts'), 'utf8');
+    expect(streams).toContain('export function watchTicksStream(');
+    expect(streams).toContain('export function getTocksStream(');
   });
 });
 
