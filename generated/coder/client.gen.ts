@@ -6,7 +6,7 @@ import type { paths } from './types.gen.js';
 
 export type * from './types.gen.js';
 
-/** The `servers` of the contract: the first is the default base URL. */
+/** The `servers` of the contract (variables at their defaults): the first is the default base URL. */
 export const coderServers = ["http://localhost:4000/coder","http://localhost:4010/coder"] as const;
 
 /**

@@ -7,7 +7,7 @@ import type { paths } from './types.gen.js';
 export type * from './types.gen.js';
 export * from './webhooks.gen.js';
 
-/** The `servers` of the contract: the first is the default base URL. */
+/** The `servers` of the contract (variables at their defaults): the first is the default base URL. */
 export const mailServers = ["http://localhost:4000/mail","http://localhost:4010/mail"] as const;
 
 /**

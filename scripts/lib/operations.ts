@@ -53,13 +53,18 @@ const isNode = (value: unknown): value is JsonNode => typeof value === 'object' 
 export function serverPathOf(document: JsonNode): string {
   const server = document.servers?.[0];
   if (typeof server?.url !== 'string') return '/';
-  const variables: JsonNode = server.variables ?? {};
-  const url = server.url.replace(/\{([^}]*)\}/g, (whole: string, name: string) => (typeof variables[name]?.default === 'string' ? variables[name].default : whole));
+  const url = serverUrlOf(server);
   try {
     return decodeURI(new URL(url.replace(/\{([^}]*)\}/g, '$1'), 'http://localhost').pathname).replace(/\/+$/, '') || '/';
   } catch {
     return '/';
   }
+}
+
+/** A Server object's URL with each variable replaced by its default (one without a default stays `{name}`). */
+export function serverUrlOf(server: JsonNode): string {
+  const variables: JsonNode = server.variables ?? {};
+  return String(server.url).replace(/\{([^}]*)\}/g, (whole: string, name: string) => (typeof variables[name]?.default === 'string' ? variables[name].default : whole));
 }
 
 /**

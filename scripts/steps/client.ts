@@ -1,19 +1,19 @@
 import { banner } from '../lib/banner.js';
 import { pascalCase } from '../lib/project.js';
 import { hasWebhooks } from './webhooks.js';
-import type { JsonNode } from '../lib/operations.js';
+import { serverUrlOf, type JsonNode } from '../lib/operations.js';
 
 /** A typed openapi-fetch client factory for one service, defaulting to its first server URL. */
 export function generateClient(slug: string, document: JsonNode): string {
   const name = pascalCase(slug);
-  const servers: string[] = (document.servers ?? []).map((s: { url: string }) => s.url);
+  const servers: string[] = (document.servers ?? []).map((s: JsonNode) => serverUrlOf(s));
   return `${banner(`generated/${slug}/openapi.json`)}
 import createClient, { type ClientOptions } from 'openapi-fetch';
 import type { paths } from './types.gen.js';
 
 export type * from './types.gen.js';${hasWebhooks(document) ? "\nexport * from './webhooks.gen.js';" : ''}
 
-/** The \`servers\` of the contract: the first is the default base URL. */
+/** The \`servers\` of the contract (variables at their defaults): the first is the default base URL. */
 export const ${camel(name)}Servers = ${JSON.stringify(servers)} as const;
 
 /**
