@@ -10,8 +10,13 @@ export const defaultRoot = path.basename(twoUp) === 'js' && path.basename(path.d
 /** A service with an OpenAPI document: openapi/<slug>/openapi.yaml. */
 export interface ApiService {
   slug: string;
-  root: string; // absolute path of openapi.yaml
+  root: string; // absolute path of the root document (openapi.yaml for the platform's own)
+  /** the `extends` of its redocly.yaml entry (`['platform/imported']` for a document brought in), if it has one */
+  profile?: string[];
 }
+
+/** Whether a service is a document the platform did not write, held to OpenAPI validity only (DECISIONS I-1). */
+export const isImported = (service: ApiService) => service.profile?.includes('platform/imported') === true;
 
 /** A folder of standalone JSON Schema files: schemas/<slug>/*.json. */
 export interface SchemaSet {
@@ -32,20 +37,27 @@ export function findApiServices(root: string): ApiService[] {
   for (const slug of readdirSync(dir)) {
     if (existsSync(path.join(dir, slug, 'openapi.yaml'))) found.set(slug, path.join(dir, slug, 'openapi.yaml'));
   }
-  for (const [slug, file] of Object.entries(registeredRoots(root))) {
-    const absolute = path.resolve(root, file);
+  const registered = registeredApis(root);
+  for (const [slug, api] of Object.entries(registered)) {
+    const absolute = path.resolve(root, api.root);
     if (!found.has(slug) && path.dirname(path.relative(dir, absolute)).split(path.sep)[0] === slug && existsSync(absolute)) found.set(slug, absolute);
   }
-  return [...found].sort(([a], [b]) => a.localeCompare(b)).map(([slug, file]) => ({ slug, root: file }));
+  return [...found]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([slug, file]) => ({ slug, root: file, ...(registered[slug]?.extends && { profile: registered[slug].extends }) }));
 }
 
-/** `apis.<name>.root` of redocly.yaml, by name; none when the file is missing or unreadable. */
-function registeredRoots(root: string): Record<string, string> {
+/** `apis.<name>` of redocly.yaml (its root, and its own `extends` if any), by name; none when the file is missing or unreadable. */
+function registeredApis(root: string): Record<string, { root: string; extends?: string[] }> {
   const file = path.join(root, 'redocly.yaml');
   if (!existsSync(file)) return {};
   try {
-    const apis = (parseYaml(readFileSync(file, 'utf8')) as { apis?: Record<string, { root?: unknown }> } | null)?.apis ?? {};
-    return Object.fromEntries(Object.entries(apis).flatMap(([name, api]) => (typeof api?.root === 'string' ? [[name, api.root]] : [])));
+    const apis = (parseYaml(readFileSync(file, 'utf8')) as { apis?: Record<string, { root?: unknown; extends?: unknown }> } | null)?.apis ?? {};
+    return Object.fromEntries(
+      Object.entries(apis).flatMap(([name, api]) =>
+        typeof api?.root === 'string' ? [[name, { root: api.root, ...(Array.isArray(api.extends) && { extends: api.extends.map(String) }) }]] : [],
+      ),
+    );
   } catch {
     return {};
   }

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { stringify as stringifyYaml } from 'yaml';
+import { check } from '../../scripts/check.js';
 import { addService } from '../../scripts/lib/add-service.js';
 import { build, type BuildResult } from '../../scripts/lib/pipeline.js';
 import type { JsonNode } from '../../scripts/lib/operations.js';
@@ -160,6 +161,14 @@ describe('real documents brought in by add-service', () => {
     expect(streams).toContain('export function watchTicksStream(');
     expect(streams).toContain('export function getTocksStream(');
   });
+});
+
+describe('npm run check with documents brought in', () => {
+  test('passes: their style findings are counted, not failed, and their generated code is not stale', async () => {
+    const result = await check(copy);
+    expect(result.messages).toEqual([]);
+    expect(result.ok).toBe(true);
+  }, 300_000);
 });
 
 describe('add-service refuses, writing nothing', () => {
