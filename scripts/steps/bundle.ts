@@ -19,7 +19,8 @@ export interface BundleOutput {
 export async function bundleService(root: string, service: ApiService): Promise<BundleOutput> {
   const { loadConfig, bundle } = await import('@redocly/openapi-core');
   const config = await loadConfig({ configPath: path.join(root, 'redocly.yaml') });
-  const result = await bundle({ ref: service.root, config, dereference: false, removeUnusedComponents: false });
+  const { specificationResolver } = await import('../lib/redocly-resolver.js');
+  const result = await bundle({ ref: service.root, config, dereference: false, removeUnusedComponents: false, externalRefResolver: await specificationResolver() });
   const errors = result.problems.filter((p) => p.severity === 'error');
   if (errors.length > 0) {
     throw new Error(`bundle ${service.slug}: ${errors.map((e) => e.message).join('; ')}`);

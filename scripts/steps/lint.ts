@@ -48,15 +48,24 @@ type Problem = Awaited<ReturnType<typeof import('@redocly/openapi-core').lint>>[
 
 const isUnknownKeyword = (p: Problem) => p.ruleId === 'struct' && /^Property `[^`]+` is not expected here\.$/.test(p.message);
 
-/**
- * Whether a JSON Pointer ends in a keyword of a Schema object. In OpenAPI 3.1 a Schema object is a
- * JSON Schema 2020-12, where a keyword a vocabulary does not define is an annotation, not an error:
- * Redocly's `struct` refuses one (a 3.0 `nullable` left in a migrated document), so the lint takes
- * it as a warning there. Elsewhere in the document an unknown field stays an error.
- */
-function inSchema(pointer: string | undefined): boolean {
-  const parent = (pointer ?? '').replace(/\/[^/]*$/, '');
+/** Whether a JSON Pointer ends in a keyword of a Schema object. */
+function inSchema(pointer: string): boolean {
+  const parent = pointer.replace(/\/[^/]*$/, '');
   return /\/(schema|items|not|additionalProperties|contains|if|then|else|propertyNames|unevaluatedItems|unevaluatedProperties)$|\/(schemas|properties|patternProperties|\$defs|dependentSchemas)\/[^/]+$|\/(allOf|anyOf|oneOf|prefixItems)\/\d+$/.test(parent);
+}
+
+/**
+ * Errors of Redocly's where the OpenAPI specification allows what the rule refuses: reported as
+ * warnings, so a valid document is never refused for them.
+ * - In 3.1 a Schema object is a JSON Schema 2020-12, where a keyword no vocabulary defines is an
+ *   annotation (a 3.0 `nullable` left in a migrated document); `struct` refuses it.
+ * - A specification extension (`x-…`) is free-form; `struct` holds some to Redocly's own shapes
+ *   (`x-code-samples` with `lang`/`source`), though another tool's may differ.
+ */
+function allowedBySpecification(p: Problem, openapi31: boolean): boolean {
+  const pointer = p.location[0]?.pointer ?? '';
+  if (p.ruleId === 'struct' && /\/x-[^/]*(\/|$)/.test(pointer)) return true;
+  return openapi31 && isUnknownKeyword(p) && inSchema(pointer);
 }
 
 type RedoclyConfig = Awaited<ReturnType<typeof import('@redocly/openapi-core').loadConfig>>;
@@ -64,11 +73,12 @@ type RedoclyConfig = Awaited<ReturnType<typeof import('@redocly/openapi-core').l
 async function lintWith(config: RedoclyConfig, ref: string, shownAs: (file: string) => string): Promise<LintProblem[]> {
   const { lint, getLineColLocation } = await import('@redocly/openapi-core');
   unoptimizedExampleValidators();
-  const problems = await lint({ ref, config });
-  const annotations = problems.some(isUnknownKeyword) && /^3\.1\./.test(String((await import('yaml')).parse(readFileSync(ref, 'utf8'))?.openapi));
+  const { specificationResolver } = await import('../lib/redocly-resolver.js');
+  const problems = await lint({ ref, config, externalRefResolver: await specificationResolver() });
+  const openapi31 = problems.some(isUnknownKeyword) && /^3\.1\./.test(String((await import('yaml')).parse(readFileSync(ref, 'utf8'))?.openapi));
   return problems
     .filter((p) => !p.ignored && (p.severity === 'error' || p.severity === 'warn'))
-    .map((p) => (annotations && isUnknownKeyword(p) && inSchema(p.location[0]?.pointer) ? { ...p, severity: 'warn' as const } : p))
+    .map((p) => (p.severity === 'error' && allowedBySpecification(p, openapi31) ? { ...p, severity: 'warn' as const } : p))
     .map((p) => {
       const location = p.location[0];
       let where = shownAs(ref);

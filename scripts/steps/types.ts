@@ -21,7 +21,17 @@ export async function generateApiTypes(slug: string, document: JsonNode): Promis
       return tsUnion([...values.map((v) => tsLiteral(v)), ...(nullable ? [NULL] : [])]);
     },
   });
-  return `${banner(`generated/${slug}/openapi.json (openapi-typescript)`)}\n${usableRootTypes(astToString(ast))}\n${requestDefaults(document)}`;
+  return `${banner(`generated/${slug}/openapi.json (openapi-typescript)`)}\n${usableRootTypes(withoutPathReferences(astToString(ast)))}\n${requestDefaults(document)}`;
+}
+
+/**
+ * A `$ref` into `paths` or `webhooks` (`#/paths/~1anything/post/requestBody/…/properties/x`, valid
+ * but rare) becomes an indexed access openapi-typescript gets wrong: through an optional
+ * `requestBody` and a `schema` key the type does not have, so it does not compile. Such a type is
+ * `unknown`: loose, where the alternative is a file that does not compile.
+ */
+function withoutPathReferences(text: string): string {
+  return text.replace(/\b(?:paths|webhooks)(?:\["(?:[^"\\]|\\.)*"\])+/g, 'unknown');
 }
 
 /** The file's own exports, which no root type may take. */

@@ -37,6 +37,9 @@ const corpus: Record<string, string> = {
   'status-codes': '3.0/json/http-status-codes.json', // every status, `default`
   links: '3.0/json/link-example.json', // no servers, links
   circular: '3.0/json/circular.json', // recursive schemas
+  'circular-paths': '3.0/json/circular-paths.json', // a recursive $ref into paths, not components
+  discriminators: '3.0/json/discriminators.json', // mappings by schema name as well as by reference
+  extensions: '3.0/json/readme-extensions.json', // another tool's x-code-samples, not Redocly's shape
   polymorphism: '3.0/json/polymorphism.json',
   'schema-types-30': '3.0/json/schema-types.json', // `nullable` with and without `type`
   'schema-types-31': '3.1/json/schema-types.json', // 3.0's `nullable` left in a 3.1 document (an annotation there)
