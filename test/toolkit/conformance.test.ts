@@ -16,7 +16,7 @@ import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { defaultCredentialHeaders, seededCredentials } from '../../scripts/lib/credentials.js';
 import { conformanceMatrix } from '../helpers/conformance-matrix.js';
 import { exampleRequest } from '../../scripts/lib/example-request.js';
-import { runScenario, scenarios, stubClockAdvance } from '../../scripts/lib/scenarios/index.js';
+import { runScenario, scenarioFor, stubClockAdvance } from '../../scripts/lib/scenarios/index.js';
 
 const slugs = findApiServices(defaultRoot).map((s) => s.slug);
 
@@ -125,7 +125,7 @@ describe.each(slugs)('%s', (slug) => {
       });
       matrix.record(operation.id, status);
     }
-    const scenario = scenarios[slug];
+    const scenario = await scenarioFor(slug);
     const headers = defaultCredentialHeaders(service, document);
     const outcomes = scenario ? await runScenario(scenario, { baseUrl: `${origin}${basePath}`, headers, advance: stubClockAdvance(origin) }) : [];
     for (const outcome of outcomes) {
@@ -148,9 +148,9 @@ describe.each(slugs)('%s', (slug) => {
       matrix.record(operation.id, status);
       stubs.clock.advance(rule.windowSeconds * 1000);
     }
-    console.info(matrix.render(slug, scenarios[slug]?.underSwitch));
+    console.info(matrix.render(slug, scenario?.underSwitch));
     expect(matrix.unverified(), 'implemented operations without a verified success: add them to the service scenario').toEqual([]);
-    expect(matrix.unexercised(scenarios[slug]?.underSwitch), 'declared statuses never exercised: reach them in the service scenario (calls or refusals)').toEqual([]);
+    expect(matrix.unexercised(scenario?.underSwitch), 'declared statuses never exercised: reach them in the service scenario (calls or refusals)').toEqual([]);
   });
 
   test.each(operations)('mock: %s answers its example', async (_label, operation) => {
