@@ -6,6 +6,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { JsonNode } from '../operations.js';
+import { examplesScenario, type SchemeCredentials } from './examples.js';
 import type { ServiceScenario } from './scenario.js';
 
 const folder = path.dirname(fileURLToPath(import.meta.url));
@@ -34,6 +36,20 @@ export async function scenarioFor(slug: string): Promise<ServiceScenario<unknown
   // A module named after a service is its scenario: one without it is a mistake, not "no scenario".
   if (!isScenario(module.default)) throw new Error(`scripts/lib/scenarios/${path.basename(file)} is named after the ${slug} service but its default export is not a scenario`);
   return module.default;
+}
+
+/**
+ * What a service is held to: with a scenario of its own (the platform's services), a verified
+ * success of every operation and every declared status exercised; without one (a document brought in
+ * and served from its contract alone), the success each operation's example request answers.
+ */
+export type Regime = 'scenario' | 'examples';
+
+/** The service's own scenario, else the example scenario of its contract (`credentials` for each scheme), and the regime that goes with it. */
+export async function scenarioOrExamples(slug: string, document: JsonNode, credentials: SchemeCredentials): Promise<{ regime: Regime; scenario: ServiceScenario<unknown> }> {
+  const own = await scenarioFor(slug);
+  // The example scenario's fixture is the context its setup hands on: the same forgetting as above.
+  return own ? { regime: 'scenario', scenario: own } : { regime: 'examples', scenario: examplesScenario(document, credentials) as ServiceScenario<unknown> };
 }
 
 /** `advance` for a server with the development controls at `origin`: true when it moved the clock. */
