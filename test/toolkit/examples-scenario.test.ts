@@ -5,9 +5,11 @@
  * answers a server gave (a stateful stub answers an example id it never made with 404, which the
  * conformance test then refuses as no verified success).
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { defaultCredentialHeaders, seededCredentials } from '../../scripts/lib/credentials.js';
-import { placeholderCredentials, seededOrPlaceholder } from '../../scripts/lib/scenarios/examples.js';
+import { examplesScenario, placeholderCredentials, seededOrPlaceholder } from '../../scripts/lib/scenarios/examples.js';
 import { runScenario, scenarioOrExamples, stubClockAdvance } from '../../scripts/lib/scenarios/index.js';
 import { seoScenario } from '../../scripts/lib/scenarios/seo.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
@@ -55,6 +57,52 @@ describe('the example scenario', () => {
     // The seo stub checks its keys, so a placeholder gets its declared 401: the scheme's header was sent.
     const { statuses } = await examplesOn('seo', () => seededOrPlaceholder(() => ({})));
     expect(new Set(Object.values(statuses))).toEqual(new Set([401]));
+  });
+
+  test('what the document gives no example of is sampled from its schema; the context headers win', async () => {
+    // A document as third parties write them: no examples at all, a date in the path, a required body.
+    const document = {
+      openapi: '3.1.0',
+      info: { title: 'Bare', version: '1' },
+      components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } }, schemas: { Size: { type: 'integer', minimum: 3, maximum: 9 } } },
+      security: [{ key: [] }],
+      paths: {
+        '/days/{day}': { get: { operationId: 'getDay', parameters: [{ name: 'day', in: 'path', required: true, schema: { type: 'string', format: 'date' } }], responses: { 200: { description: 'ok' } } } },
+        '/things': {
+          post: {
+            operationId: 'makeThing',
+            parameters: [{ name: 'code', in: 'query', required: true, schema: { type: 'string', pattern: '^[A-Z]{3}$' } }],
+            requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['name', 'size'], properties: { name: { type: 'string', minLength: 1 }, size: { $ref: '#/components/schemas/Size' } } } } } },
+            responses: { 201: { description: 'made' } },
+          },
+        },
+      },
+    };
+    const seen: Array<{ method: string; url: string; key: string | undefined; body: string }> = [];
+    const server = http.createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        seen.push({ method: request.method!, url: request.url!, key: request.headers['x-api-key'] as string | undefined, body });
+        response.writeHead(request.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/bare`;
+      const outcomes = await runScenario(examplesScenario(document, seededOrPlaceholder(() => ({}))), { baseUrl, headers: { 'X-Api-Key': 'given' }, advance: async () => false });
+      expect(outcomes.map((o) => [o.id, o.status, o.body])).toEqual([['getDay', 200, { ok: true }], ['makeThing', 201, { ok: true }]]);
+      const [day, thing] = seen;
+      expect(day).toMatchObject({ method: 'GET', key: 'given' });
+      expect(day!.url).toMatch(/^\/bare\/days\/\d{4}-\d{2}-\d{2}$/);
+      expect(thing!.url).toMatch(/^\/bare\/things\?code=[A-Z]{3}$/);
+      const made = JSON.parse(thing!.body) as { name: string; size: number };
+      expect(made.name.length).toBeGreaterThan(0);
+      expect(made.size).toBeGreaterThanOrEqual(3);
+      expect(made.size).toBeLessThanOrEqual(9);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   test('a placeholder has the shape of its scheme', () => {
