@@ -6,7 +6,7 @@
  * refuses a bad slug or an existing service without writing anything.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -84,6 +84,21 @@ describe('npm run new-service', () => {
     expect(checked.code, checked.output).toBe(0);
     expect(checked.output).toMatch(new RegExp(`${slug} \\(scenario: every declared status\\): 4/4 implemented operations with a verified success`));
     expect(checked.output).toMatch(/Tests: [1-9]\d* passed, 0 failed/);
+  }, 180_000);
+
+  test('without its scenario, the service is held to the example scenario of its contract', async () => {
+    const scenario = path.join(copy, 'scripts', 'lib', 'scenarios', `${slug}.ts`);
+    const aside = `${scenario}.aside`;
+    renameSync(scenario, aside);
+    try {
+      const checked = await inCopy(process.execPath, [path.join(copy, 'node_modules/vitest/vitest.mjs'), 'run', 'test/toolkit/conformance.test.ts', '-t', `^${slug} stub: every`]);
+      // The stateful stub never made the items the examples name: no success to verify there, so it fails.
+      expect(checked.code, checked.output).not.toBe(0);
+      expect(checked.output).toMatch(new RegExp(`${slug} \\(no scenario: each example request answers a success\\): 2/4 implemented operations with a verified success`));
+      expect(checked.output).toMatch(new RegExp(`without a verified success: their example requests got no success: give the service a scenario \\(scripts/lib/scenarios/${slug}\\.ts\\)[^]*getItem[^]*deleteItem`));
+    } finally {
+      renameSync(aside, scenario);
+    }
   }, 180_000);
 
   test('a missing handler is a compile error naming the operation', async () => {
