@@ -1,9 +1,10 @@
 /**
  * The scenario of a service that has none of its own (a document brought in by `npm run
  * add-service`, served from its contract alone): every operation called once with the contract's
- * example request (a schema sample where it has no example). Such a server builds no state one call could hand the next, and only the
- * contract says what an answer must hold, so nothing is asked beyond what the caller checks of
- * every call: a declared success, with a body valid against the contract.
+ * example request, a schema sample where it has no example. Such a server builds no state one call
+ * could hand the next, and only the contract says what an answer must hold, so nothing is asked
+ * beyond what the caller checks of every call: a declared success, with a body valid against the
+ * contract.
  */
 import { sample } from 'openapi-sampler';
 import { encodeBody, exampleRequest, type BuiltRequest } from '../example-request.js';
@@ -35,8 +36,8 @@ export function seededOrPlaceholder(seeded: SchemeCredentials): SchemeCredential
 
 /**
  * A value in the schema's own shape (format, pattern, bounds), for what a document brought in gives
- * no example of: the placeholder `example` of a house contract's parameter would fail a date or a
- * pattern, and a required body left out is refused. None when the schema cannot be sampled.
+ * no example of: exampleRequest's stand-in for a parameter (the string `example`) fails a date or a
+ * pattern, and a required body it leaves out is refused. None when the schema cannot be sampled.
  */
 function sampled(document: JsonNode, schema: JsonNode | undefined): { found: boolean; value?: unknown } {
   if (!schema) return { found: false };
@@ -78,9 +79,9 @@ async function outcomeOfResponse(response: Response): Promise<{ status: number; 
 }
 
 /**
- * Every operation of the document called once with its example request. The credentials of each
- * operation's scheme come from `credentials`; the context's headers (one tenant's, or what
- * `npm run contract --header` was given) go with every call and win.
+ * Every operation of the document called once with its example (or sampled) request. The
+ * credentials of each operation's scheme come from `credentials`; the context's headers (one
+ * tenant's, or what `npm run contract --header` was given) go with every call and win.
  */
 export function examplesScenario(document: JsonNode, credentials: SchemeCredentials): ServiceScenario<ScenarioContext> {
   const calls = Object.fromEntries(
