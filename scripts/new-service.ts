@@ -2,7 +2,8 @@
  * `npm run new-service -- <slug> [--title "Inventory"]`: a new service that passes `npm test` at once:
  * its contract (openapi/<slug>/, following every house rule the build lints), its data model
  * (schemas/<slug>/), a stub with typed handlers, an error mapper and seeded credentials
- * (server-stubs/<slug>/), and a test through the generated client (test/<slug>/). Then the build
+ * (server-stubs/<slug>/), a test through the generated client (test/<slug>/), and its behaviour scenario
+ * (scripts/lib/scenarios/<slug>.ts, found by its file name) for the conformance test. Then the build
  * registers the service in redocly.yaml and generates its types, client and docs. Nothing existing is
  * overwritten. The templates are in scripts/new-service/template/ (Liquid).
  */

@@ -25,7 +25,7 @@ import { defaultCredentialHeaders, seededCredentials } from './credentials.js';
 import { exampleRequest } from './example-request.js';
 import { deref, listOperations, type JsonNode } from './operations.js';
 import { defaultRoot, findApiServices } from './project.js';
-import { runScenario, ScenarioSetupError, scenarios, stubClockAdvance } from './scenarios/index.js';
+import { runScenario, ScenarioSetupError, scenarioFor, stubClockAdvance } from './scenarios/index.js';
 import { fuzzConfig } from './fuzz/config.js';
 import type { CredentialSource } from './fuzz/contract-model.js';
 import { httpServiceTarget } from './fuzz/http-target.js';
@@ -389,7 +389,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
     return finish();
 
     async function scenario() {
-      const definition = scenarios[slug!];
+      const definition = await scenarioFor(slug!);
       if (!definition) return;
       const started = Date.now();
       const headers = given.length ? Object.fromEntries(given) : defaultCredentialHeaders(stub, document);

@@ -1,6 +1,11 @@
 import type { Operation } from '../../scripts/lib/operations.js';
 import { declaredStatuses } from '../../server-stubs/lib/contract.js';
+import type { Regime } from '../../scripts/lib/scenarios/index.js';
 
+const regimeLabels: Record<Regime, string> = {
+  scenario: 'scenario: every declared status',
+  examples: 'no scenario: each example request answers a success',
+};
 
 /** What the conformance test saw of one operation: the statuses answered, and whether a success body was verified. */
 interface Seen {
@@ -44,7 +49,7 @@ export function conformanceMatrix(operations: Operation[]) {
       });
     },
     /** the matrix as text, and its figures */
-    render(slug: string, underSwitch: ReadonlyArray<{ id: string; status: number }> = []): string {
+    render(slug: string, regime: Regime, underSwitch: ReadonlyArray<{ id: string; status: number }> = []): string {
       const rows = operations.map((o) => {
         const e = entry(o.id);
         const switched = (s: string) => underSwitch.some((u) => u.id === o.id && String(u.status) === s);
@@ -56,7 +61,7 @@ export function conformanceMatrix(operations: Operation[]) {
       const verified = implemented.filter((o) => entry(o.id).verifiedSuccess).length;
       const declared = implemented.flatMap((o) => declaredStatuses(o).map((s) => entry(o.id).statuses.has(s)));
       return [
-        `${slug}: ${verified}/${implemented.length} implemented operations with a verified success (${operations.length - implemented.length} not implemented); ` +
+        `${slug} (${regimeLabels[regime]}): ${verified}/${implemented.length} implemented operations with a verified success (${operations.length - implemented.length} not implemented); ` +
           `${declared.filter(Boolean).length}/${declared.length} declared statuses of implemented operations exercised (✓ exercised, ⚙ only under a test switch, · not)`,
         ...rows,
       ].join('\n');

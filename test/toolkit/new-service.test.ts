@@ -1,11 +1,12 @@
 /**
  * `npm run new-service -- <slug>` gives a service that passes at once: its contract lints clean and
- * builds, its stub type-checks and its test passes, in a copy of the toolkit (so this repository's
- * service list is untouched). The compiler then names an operation whose handler is missing, and the
- * scaffold refuses a bad slug or an existing service without writing anything.
+ * builds, its stub and scenario type-check, its test passes and so does the conformance test, whose
+ * strict regime its scenario satisfies, in a copy of the toolkit (so this repository's service list
+ * is untouched). The compiler then names an operation whose handler is missing, and the scaffold
+ * refuses a bad slug or an existing service without writing anything.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -39,9 +40,21 @@ beforeAll(() => {
   symlinkSync(path.join(defaultRoot, 'node_modules'), path.join(copy, 'node_modules'));
   const redocly = readFileSync(path.join(defaultRoot, 'redocly.yaml'), 'utf8');
   writeFileSync(path.join(copy, 'redocly.yaml'), `${redocly.slice(0, redocly.indexOf('\napis:'))}\napis: {}\n`);
-  writeFileSync(path.join(copy, 'tsconfig.scaffold.json'), JSON.stringify({ extends: './tsconfig.json', include: [`server-stubs/${slug}`, `test/${slug}`, `generated/${slug}`] }));
+  writeFileSync(
+    path.join(copy, 'tsconfig.scaffold.json'),
+    JSON.stringify({ extends: './tsconfig.json', include: [`server-stubs/${slug}`, `test/${slug}`, `generated/${slug}`, `scripts/lib/scenarios/${slug}.ts`] }),
+  );
 });
 afterAll(() => rmSync(copy, { recursive: true, force: true }));
+
+/** Every file of the copy but its dependencies, with when it last changed: what a refusal must leave as it was. */
+function snapshot(dir = copy): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.name === 'node_modules') return [];
+    return entry.isDirectory() ? snapshot(full) : [`${path.relative(copy, full)} ${statSync(full).mtimeMs}`];
+  });
+}
 
 describe('npm run new-service', () => {
   test('writes a contract that lints clean and builds, and registers it', async () => {
@@ -61,6 +74,33 @@ describe('npm run new-service', () => {
     expect(tested.output).toMatch(/Tests: [1-9]\d* passed, 0 failed/);
   }, 120_000);
 
+  test('writes its scenario where it is found, and the conformance test passes on the strict regime', async () => {
+    expect(existsSync(path.join(copy, 'scripts', 'lib', 'scenarios', `${slug}.ts`))).toBe(true);
+    // What the conformance test needs beyond the toolkit: the servers, and the development controls' contract they serve.
+    for (const part of ['server-stubs/server.ts', 'mock', 'test/toolkit/conformance.test.ts', 'openapi/stub-controls', 'generated/stub-controls']) {
+      cpSync(path.join(defaultRoot, part), path.join(copy, part), { recursive: true });
+    }
+    const checked = await inCopy(process.execPath, [path.join(copy, 'node_modules/vitest/vitest.mjs'), 'run', 'test/toolkit/conformance.test.ts', '-t', `^${slug} `]);
+    expect(checked.code, checked.output).toBe(0);
+    expect(checked.output).toMatch(new RegExp(`${slug} \\(scenario: every declared status\\): 4/4 implemented operations with a verified success`));
+    expect(checked.output).toMatch(/Tests: [1-9]\d* passed, 0 failed/);
+  }, 180_000);
+
+  test('without its scenario, the service is held to the example scenario of its contract', async () => {
+    const scenario = path.join(copy, 'scripts', 'lib', 'scenarios', `${slug}.ts`);
+    const aside = `${scenario}.aside`;
+    renameSync(scenario, aside);
+    try {
+      const checked = await inCopy(process.execPath, [path.join(copy, 'node_modules/vitest/vitest.mjs'), 'run', 'test/toolkit/conformance.test.ts', '-t', `^${slug} stub: every`]);
+      // The stateful stub never made the items the examples name: no success to verify there, so it fails.
+      expect(checked.code, checked.output).not.toBe(0);
+      expect(checked.output).toMatch(new RegExp(`${slug} \\(no scenario: each example request answers a success\\): 2/4 implemented operations with a verified success`));
+      expect(checked.output).toMatch(new RegExp(`without a verified success: their example requests got no success: give the service a scenario \\(scripts/lib/scenarios/${slug}\\.ts\\)[^]*getItem[^]*deleteItem`));
+    } finally {
+      renameSync(aside, scenario);
+    }
+  }, 180_000);
+
   test('a missing handler is a compile error naming the operation', async () => {
     const file = path.join(copy, 'server-stubs', slug, 'handlers', 'items.ts');
     const original = readFileSync(file, 'utf8');
@@ -76,13 +116,15 @@ describe('npm run new-service', () => {
 
   test.each([
     ['an existing service', slug, /exists already/],
+    ['a slug whose scenario module exists', 'mail-fixture', /mail-fixture exists already \(scripts\/lib\/scenarios\/mail-fixture\.ts\)/],
     ['a slug with capitals', 'Inventory', /not a slug/],
     ['a path in the slug', '../escape', /not a slug/],
     ['a reserved name', 'lib', /reserved/],
   ])('refuses %s, writing nothing', async (_case, name, message) => {
+    const before = snapshot();
     const { code, output } = await node('scripts/new-service.ts', name);
     expect(code).toBe(2);
     expect(output).toMatch(message);
-    expect(existsSync(path.join(copy, 'openapi', 'Inventory'))).toBe(false);
+    expect(snapshot()).toEqual(before);
   }, 60_000);
 });

@@ -174,3 +174,6 @@ export const blogScenario: ServiceScenario<BlogFixture> = {
     addTeamMember: (b, f) => assert.deepEqual({ email: b.email, role: b.role }, { email: `editor-${f.run}@example.com`, role: 'editor' }),
   },
 };
+
+/** The service's scenario, found by its file name (index.ts). */
+export default blogScenario;

@@ -9,3 +9,6 @@ import { gatewayPart } from './coder-gateway.js';
 import { platformPart } from './coder-platform.js';
 
 export const coderScenario = composeScenario<CoderFixture>(async (ctx) => ({ ctx, made: {} }), [gatewayPart, platformPart]);
+
+/** The service's scenario, found by its file name (index.ts). */
+export default coderScenario;

@@ -85,3 +85,6 @@ export const devScenario: ServiceScenario<DevFixture> = {
 
   underSwitch: [{ id: 'createSearch', status: 503, switch: 'DEV_RETRIEVAL=off' }],
 };
+
+/** The service's scenario, found by its file name (index.ts). */
+export default devScenario;

@@ -37,3 +37,6 @@ export const mailScenario = composeScenario<MailFixture>(async (ctx) => {
     made: {},
   };
 }, [mailIdentityPart, oauthPart, audiencePart, segmentsPart, validationPart, deliverabilityPart, sendingPart, campaignsPart, analyticsPart, automationsPart, contentPart, infrastructurePart, webhooksPart, providersPart, notificationsPart]);
+
+/** The service's scenario, found by its file name (index.ts). */
+export default mailScenario;

@@ -198,3 +198,6 @@ export const reachScenario: ServiceScenario<ReachFixture> = {
     { id: 'enrichLeads', status: 502, switch: 'REACH_PROVIDER=down' },
   ],
 };
+
+/** The service's scenario, found by its file name (index.ts). */
+export default reachScenario;

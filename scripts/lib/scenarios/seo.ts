@@ -113,3 +113,6 @@ export const seoScenario: ServiceScenario<SeoFixture> = {
     getCrawlStatus: (b, f) => assert.deepEqual({ jobId: b.status.jobId, projectId: b.status.projectId }, { jobId: f.jobId, projectId: f.projectId }),
   },
 };
+
+/** The service's scenario, found by its file name (index.ts). */
+export default seoScenario;

@@ -168,3 +168,6 @@ export const socialScenario: ServiceScenario<SocialFixture> = {
     },
   },
 };
+
+/** The service's scenario, found by its file name (index.ts). */
+export default socialScenario;

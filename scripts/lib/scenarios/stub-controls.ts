@@ -49,3 +49,6 @@ export const stubControlsScenario: ServiceScenario<ControlsFixture> = {
     { id: 'receiveMailInbound', status: 415, why: 'a body that is not message/rfc822', call: (f) => hand(f, raw(`support@${f.domain}`), 'text/plain') },
   ],
 };
+
+/** The service's scenario, found by its file name (index.ts). */
+export default stubControlsScenario;
