@@ -89,14 +89,16 @@ function read(text: string, p: Styled): unknown {
       return Object.fromEntries(parts.map((part) => [decode(part.slice(0, part.indexOf('='))), decode(part.slice(part.indexOf('=') + 1))]));
     }
     body = body.replace(new RegExp(`^;${escape(p.name)}=?`), '');
-  } else if (p.style === 'form' && p.explode && p.in === 'cookie') {
-    // A cookie has one value: an exploded form list or object is written `a&name=b` or `k=v&k2=v2`.
+  } else if (p.style === 'form' && p.explode && p.in === 'cookie' && body.includes('&')) {
+    // A cookie has one value: clients write an exploded form list or object `a&name=b` or
+    // `k=v&k2=v2`, or, as most do, with commas like the non-exploded form.
     separator = '&';
   }
   if (p.shape === 'scalar') return decode(body);
   const items = body === '' ? [] : body.split(separator).map((item) => item.replace(new RegExp(`^${escape(p.name)}=`), ''));
   if (p.shape === 'array') return items.map(decode);
-  if (p.explode) return Object.fromEntries(items.map((item) => [decode(item.slice(0, item.indexOf('='))), decode(item.slice(item.indexOf('=') + 1))]));
+  // `k=v` pairs where the items say so (exploded), else alternating keys and values.
+  if (items.every((item) => item.includes('='))) return Object.fromEntries(items.map((item) => [decode(item.slice(0, item.indexOf('='))), decode(item.slice(item.indexOf('=') + 1))]));
   const object: Record<string, string> = {};
   for (let i = 0; i + 1 < items.length; i += 2) object[decode(items[i]!)] = decode(items[i + 1]!);
   return object;
