@@ -5,6 +5,9 @@
  * missing credentials get 4xx in the document's own error shape or problem details, and nothing
  * answers 5xx or HTML.
  */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import type { Request } from 'express';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { contractAnswers, successKey } from '../../server-stubs/lib/contract-answers.js';
@@ -14,7 +17,8 @@ import { responseKeyFor, type OperationInfo } from '../../server-stubs/lib/contr
 import { presenceSecurity } from '../../server-stubs/lib/presence-security.js';
 import type { RuntimeResult } from '../../server-stubs/lib/results.js';
 import { createServiceRouter } from '../../server-stubs/lib/service-router.js';
-import { systemClock } from '../../server-stubs/lib/clock.js';
+import { createManualClock, systemClock } from '../../server-stubs/lib/clock.js';
+import { banner, startPlatformServer } from '../../server-stubs/server.js';
 import { deref, listOperations, type JsonNode } from '../../scripts/lib/operations.js';
 import { readmeExample, validRequest, type BuiltRequest } from '../helpers/contract-requests.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
@@ -522,5 +526,77 @@ describe("what vendors' documents legally say and validators trip on", () => {
     const undeclared = await put('application/yaml', 'a: 1');
     expect(undeclared.status).toBe(415);
     expect(undeclared.type).toMatch(/^application\/xml/);
+  });
+});
+
+describe('npm start serves a bundle without an app from its contract', () => {
+  let generatedDir: string;
+  let petstore: JsonNode;
+
+  beforeAll(async () => {
+    petstore = await readmeExample('3.0/petstore');
+    generatedDir = await mkdtemp(path.join(os.tmpdir(), 'contract-stub-'));
+    const write = async (slug: string, text: string) => {
+      await mkdir(path.join(generatedDir, slug));
+      await writeFile(path.join(generatedDir, slug, 'openapi.json'), text);
+    };
+    await write('vendor-pets', JSON.stringify(petstore));
+    // A document whose server is this machine is served at its server's path (mountPathOf).
+    await write('local-pets', JSON.stringify({ ...petstore, servers: [{ url: 'http://localhost:4000/local/v1' }] }));
+    await write('broken-api', '{"openapi": "3.0.3", "paths": {');
+    await write('swagger-two', JSON.stringify({ swagger: '2.0', info: { title: 'old', version: '1' }, paths: {} }));
+    // The development controls' contract is served by controls.ts, never as a service.
+    await write('stub-controls', JSON.stringify({ ...petstore, servers: [{ url: 'http://localhost:4000/_stub' }] }));
+  });
+  afterAll(() => rm(generatedDir, { recursive: true, force: true }));
+
+  test('beside a broken bundle, which answers 503 naming its problem while the others keep serving', async () => {
+    const platform = await startPlatformServer(0, '127.0.0.1', { clock: createManualClock(), generatedDir });
+    try {
+      const origin = `http://127.0.0.1:${platform.port}`;
+      const pet = await fetch(`${origin}/vendor-pets/pet/7`, { headers: { api_key: 'any' } });
+      expect(pet.status).toBe(200);
+      expect(await pet.json()).toMatchObject({ name: 'doggie' });
+      // getPetById declares `default` without a body; getInventory declares nothing but 200: problem details.
+      const anonymous = await fetch(`${origin}/vendor-pets/pet/7`);
+      expect([anonymous.status, await anonymous.text()]).toEqual([401, '']);
+      const inventory = await fetch(`${origin}/vendor-pets/store/inventory`);
+      expect([inventory.status, inventory.headers.get('content-type')]).toEqual([401, 'application/problem+json; charset=utf-8']);
+      expect(await inventory.json()).toMatchObject({ status: 401, title: 'Unauthorized', detail: expect.stringContaining('api_key') });
+      expect((await fetch(`${origin}/local/v1/store/inventory`, { headers: { api_key: 'any' } })).status).toBe(200);
+
+      const broken = await fetch(`${origin}/broken-api/anything`);
+      expect(broken.status).toBe(503);
+      expect((await broken.json()).error).toMatch(/broken-api.*openapi\.json cannot be read/);
+      const old = await fetch(`${origin}/swagger-two/anything`);
+      expect(old.status).toBe(503);
+      expect((await old.json()).error).toMatch(/not OpenAPI 3\.0 or 3\.1/);
+
+      // A hand-written service still answers as itself.
+      expect((await fetch(`${origin}/seo/projects`)).status).toBe(401);
+      expect(platform.services.map((s) => s.slug)).toEqual(expect.arrayContaining(['vendor-pets', 'local-pets', 'seo']));
+      expect(platform.services.map((s) => s.slug)).not.toContain('stub-controls');
+      expect(platform.broken.map((b) => b.slug).sort()).toEqual(['broken-api', 'swagger-two']);
+      const text = banner(platform);
+      expect(text).toMatch(/vendor-pets .*\/vendor-pets .*Swagger Petstore/);
+      expect(text).toContain('no credentials seeded, any value is taken: Authorization: Bearer <any token> | api_key: <any key>');
+      expect(text).toMatch(/broken-api .*FAILED TO START \(answers 503\)/);
+    } finally {
+      await platform.close();
+    }
+  });
+
+  test('lazily (npm start): a contract service loads on its first request, at its own mount path', async () => {
+    const platform = await startPlatformServer(0, '127.0.0.1', { clock: createManualClock(), generatedDir, lazy: true });
+    try {
+      const origin = `http://127.0.0.1:${platform.port}`;
+      const first = await fetch(`${origin}/local/v1/store/inventory`, { headers: { api_key: 'any' } });
+      expect(first.status).toBe(200);
+      expect((await fetch(`${origin}/broken-api/x`)).status).toBe(503);
+      await platform.ready;
+      expect(platform.services.map((s) => s.slug)).toEqual(expect.arrayContaining(['vendor-pets', 'local-pets']));
+    } finally {
+      await platform.close();
+    }
   });
 });
