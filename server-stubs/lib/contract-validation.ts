@@ -279,7 +279,9 @@ function requestCheck(rv: any, operation: OperationInfo, metadata: OperationMeta
       cookies: request.cookies ? { ...request.cookies, ...request.signedCookies } : undefined,
       body: request.body,
     };
-    const discriminatorValidator: AjvValidate | null = discriminator ? rv.discriminatorValidator(request, discriminator) : null;
+    // The library reads the discriminator property off the body: a body that is no object (JSON `null`, `3`) gets the plain check, which refuses it.
+    const isObject = request.body !== null && typeof request.body === 'object' && !Array.isArray(request.body);
+    const discriminatorValidator: AjvValidate | null = discriminator && isObject ? rv.discriminatorValidator(request, discriminator) : null;
     const validatorForBody = discriminatorValidator ?? validatorBody;
     const valid = validatorGeneral(data);
     const validBody = validatorForBody(discriminatorValidator ? data.body : data);

@@ -211,6 +211,44 @@ describe.each(cases)('$name served from its contract alone', ({ name, unbuildabl
   });
 });
 
+/** Requests no contract allows, each made from an operation's valid one. */
+const hostile: Array<[string, (r: BuiltRequest) => BuiltRequest]> = [
+  ['multipart without a boundary', (r) => ({ ...r, method: bodyMethod(r), headers: { ...r.headers, 'content-type': 'multipart/form-data' }, body: 'garbage' })],
+  ['a truncated multipart body', (r) => ({ ...r, method: bodyMethod(r), headers: { ...r.headers, 'content-type': 'multipart/form-data; boundary=XX' }, body: '--XX\r\nContent-Disposition: form-data; name="a"\r\n\r\nvalue' })],
+  ['malformed XML', (r) => ({ ...r, method: bodyMethod(r), headers: { ...r.headers, 'content-type': 'application/xml' }, body: '<a><b></a>' })],
+  ['JSON null', (r) => ({ ...r, method: bodyMethod(r), headers: { ...r.headers, 'content-type': 'application/json' }, body: 'null' })],
+  ['JSON in latin1', (r) => ({ ...r, method: bodyMethod(r), headers: { ...r.headers, 'content-type': 'application/json; charset=latin1' }, body: '{}' })],
+  ['a form of 1500 fields', (r) => ({ ...r, method: bodyMethod(r), headers: { ...r.headers, 'content-type': 'application/x-www-form-urlencoded' }, body: Array.from({ length: 1500 }, (_, i) => `f${i}=1`).join('&') })],
+  ['bytes', (r) => ({ ...r, method: bodyMethod(r), headers: { ...r.headers, 'content-type': 'application/octet-stream' }, body: new Uint8Array([1, 2, 3]) })],
+  ['a path segment that is not percent-encoding', (r) => ({ ...r, url: r.url.replace(/\/[^/?]*(\?|$)/, '/%ZZ$1') })],
+  ['numbers past any bound, nested brackets, bad escapes in the query', (r) => ({ ...r, url: `${r.url.split('?')[0]}?a[b][c][d]=1&x=%ZZ&${(r.url.split('?')[1] ?? '').replace(/=[^&]*/g, '=1e309')}` })],
+  ['cookies and headers that no style reads', (r) => ({ ...r, headers: { ...r.headers, cookie: 'array=%ZZ; object=,,,; primitive=%', array: ',,,', object: '=,=', prefer: 'code=abc, example=' } })],
+  ['a browser asking for HTML', (r) => ({ ...r, headers: { ...r.headers, accept: 'text/html' } })],
+  ['HEAD', (r) => ({ ...r, method: 'HEAD', body: undefined })],
+  ['OPTIONS', (r) => ({ ...r, method: 'OPTIONS', body: undefined })],
+];
+
+function bodyMethod(r: BuiltRequest): string {
+  return r.method === 'GET' || r.method === 'HEAD' ? 'POST' : r.method;
+}
+
+describe.each(['3.0/petstore', '3.0/file-uploads', '3.0/parameters-style', '3.0/polymorphism', '3.0/discriminators', '3.1/train-travel'])('%s: no request gets a 5xx or HTML', (name) => {
+  test.each(hostile)('%s', async (_label, make) => {
+    const document = await readmeExample(name);
+    const service = contractStub(name.replace(/\W+/g, '-'), document);
+    const running = await serveStub(await service.create({}), service.basePath);
+    try {
+      for (const operation of addressable(document)) {
+        const request = make(validRequest(document, operation));
+        const answer = await send(running.baseUrl, request.method === 'HEAD' || request.method === 'GET' ? { ...request, body: undefined } : request);
+        expectSane(answer, `${name} ${operation.id} ${request.method} ${request.url}`);
+      }
+    } finally {
+      await running.close();
+    }
+  });
+});
+
 describe('what a client asks for', () => {
   let petstore: JsonNode;
   let stub: RunningStub;
