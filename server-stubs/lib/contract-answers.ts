@@ -43,8 +43,8 @@ export function successKey(operation: OperationInfo): string | undefined {
 /** The status a response key is answered with (`2XX` and `default` as 200). */
 const statusOfKey = (key: string) => (/^\d{3}$/.test(key) ? Number(key) : /^[1-5]XX$/i.test(key) ? Number(key[0]) * 100 : 200);
 
-/** Operations whose declared examples do not match their own schema, warned about once. */
-const warned = new Set<string>();
+/** Per document, the operations whose examples and samples all fail their own schema: warned about once. */
+const warned = new WeakMap<JsonNode, Set<string>>();
 
 export function contractAnswer(document: JsonNode, operation: OperationInfo, req: Request, res: Response): RuntimeResult {
   const preference = preferredAnswer(document, operation, req.headers.prefer, req.headers.accept);
@@ -88,8 +88,10 @@ export function contractAnswer(document: JsonNode, operation: OperationInfo, req
         // the next candidate
       }
     }
-    if (!warned.has(operation.id)) {
-      warned.add(operation.id);
+    const seen = warned.get(document) ?? new Set<string>();
+    warned.set(document, seen);
+    if (!seen.has(operation.id)) {
+      seen.add(operation.id);
       console.warn(`${operation.id}: no example or sample of its ${key} ${type} answer matches its schema; answered unchecked`);
     }
     return { status, headers, contentType: contentTypeOf(sent), text: JSON.stringify(candidates[0]) };

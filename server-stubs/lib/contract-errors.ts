@@ -4,11 +4,11 @@
  * operation declares nothing that fits, RFC 9457 problem details.
  */
 import { STATUS_CODES } from 'node:http';
-import { contractOf, responseKeyFor, type OperationInfo } from './contract.js';
+import { responseKeyFor, type OperationInfo } from './contract.js';
 import type { ErrorMapper, ErrorResponse, Failure } from './errors.js';
 import { chooseMediaType, isJsonType, isTextType, isXmlType } from './media-types.js';
 import { declaredExamples, sampleOf } from './schema-sample.js';
-import { deref, type JsonNode } from '../../scripts/lib/operations.js';
+import { deref, listOperations, type JsonNode } from '../../scripts/lib/operations.js';
 
 export const problemType = 'application/problem+json';
 
@@ -16,11 +16,11 @@ export const problemType = 'application/problem+json';
 const messageFields = ['message', 'detail', 'details', 'error_description', 'error', 'errorMessage', 'error_message', 'description', 'title', 'reason', 'msg'];
 
 /**
- * The mapper for a document. `accept` is the request's Accept header where the caller knows it (the
- * router's error exit does not pass it: a declared error answer takes its first JSON type).
+ * The mapper for a document. A failure carries no Accept header: a declared error answer takes the
+ * first JSON type it declares, else its first.
  */
 export function contractErrors(document: JsonNode): ErrorMapper {
-  const operations = contractOf('errors', document).operations;
+  const operations = new Map(listOperations(document).map((operation) => [operation.id, operation]));
   return (failure) => {
     const operation = failure.operation ? operations.get(failure.operation.id) : undefined;
     const status = statusOf(failure);
