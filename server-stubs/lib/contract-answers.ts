@@ -27,7 +27,9 @@ interface AnswerContext {
  */
 export function contractAnswers<Ops = Record<string, unknown>, P extends Principal = Principal>(document: JsonNode): Partial<HandlerMap<Ops, P>> {
   const handlers: Record<string, (ctx: AnswerContext) => RuntimeResult> = {};
-  for (const operation of listOperations(document)) handlers[operation.id] = (ctx) => contractAnswer(document, operation, ctx.req, ctx.res);
+  // The operation the request matched, not the one the handler was made for: vendors' documents
+  // repeat operationIds, and one handler then serves several operations.
+  for (const operation of listOperations(document)) handlers[operation.id] = (ctx) => contractAnswer(document, ctx.req.matched?.operation ?? operation, ctx.req, ctx.res);
   // The map is built from the document at run time: which operations it has is not known to tsc.
   return handlers as unknown as Partial<HandlerMap<Ops, P>>;
 }

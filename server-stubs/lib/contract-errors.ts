@@ -67,8 +67,8 @@ function declaredError(document: JsonNode, operation: OperationInfo, key: string
   if (isTextType(sent)) {
     if (typeof example === 'string') return { status, body: undefined, text: example, contentType: sent };
     if (isXmlType(sent)) {
-      const xml = sampleOf(document, schema, { direction: 'response', xml: true });
-      return { status, body: undefined, text: typeof xml === 'string' ? xml : '', contentType: sent };
+      const value = withMessage(document, schema, sampleOf(document, schema, { direction: 'response' }), failure.message, status);
+      return { status, body: undefined, text: xmlOf(value, typeof schema?.xml?.name === 'string' ? schema.xml.name : 'error'), contentType: sent };
     }
     return { status, body: undefined, text: failure.message, contentType: sent };
   }
@@ -97,4 +97,17 @@ function propertiesOf(document: JsonNode, schema: JsonNode | undefined, depth = 
   const own = Object.fromEntries(Object.entries<unknown>(schema.properties ?? {}).map(([name, s]) => [name, deref<JsonNode>(document, s)]));
   const parts = (schema.allOf ?? []).map((part: unknown) => propertiesOf(document, deref(document, part), depth + 1));
   return Object.assign({}, ...parts, own);
+}
+
+/** A JSON value as an XML document under one root element: objects as elements, arrays as repeated ones. */
+export function xmlOf(value: unknown, root: string): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${element(root, value)}\n`;
+}
+
+function element(name: string, value: unknown): string {
+  const tag = /^[A-Za-z_][\w.-]*$/.test(name) ? name : 'item';
+  if (Array.isArray(value)) return value.map((item) => element(tag, item)).join('');
+  if (value !== null && typeof value === 'object') return `<${tag}>${Object.entries(value).map(([key, item]) => element(key, item)).join('')}</${tag}>`;
+  if (value === undefined || value === null) return `<${tag}/>`;
+  return `<${tag}>${String(value).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</${tag}>`;
 }

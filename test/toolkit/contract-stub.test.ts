@@ -502,6 +502,9 @@ describe("what vendors' documents legally say and validators trip on", () => {
           responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' } } } } } }, '400': { description: 'bad', content: problemJson } },
         },
       },
+      // Two operations under one operationId, as vendors' documents have them: each answers its own.
+      '/first': { get: { operationId: 'same', responses: { '200': { description: 'ok', content: { 'application/json': { example: { which: 'first' } } } } } } },
+      '/second': { get: { operationId: 'same', responses: { '200': { description: 'ok', content: { 'application/json': { example: { which: 'second' } } } } } } },
       '/tree': {
         post: {
           operationId: 'tree',
@@ -564,6 +567,13 @@ describe("what vendors' documents legally say and validators trip on", () => {
     expect(warnings.filter((w) => w.includes('(?i)')).length).toBe(1);
   });
 
+  test('operations sharing an operationId each answer their own example (a media type without a schema)', async () => {
+    for (const which of ['first', 'second']) {
+      const answer = await send(stub.baseUrl, { url: `/${which}`, method: 'GET', headers: {} });
+      expect([answer.status, JSON.parse(answer.text)]).toEqual([200, { which }]);
+    }
+  });
+
   test('a recursive schema is validated and sampled to a finite depth', async () => {
     expect((await json('/tree', { name: 'root', children: [{ name: 'leaf', children: [] }] })).status).toBe(201);
     const refused = await json('/tree', { name: 'root', children: [{ children: [] }] });
@@ -582,8 +592,8 @@ describe("what vendors' documents legally say and validators trip on", () => {
     const long = await put('text/plain', 'far more than twenty characters');
     expect(long.status).toBe(400);
     expect(long.type).toMatch(/^application\/xml/);
-    // openapi-sampler's XML of the schema, as Redoc shows it: one property is its own root.
-    expect(long.text).toMatch(/^<message>[^<]*<\/message>\s*$/);
+    // The declared XML error's schema, its root named by `xml.name`, with the failure's sentence in `message`.
+    expect(long.text).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<error><message>[^<]*more than 20 characters[^<]*<\/message><\/error>\n$/);
     const bytes = await put('application/octet-stream', new Uint8Array([0, 1, 2, 255]), 'application/octet-stream');
     expect([bytes.status, bytes.type]).toEqual([200, 'application/octet-stream']);
     const undeclared = await put('application/yaml', 'a: 1');
