@@ -8,8 +8,38 @@ import type { JsonNode } from '../../scripts/lib/operations.js';
 /** Keys whose values are data, not schemas or OpenAPI objects: never rewritten. */
 const dataKeys = new Set(['example', 'examples', 'default', 'enum', 'const', 'value', 'x-examples']);
 
-/** Patterns already warned about: one warning each per process, not one per operation. */
+/** Patterns and formats already warned about: one warning each per process, not one per operation. */
 const warnedPatterns = new Set<string>();
+const warnedFormats = new Set<string>();
+
+/** The formats the validator checks (ajv-formats' full set and OpenAPI's own). */
+const knownFormats = new Set([
+  ...['date', 'time', 'date-time', 'iso-time', 'iso-date-time', 'duration', 'uri', 'uri-reference', 'uri-template', 'url', 'email', 'hostname', 'ipv4', 'ipv6', 'regex', 'uuid'],
+  ...['json-pointer', 'json-pointer-uri-fragment', 'relative-json-pointer', 'byte', 'int32', 'int64', 'float', 'double', 'password', 'binary'],
+]);
+
+/**
+ * The `format`s of a document the validator does not know (`uriref`, `int8`, `iso-country-code`):
+ * not checked, as JSON Schema says of unknown formats, with one warning each per process rather
+ * than Ajv's two per operation.
+ */
+export function unknownFormats(document: JsonNode): string[] {
+  const found = new Set<string>();
+  const visit = (node: unknown, seen: Set<object>) => {
+    if (node === null || typeof node !== 'object' || seen.has(node)) return;
+    seen.add(node);
+    const object = node as JsonNode;
+    if (typeof object.format === 'string' && !knownFormats.has(object.format)) found.add(object.format);
+    for (const [key, value] of Object.entries<unknown>(object)) if (!dataKeys.has(key)) visit(value, seen);
+  };
+  visit(document, new Set());
+  for (const format of found) {
+    if (warnedFormats.has(format)) continue;
+    warnedFormats.add(format);
+    console.warn(`format ${JSON.stringify(format)} is not one the validator knows; it is not checked`);
+  }
+  return [...found];
+}
 
 /** A deep copy of `document` that the validator compiles and applies as the document means it. */
 export function compilableDocument(document: JsonNode): JsonNode {

@@ -17,7 +17,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Contract, OperationInfo } from './contract.js';
 import type { SecurityHandler } from './auth.js';
 import { runSteps, type Step } from './middleware-chain.js';
-import { compilableDocument } from './compilable-document.js';
+import { compilableDocument, unknownFormats } from './compilable-document.js';
 import { isFormType, isJsonType, isMultipartType, isTextType } from './media-types.js';
 import { operationDocument } from './operation-document.js';
 import { securityCheck } from './security-check.js';
@@ -183,6 +183,7 @@ async function build(slice: JsonNode, operation: OperationInfo, options: Validat
     validateResponses: options.validateResponses ? { allErrors: true } : false,
     validateSecurity: { handlers: options.security },
     validateFormats: true,
+    formats: Object.fromEntries(unknownFormats(document).map((format) => [format, true as const])),
     ignoreUndocumented: false,
   });
   const spec = await new OpenApiSpecLoader({

@@ -498,6 +498,7 @@ describe("what vendors' documents legally say and validators trip on", () => {
             { name: 'code', in: 'query', schema: { type: 'string', pattern: '^[A-Z]+\\Z' } },
             { name: 'word', in: 'query', schema: { type: 'string', pattern: '(?i)^abc$' } },
             { name: 'hint', in: 'query', example: 'no schema at all' },
+            { name: 'country', in: 'query', schema: { type: 'string', format: 'vendor-country-code' } },
           ],
           responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' } } } } } }, '400': { description: 'bad', content: problemJson } },
         },
@@ -558,13 +559,15 @@ describe("what vendors' documents legally say and validators trip on", () => {
     expect(JSON.parse(refused.text)).toEqual({ code: 400, message: expect.stringContaining('status') });
   });
 
-  test("boolean exclusiveMinimum; patterns JavaScript cannot compile are skipped with one warning; a parameter without a schema", async () => {
+  test('boolean exclusiveMinimum; patterns JavaScript cannot compile and unknown formats are not checked, with one warning each; a parameter without a schema', async () => {
     const get = (query: string) => send(stub.baseUrl, { url: `/bounds?${query}`, method: 'GET', headers: {} });
     expect((await get('above=1&code=ABC&word=ABC&hint=x')).status).toBe(200);
     expect((await get('above=0')).status).toBe(400);
     expect((await get('above=1&code=lower')).status, 'the \\Z pattern is not checked').toBe(200);
     expect(warnings.filter((w) => w.includes('\\Z')).length).toBe(1);
     expect(warnings.filter((w) => w.includes('(?i)')).length).toBe(1);
+    expect((await get('above=1&country=anything')).status, 'a format the validator does not know is not checked').toBe(200);
+    expect(warnings.filter((w) => w.includes('vendor-country-code'))).toEqual(['format "vendor-country-code" is not one the validator knows; it is not checked']);
   });
 
   test('operations sharing an operationId each answer their own example (a media type without a schema)', async () => {
