@@ -91,8 +91,10 @@ export function parseMultipart(req: Request, _res: Response, next: NextFunction)
 export function coerceFormFields(contract: Contract) {
   return (req: Request, _res: Response, next: NextFunction) => {
     const type = req.headers['content-type'];
+    // Most requests are JSON or have no body: they leave at the first test.
+    if (!type || req.body === null || typeof req.body !== 'object' || !(isFormType(type) || isMultipartType(type))) return next();
     const requestBody = req.matched && deref<JsonNode | undefined>(contract.document, req.matched.operation.op.requestBody);
-    if (!type || !requestBody?.content || req.body === null || typeof req.body !== 'object' || !(isFormType(type) || isMultipartType(type))) return next();
+    if (!requestBody?.content) return next();
     const media = Object.entries<JsonNode>(requestBody.content).find(([declared]) => essence(declared) === essence(type))?.[1];
     const schema = deref<JsonNode | undefined>(contract.document, media?.schema);
     if (schema) req.body = coerceObject(contract.document, schema, { ...(req.body as Record<string, unknown>) });
