@@ -474,6 +474,7 @@ describe("what vendors' documents legally say and validators trip on", () => {
         Node: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } } },
         Problem: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' } } },
       },
+      securitySchemes: { digest: { type: 'http', scheme: 'Digest' } },
     },
     paths: {
       '/nullable': {
@@ -501,6 +502,17 @@ describe("what vendors' documents legally say and validators trip on", () => {
             { name: 'country', in: 'query', schema: { type: 'string', format: 'vendor-country-code' } },
           ],
           responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' } } } } } }, '400': { description: 'bad', content: problemJson } },
+        },
+      },
+      '/ranged': {
+        post: {
+          operationId: 'ranged',
+          security: [{ digest: [] }],
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } } } } },
+          responses: {
+            '200': { description: 'ok' },
+            '4XX': { description: 'client error', content: { 'application/vnd.vendor.error+json': { schema: { type: 'object', properties: { error: { type: 'string' }, hint: { type: 'string' } } } } } },
+          },
         },
       },
       // Two operations under one operationId, as vendors' documents have them: each answers its own.
@@ -575,6 +587,20 @@ describe("what vendors' documents legally say and validators trip on", () => {
       const answer = await send(stub.baseUrl, { url: `/${which}`, method: 'GET', headers: {} });
       expect([answer.status, JSON.parse(answer.text)]).toEqual([200, { which }]);
     }
+  });
+
+  test('an http scheme other than basic and bearer wants its own word; a 4XX range is the error shape of every 4xx', async () => {
+    const post = (authorization: string | undefined, body: string) =>
+      send(stub.baseUrl, { url: '/ranged', method: 'POST', headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) }, body });
+    expect((await post('Digest username="ada", response="x"', '{"n": 1}')).status).toBe(200);
+    for (const refused of [await post('Bearer t', '{"n": 1}'), await post(undefined, '{"n": 1}')]) {
+      expect([refused.status, refused.type]).toEqual([401, 'application/vnd.vendor.error+json; charset=utf-8']);
+      expect(JSON.parse(refused.text)).toEqual({ error: expect.stringContaining('Digest'), hint: 'string' });
+    }
+    const invalid = await post('Digest username="ada"', '{"n": "one"}');
+    expect([invalid.status, invalid.type]).toEqual([400, 'application/vnd.vendor.error+json; charset=utf-8']);
+    // `error` is the sentence; the sample gives the other fields.
+    expect(JSON.parse(invalid.text)).toEqual({ error: expect.stringContaining('must be integer'), hint: 'string' });
   });
 
   test('a recursive schema is validated and sampled to a finite depth', async () => {
