@@ -18,7 +18,7 @@ import { createValidatingProxy } from '../server-stubs/lib/proxy.js';
 import type { StubCredential } from '../server-stubs/lib/service.js';
 import { checkCredentials } from './credentials.js';
 import { failureFor } from './errors.js';
-import { resolvePreference } from './prefer.js';
+import { resolvePreference } from '../server-stubs/lib/prefer.js';
 
 export interface FrontService {
   slug: string;

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 import { startMockServer, type MockServer } from '../mock/server.js';
-import { loadService, serviceSlugs, startPlatformServer, type PlatformServer } from '../server-stubs/server.js';
+import { contractOnlySlugs, loadContractService, loadService, serviceSlugs, startPlatformServer, type PlatformServer } from '../server-stubs/server.js';
 import { planFor, servicesRebuilt } from './lib/dev/plan.js';
 import { build } from './lib/pipeline.js';
 import { defaultRoot } from './lib/project.js';
@@ -50,13 +50,17 @@ export async function startDevServer(options: DevOptions = {}): Promise<DevServe
 
   const first = await build({ root, log: quiet });
   if (!first.ok) log(`build failed: ${first.failures.join('; ')} (serving what was built before; fix and save to rebuild)`);
-  const platform = await startPlatformServer(options.port ?? 4000, host, { importApp: freshImport });
+  const generatedDir = path.join(root, 'generated');
+  const platform = await startPlatformServer(options.port ?? 4000, host, { importApp: freshImport, generatedDir });
+  /** Every served service: those with an app, and bundles served from their contract alone. */
+  const servedSlugs = () => [...serviceSlugs(), ...contractOnlySlugs(generatedDir)];
   const mock = options.mock === false ? undefined : await startMockServer(options.mockPort ?? 4010, host);
 
   const reload = async (slug: string) => {
     const started = performance.now();
     try {
-      await platform.replace(await loadService(slug, freshImport));
+      const fromContract = !serviceSlugs().includes(slug) && contractOnlySlugs(generatedDir).includes(slug);
+      await platform.replace(fromContract ? loadContractService(slug, generatedDir) : await loadService(slug, freshImport));
       const broken = platform.broken.find((b) => b.slug === slug);
       log(broken ? `reload   ${slug}: failed to start, answers 503: ${broken.error}` : `reload   ${slug.padEnd(20)}${ms(started).padStart(8)}  serving`);
     } catch (error) {
@@ -73,7 +77,7 @@ export async function startDevServer(options: DevOptions = {}): Promise<DevServe
   const work = async () => {
     const changed = [...pending];
     pending.clear();
-    const services = serviceSlugs();
+    const services = servedSlugs();
     const plan = planFor(root, changed, services);
     const reloads = new Set(plan.reload);
     let mocked: string[] = [];
@@ -82,14 +86,15 @@ export async function startDevServer(options: DevOptions = {}): Promise<DevServe
       // types, client and docs.
       const served = new Set<string>();
       const onBundled = async (slug: string) => {
-        if (!services.includes(slug)) return;
+        // A bundle built for the first time (a document just added) is served from then on.
+        if (!servedSlugs().includes(slug)) return;
         served.add(slug);
         reloads.delete(slug);
         await reload(slug);
       };
       const result = await build({ root, log: quiet, onBundled });
       if (!result.ok) log(`build failed: ${result.failures.join('; ')} (a document that is not valid OpenAPI keeps serving its last good build; one that breaks only style or house rules is served)`);
-      for (const slug of servicesRebuilt(result.rebuilt, services)) if (!served.has(slug)) reloads.add(slug);
+      for (const slug of servicesRebuilt(result.rebuilt, servedSlugs())) if (!served.has(slug)) reloads.add(slug);
       mocked = mock ? servicesRebuilt(result.rebuilt, mock.services.map((s) => s.slug)) : [];
     }
     // The stubs first: a stub reloads in milliseconds, a Prism restarts in seconds.

@@ -1,11 +1,13 @@
 /**
  * `npm start`: every service's stub on one port (PORT, default 4000) at its base path, the
  * development controls at /_stub, and the docs at /docs. Services are found as
- * server-stubs/<slug>/app.ts, so a new one slots in by adding its folder; one that fails to load is
- * reported and answers 503, and the others are served.
+ * server-stubs/<slug>/app.ts, so a new one slots in by adding its folder; a bundle
+ * generated/<slug>/openapi.json without one (a document brought in by `npm run add-service`) is served
+ * from its contract alone (DECISIONS I-2). One that fails to load is reported and answers 503, and
+ * the others are served.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -14,13 +16,20 @@ import { credentialHeaders } from './lib/auth.js';
 import { corsOriginsFromEnv } from './lib/browser.js';
 import { stubClockFromEnv, type StubClock } from './lib/clock.js';
 import { loadContract } from './lib/contract.js';
+import { contractStub } from './lib/contract-stub.js';
 import { createStubControls } from './lib/controls.js';
 import { createExpressServer, isUnder, runMounted } from './lib/http-server.js';
 import type { RouterSwitches, StubInstance, StubService } from './lib/service.js';
+import { mountPathOf, type JsonNode } from '../scripts/lib/operations.js';
 import { stopOnSignals } from '../scripts/lib/shutdown.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
+
+const repoGenerated = path.join(root, 'generated');
+
+/** Bundles that are not a service: the development controls' own contract (served by controls.ts). */
+const notServices = new Set(['stub-controls']);
 
 /** A service folder that could not be loaded or started, and why. */
 export interface BrokenService {
@@ -54,7 +63,41 @@ export async function loadService(slug: string, importApp: AppImporter = importO
   return module.default;
 }
 
-export async function discoverServices(importApp: AppImporter = importOnce): Promise<{ services: StubService[]; broken: BrokenService[] }> {
+/** The slugs with a bundle in `generatedDir` and no server-stubs/<slug>/app.ts: served from their contract alone. */
+export function contractOnlySlugs(generatedDir: string = repoGenerated): string[] {
+  if (!existsSync(generatedDir)) return [];
+  const withApp = new Set(serviceSlugs());
+  return readdirSync(generatedDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && !notServices.has(d.name) && !withApp.has(d.name) && existsSync(path.join(generatedDir, d.name, 'openapi.json')))
+    .map((d) => d.name)
+    .sort();
+}
+
+/** The contract stub of a bundle; throws with a message naming the file when it cannot be read or served. */
+export function loadContractService(slug: string, generatedDir: string = repoGenerated): StubService {
+  const file = path.join(generatedDir, slug, 'openapi.json');
+  let document: unknown;
+  try {
+    document = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`generated/${slug}/openapi.json cannot be read: ${(error as Error).message}`);
+  }
+  return contractStub(slug, document as JsonNode);
+}
+
+/** Where a bundle would be served, read without trusting it: `/<slug>` when it cannot be read. */
+function bundleMountPath(slug: string, generatedDir: string): string {
+  try {
+    return mountPathOf(slug, JSON.parse(readFileSync(path.join(generatedDir, slug, 'openapi.json'), 'utf8')) as JsonNode);
+  } catch {
+    return `/${slug}`;
+  }
+}
+
+export async function discoverServices(
+  importApp: AppImporter = importOnce,
+  generatedDir: string = repoGenerated,
+): Promise<{ services: StubService[]; broken: BrokenService[] }> {
   const services: StubService[] = [];
   const broken: BrokenService[] = [];
   for (const slug of serviceSlugs()) {
@@ -62,6 +105,13 @@ export async function discoverServices(importApp: AppImporter = importOnce): Pro
       services.push(await loadService(slug, importApp));
     } catch (error) {
       broken.push({ slug, basePath: `/${slug}`, error: (error as Error).message });
+    }
+  }
+  for (const slug of contractOnlySlugs(generatedDir)) {
+    try {
+      services.push(loadContractService(slug, generatedDir));
+    } catch (error) {
+      broken.push({ slug, basePath: bundleMountPath(slug, generatedDir), error: (error as Error).message });
     }
   }
   return { services, broken };
@@ -99,6 +149,8 @@ export interface PlatformOptions {
   lazy?: boolean;
   /** framework switches for every service (benchmarks turn rate limits off) */
   switches?: RouterSwitches;
+  /** where the bundles are (the repo's generated/ unless given): those without an app are served from their contract */
+  generatedDir?: string;
 }
 
 /**
@@ -120,7 +172,8 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
   // Lazy: listen first, and load each service on its first request or in the background, whichever
   // comes first, so one service's first answer does not wait for every other service's modules.
   const lazy = options.lazy === true && !options.services;
-  const discovered = options.services ? { services: options.services, broken: [] } : lazy ? { services: [], broken: [] } : await discoverServices(options.importApp);
+  const generatedDir = options.generatedDir ?? repoGenerated;
+  const discovered = options.services ? { services: options.services, broken: [] } : lazy ? { services: [], broken: [] } : await discoverServices(options.importApp, generatedDir);
   const broken = [...discovered.broken];
   const clock = options.clock ?? stubClockFromEnv();
   const corsOrigins = corsOriginsFromEnv();
@@ -145,6 +198,8 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
       };
       const slot = slots.get(slug);
       if (slot && 'loading' in slot) void slot.loading.then(serve);
+      // A lazy service mounted where its first path segment is not its slug is loaded by its own first request.
+      else if (!slot && unloaded.has(slug)) void load(slug).then(serve);
       else serve();
     });
   };
@@ -173,7 +228,10 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
       setBroken({ slug: service.slug, basePath: service.basePath, error: (error as Error).message });
     }
   };
-  const lazySlugs = lazy ? serviceSlugs() : [];
+  const contractSlugs = new Set(lazy ? contractOnlySlugs(generatedDir) : []);
+  const lazySlugs = lazy ? [...serviceSlugs(), ...contractSlugs] : [];
+  /** Where a lazy service is mounted before it loads: an app at `/<slug>` by convention, a bundle where it says. */
+  const lazyMountPath = (slug: string) => (contractSlugs.has(slug) ? bundleMountPath(slug, generatedDir) : `/${slug}`);
   /** The lazy services no request or background load has started yet. */
   const unloaded = new Set(lazySlugs);
   /** Loads a service found in server-stubs/ (once); its requests wait for it meanwhile. */
@@ -181,12 +239,14 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
     const slot = slots.get(slug);
     if (slot) return 'loading' in slot ? slot.loading : Promise.resolve();
     unloaded.delete(slug);
-    const loading = loadService(slug, options.importApp).then(start, (error: unknown) => setBroken({ slug, basePath: `/${slug}`, error: (error as Error).message }));
+    const service = contractSlugs.has(slug) ? Promise.resolve().then(() => loadContractService(slug, generatedDir)) : loadService(slug, options.importApp);
+    const basePath = lazyMountPath(slug);
+    const loading = service.then(start, (error: unknown) => setBroken({ slug, basePath, error: (error as Error).message }));
     slots.set(slug, { loading });
-    mount(slug, `/${slug}`);
+    mount(slug, basePath);
     return loading;
   };
-  for (const slug of lazySlugs) mount(slug, `/${slug}`);
+  for (const slug of lazySlugs) mount(slug, lazyMountPath(slug));
   app.use(wellKnownUnderIssuer([...discovered.services.map((s) => s.basePath), ...lazySlugs.map((slug) => `/${slug}`)]));
   app.use((req, _res, next) => {
     // The first request to a service starts its loading (a base path is `/<slug>` by convention);
@@ -207,7 +267,7 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
 
   // The docs portal, rendered from the bundles with these stubs' seeded credentials in its console.
   const { createDocsRouter } = await import('../scripts/steps/docs/serve.js');
-  app.use('/docs', createDocsRouter({ generatedDir: path.join(root, 'generated'), services }));
+  app.use('/docs', createDocsRouter({ generatedDir, services }));
   app.get('/', (_req, res) => {
     res.json({
       docs: '/docs/',
@@ -299,7 +359,7 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
   };
 }
 
-function banner(running: PlatformServer): string {
+export function banner(running: PlatformServer): string {
   const origin = `http://localhost:${running.port}`;
   const lines = [
     `Stubs of ${running.services.length} services on ${origin}`,
@@ -314,6 +374,7 @@ function banner(running: PlatformServer): string {
       const headers = Object.entries(credentialHeaders(document!, c)).map(([name, value]) => `${name}: ${value}`);
       lines.push(`  ${''.padEnd(11)}   ${c.label}: ${headers.join('; ')}`);
     }
+    if (s.anyCredential?.length) lines.push(`  ${''.padEnd(11)}   from its contract alone; no credentials seeded, any value is taken: ${s.anyCredential.join(' | ')}`);
   }
   for (const b of running.broken) lines.push(`  ${b.slug.padEnd(11)} FAILED TO START (answers 503): ${b.error}`);
   return lines.join('\n');

@@ -17,6 +17,8 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Contract, OperationInfo } from './contract.js';
 import type { SecurityHandler } from './auth.js';
 import { runSteps, type Step } from './middleware-chain.js';
+import { compilableDocument, unknownFormats } from './compilable-document.js';
+import { isFormType, isJsonType, isMultipartType, isTextType } from './media-types.js';
 import { operationDocument } from './operation-document.js';
 import { securityCheck } from './security-check.js';
 import { deref, type JsonNode } from '../../scripts/lib/operations.js';
@@ -121,7 +123,7 @@ export function contractValidation(contract: Contract, options: ValidationOption
     if (built) return run(built, req, res, next);
     let pending = building.get(operation);
     if (!pending) {
-      pending = build(contract.slug, operationDocument(contract.document, operation.path, operation.method), operation, options);
+      pending = build(operationDocument(contract.document, operation.path, operation.method), operation, options);
       building.set(operation, pending);
       // A failed build is not kept: the next request tries again.
       void pending.then(
@@ -171,7 +173,8 @@ function operationSteps(built: Built, checks: OperationChecks): Step[] {
   return steps;
 }
 
-async function build(slug: string, document: JsonNode, operation: OperationInfo, options: ValidationOptions): Promise<Built> {
+async function build(slice: JsonNode, operation: OperationInfo, options: ValidationOptions): Promise<Built> {
+  const document = compilableDocument(slice);
   const validator = new OpenApiValidator({
     apiSpec: document,
     // The build lints every bundle against the OpenAPI schema already.
@@ -180,6 +183,7 @@ async function build(slug: string, document: JsonNode, operation: OperationInfo,
     validateResponses: options.validateResponses ? { allErrors: true } : false,
     validateSecurity: { handlers: options.security },
     validateFormats: true,
+    formats: Object.fromEntries(unknownFormats(document).map((format) => [format, true as const])),
     ignoreUndocumented: false,
   });
   const spec = await new OpenApiSpecLoader({
@@ -191,7 +195,6 @@ async function build(slug: string, document: JsonNode, operation: OperationInfo,
   const context = new OpenApiContext(spec, undefined, false, false);
   const apiDoc = context.apiDoc as JsonNode;
   const responseApiDoc = preprocessed.apiDocRes as JsonNode | undefined;
-  if (usesMultipart(apiDoc)) throw new Error(`${slug}: multipart request bodies are not supported by the stub framework yet`);
 
   let checks: OperationChecks | undefined;
   for (const route of context.routes as Array<{ basePath: string; expressRoute: string; openApiRoute: string; method: string }>) {
@@ -235,7 +238,9 @@ function requestCheck(rv: any, operation: OperationInfo, metadata: OperationMeta
   const ajvCacheKey = `${req.method}-${path}-${contentTypeKey}`;
   const parameters = new ParametersSchemaParser(rv.ajv, apiDoc).parse(path, reqSchema.parameters);
   const body = new BodySchemaParser().parse(path, reqSchema, ContentType.from(req));
-  const isBodyBinary = body?.format === 'binary';
+  // A body the parsers keep as text or bytes (XML, octet-stream, images) is not a JSON value its
+  // schema could check; only a text body of a string schema is checked (its length, its pattern).
+  const isBodyBinary = body?.format === 'binary' || (!structuredBody(contentTypeKey) && !(isTextType(contentTypeKey) && isStringSchema(apiDoc, body)));
   const schemaGeneral = { paths: apiDoc.paths, components: apiDoc.components, required: ['query', 'headers', 'params'], properties: { ...parameters, body: {} } };
   const schemaBody: JsonNode = {
     paths: apiDoc.paths,
@@ -275,7 +280,9 @@ function requestCheck(rv: any, operation: OperationInfo, metadata: OperationMeta
       cookies: request.cookies ? { ...request.cookies, ...request.signedCookies } : undefined,
       body: request.body,
     };
-    const discriminatorValidator: AjvValidate | null = discriminator ? rv.discriminatorValidator(request, discriminator) : null;
+    // The library reads the discriminator property off the body: a body that is no object (JSON `null`, `3`) gets the plain check, which refuses it.
+    const isObject = request.body !== null && typeof request.body === 'object' && !Array.isArray(request.body);
+    const discriminatorValidator: AjvValidate | null = discriminator && isObject ? rv.discriminatorValidator(request, discriminator) : null;
     const validatorForBody = discriminatorValidator ?? validatorBody;
     const valid = validatorGeneral(data);
     const validBody = validatorForBody(discriminatorValidator ? data.body : data);
@@ -285,6 +292,16 @@ function requestCheck(rv: any, operation: OperationInfo, metadata: OperationMeta
     error.errors = ajvErrorsToValidatorError(400, errors).errors;
     throw error;
   };
+}
+
+/** Media types parsed into a value the body schema describes: JSON, forms. */
+function structuredBody(contentTypeKey: string): boolean {
+  return contentTypeKey === 'not_provided' || isJsonType(contentTypeKey) || isFormType(contentTypeKey) || isMultipartType(contentTypeKey);
+}
+
+function isStringSchema(document: JsonNode, schema: JsonNode | undefined): boolean {
+  const resolved = deref<JsonNode | undefined>(document, schema);
+  return resolved !== undefined && [resolved.type].flat().includes('string') && resolved.format !== 'binary';
 }
 
 /** A parameter the library's mutator leaves as it is: a scalar schema, no `content`. */
@@ -356,9 +373,4 @@ function bodyCheck(rv: any, validators: Record<string, Record<string, AjvValidat
     const errors = augmentAjvErrors(validator.errors);
     throw new InternalServerError({ path, errors: ajvErrorsToValidatorError(500, errors).errors, message: rv.ajvBody.errorsText(errors, { dataVar: '' }) });
   };
-}
-
-/** Multipart bodies need the library's multer step, which this assembly leaves out. */
-function usesMultipart(document: JsonNode): boolean {
-  return JSON.stringify(document.paths ?? {}).includes('multipart/form-data');
 }

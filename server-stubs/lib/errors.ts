@@ -66,7 +66,12 @@ export function failedOperation(operation: { id: string; op: JsonNode }): Failed
 
 export interface ErrorResponse {
   status: number;
+  /** the JSON body; undefined for an answer without one (or with `text`) */
   body: unknown;
+  /** a body that is not JSON (an XML or text error a document declares), sent as it is */
+  text?: string | Uint8Array;
+  /** the body's media type: JSON unless given (`application/problem+json`, `application/xml`) */
+  contentType?: string;
   headers?: Record<string, string>;
   /**
    * The same error as an HTML page, for the routes a person's browser lands on (an OAuth authorize

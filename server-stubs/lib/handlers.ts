@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, Response } from 'express';
 import type { Principal } from './auth.js';
+import type { UploadedFile } from './form-body.js';
 import type { EventStream, SseFrame } from './sse.js';
 
 /**
@@ -93,6 +94,8 @@ export interface HandlerContext<Op, P extends Principal, D extends RequestDefaul
   body: WithDefaults<BodyOf<Op>, DefaultsOf<D, 'body'>>;
   /** the exact request bytes, for operations that opt in with the router's `rawBody` option */
   rawBody: Buffer | undefined;
+  /** the file parts of a multipart body (in `body` each stands as an empty string) */
+  files: UploadedFile[] | undefined;
   /** the caller, set by the security handler of the operation's scheme */
   principal: P;
   fail: Fail<ErrorStatus<Op>>;

@@ -2,6 +2,8 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { deref, type JsonNode } from '../../scripts/lib/operations.js';
 import type { Contract, OperationInfo } from './contract.js';
 import { failureOf } from './failures.js';
+import { parseMultipart } from './form-body.js';
+import { essence, isTextType } from './media-types.js';
 import { runSteps } from './middleware-chain.js';
 
 const limit = '5mb';
@@ -41,12 +43,17 @@ function finiteNumbersOnly(req: Request, _res: Response, next: NextFunction) {
   next(Object.assign(new Error(`${where} is not a finite number`), { type: 'entity.parse.failed', status: 400 }));
 }
 
+const anyText = express.text({ type: () => true, limit, verify: keepRawBody });
+const anyBytes = express.raw({ type: () => true, limit, verify: keepRawBody });
+
 const parsers = [
-  express.json({ type: ['application/json', 'application/*+json'], limit, verify: verifyJson }),
+  // Not strict: a JSON body may be any JSON value (`"text"`, `42`), as a schema may declare.
+  express.json({ type: ['application/json', 'application/*+json'], limit, verify: verifyJson, strict: false }),
   finiteNumbersOnly,
   // At most 1000 fields (body-parser's default); more is refused as too large, not a crash.
   express.urlencoded({ extended: false, limit, verify: keepRawBody }),
   express.text({ type: ['text/*', 'message/*'], limit, verify: keepRawBody }),
+  parseMultipart,
 ];
 const raw = express.raw({ type: () => true, limit });
 const withRaw = [...parsers, raw];
@@ -58,6 +65,26 @@ const withRaw = [...parsers, raw];
 export function parseBody(req: Request, res: Response, next: NextFunction) {
   if (!req.matched?.operation.op.requestBody) return next();
   runSteps(req.matched.wantsRawBody ? withRaw : parsers, req, res, next);
+}
+
+/**
+ * A body of a media type the operation declares that no parser above reads (XML, YAML, CSV, an image,
+ * `application/octet-stream`): text where a person could read it, else bytes. A type the operation
+ * does not declare is left unread, for the validator's 415.
+ */
+export function parseDeclaredMedia(contract: Contract) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const type = req.headers['content-type'];
+    if (req.body !== undefined || !type || !req.matched?.operation.op.requestBody) return next();
+    const declared = Object.keys(resolved(contract.document, req.matched.operation.op.requestBody)?.content ?? {});
+    const wanted = essence(type);
+    const taken = declared.some((d) => {
+      const e = essence(d);
+      return e === wanted || e === '*/*' || (e.endsWith('/*') && wanted.startsWith(e.slice(0, -1)));
+    });
+    if (!taken) return next();
+    (isTextType(type) ? anyText : anyBytes)(req, res, next);
+  };
 }
 
 /** Numeric parameters whose text is a number beyond any bound (`Infinity`, `1e309`), or not decimal (`0x1F`), are refused. */

@@ -1,6 +1,8 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { parseCookies, type Principal, type SecurityHandler } from './auth.js';
-import { parseBody, checkFiniteParameters, pruneUnknownProperties } from './request-body.js';
+import { parseBody, parseDeclaredMedia, checkFiniteParameters, pruneUnknownProperties } from './request-body.js';
+import { coerceFormFields } from './form-body.js';
+import { deserializeStyledParameters } from './parameter-styles.js';
 import { browserAccess, type CorsOrigins } from './browser.js';
 import type { Clock } from './clock.js';
 import { contractValidation } from './contract-validation.js';
@@ -87,7 +89,10 @@ export function createServiceRouter<Ops, P extends Principal = Principal, Defaul
     browserAccess(contract, options.corsOrigins),
     matchOperation(contract, rawBody),
     parseCookies,
+    deserializeStyledParameters(contract),
     parseBody,
+    parseDeclaredMedia(contract),
+    coerceFormFields(contract),
     checkFiniteParameters(contract),
     pruneUnknownProperties(contract),
     // Each operation's validators are built on its first request, not at start: compiling them is
@@ -165,6 +170,7 @@ function dispatch(handlers: Record<string, RuntimeHandler | undefined>, contract
         headers: req.headers,
         body: req.body,
         rawBody: req.rawBody,
+        files: req.files,
         principal: req.principal,
         fail: failRequest,
         req,
@@ -203,6 +209,13 @@ function errorExit(slug: string, errors: ErrorMapper) {
     }
     // Sent as text so the response validator does not take an error body for a handler's answer;
     // the conformance and fuzz tests hold the mappers to the contract.
-    writeBody(res, JSON.stringify(mapped.body), jsonType);
+    if (mapped.text !== undefined) return writeBody(res, mapped.text, mapped.contentType ?? 'text/plain; charset=utf-8');
+    if (mapped.body === undefined) return void res.end();
+    writeBody(res, JSON.stringify(mapped.body), mapped.contentType ? withCharset(mapped.contentType) : jsonType);
   };
+}
+
+/** A JSON media type as written on an answer: with its charset, as `jsonType`. */
+function withCharset(type: string): string {
+  return /;\s*charset=/i.test(type) ? type : `${type}; charset=utf-8`;
 }

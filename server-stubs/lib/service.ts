@@ -75,6 +75,11 @@ export interface StubService<Options = unknown> {
   basePath: string;
   title: string;
   credentials: ReadonlyArray<StubCredential>;
+  /**
+   * A service without seeded credentials (one served from its contract alone) takes any credential
+   * its schemes describe: how each is presented (`Authorization: Bearer <any token>`), for the banner.
+   */
+  anyCredential?: ReadonlyArray<string>;
   /** the service's published error body (for tools that answer in it, such as the validating proxy) */
   errors?: ErrorMapper;
   create(options?: Options & StubEnvironment): StubInstance | Promise<StubInstance>;

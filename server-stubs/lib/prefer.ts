@@ -1,5 +1,6 @@
 /**
- * `Prefer: code=NNN` and `Prefer: example=name`, resolved by the front before Prism sees them.
+ * `Prefer: code=NNN` and `Prefer: example=name`: which declared answer a client asks for. The mock's
+ * front resolves them before Prism sees them; the contract stub answers them itself.
  *
  * Prism (5.14) answers a forced status with the wrong example when no example is named: on
  * `GET /mail/v1/contacts`, `code=403` (or 401, 429, 400) answered `/v1/send`'s 400 example, while
@@ -7,8 +8,8 @@
  * the first one of the status asked for, or, for `example=name` alone, the status that has it.
  * A status or example the operation does not have is the client's mistake, answered as one.
  */
-import { deref, type JsonNode } from '../scripts/lib/operations.js';
-import { badInputStatus, declares, declaredStatuses, responseKeyFor, type OperationInfo } from '../server-stubs/lib/contract.js';
+import { deref, type JsonNode } from '../../scripts/lib/operations.js';
+import { badInputStatus, declares, declaredStatuses, responseKeyFor, type OperationInfo } from './contract.js';
 
 export type Preference =
   | { kind: 'none' }
@@ -30,18 +31,25 @@ export function parsePrefer(header: string | string[] | undefined): Map<string, 
   return preferences;
 }
 
+/** The answer a request's preferences pick: a declared status (its response key) and maybe a named example. */
+export type PreferredAnswer =
+  | { kind: 'none' }
+  | { kind: 'ignored' }
+  | { kind: 'chosen'; status: string; example: string | undefined; rest: string[] }
+  | { kind: 'refused'; status: number; message: string };
+
 /**
- * What to do with a request's preferences. `served` is the document Prism serves (its stream
- * examples renamed), so the example names are Prism's.
+ * What a request's preferences ask of an operation of `served` (the document answered from): the
+ * status asked for with the first of its examples unless one is named, or, for `example=name` alone,
+ * the status that has it.
  */
-export function resolvePreference(served: JsonNode, operation: OperationInfo, header: string | string[] | undefined, accept: string | undefined): Preference {
+export function preferredAnswer(served: JsonNode, operation: OperationInfo, header: string | string[] | undefined, accept: string | undefined): PreferredAnswer {
   const preferences = parsePrefer(header);
   const code = preferences.get('code');
   const example = preferences.get('example');
   if (code === undefined && example === undefined) return { kind: 'none' };
   const op = served.paths?.[operation.path]?.[operation.method] ?? operation.op;
   const rest = [...preferences].filter(([name]) => name !== 'code' && name !== 'example').map(([name, value]) => (value ? `${name}=${value}` : name));
-  const pinned = (status: string, name: string | undefined) => ({ kind: 'pinned' as const, header: [`code=${status}`, ...(name ? [`example=${name}`] : []), ...rest].join(', ') });
 
   if (code !== undefined) {
     const status = Number(code);
@@ -52,7 +60,7 @@ export function resolvePreference(served: JsonNode, operation: OperationInfo, he
     if (example !== undefined && !names.includes(example)) {
       return refusal(operation, `Prefer: example=${example}: the ${code} answer of ${operation.id} has no such example (${names.join(', ') || 'none is named'})`);
     }
-    return pinned(code, example ?? names[0]);
+    return { kind: 'chosen', status: code, example: example ?? names[0], rest };
   }
   const byStatus = Object.keys(op.responses ?? {})
     .filter((key) => /^\d{3}$/.test(key))
@@ -63,7 +71,17 @@ export function resolvePreference(served: JsonNode, operation: OperationInfo, he
     const all = byStatus.flatMap(([key, names]) => names.map((n) => `${n} (${key})`));
     return refusal(operation, `Prefer: example=${example}: ${operation.id} has no such example (${all.join(', ') || 'none is named'})`);
   }
-  return pinned(found[0], example);
+  return { kind: 'chosen', status: found[0], example, rest };
+}
+
+/**
+ * What the mock's front does with a request's preferences. `served` is the document Prism serves
+ * (its stream examples renamed), so the example names are Prism's.
+ */
+export function resolvePreference(served: JsonNode, operation: OperationInfo, header: string | string[] | undefined, accept: string | undefined): Preference {
+  const answer = preferredAnswer(served, operation, header, accept);
+  if (answer.kind !== 'chosen') return answer;
+  return { kind: 'pinned', header: [`code=${answer.status}`, ...(answer.example ? [`example=${answer.example}`] : []), ...answer.rest].join(', ') };
 }
 
 /** The named examples of a response, for the media type the client accepts (else the first). */
@@ -80,7 +98,7 @@ function exampleNames(document: JsonNode, response: unknown, accept: string | un
  * one; where it declares neither 400 nor 422 no answer would be in the contract, so the preference
  * is ignored, as RFC 7240 lets a server do.
  */
-function refusal(operation: OperationInfo, message: string): Preference {
+function refusal(operation: OperationInfo, message: string): { kind: 'refused'; status: number; message: string } | { kind: 'ignored' } {
   const status = badInputStatus(operation);
   return declares(operation, status) ? { kind: 'refused', status, message } : { kind: 'ignored' };
 }

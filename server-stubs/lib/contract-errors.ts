@@ -1,0 +1,113 @@
+/**
+ * The error mapper of a stub served from its contract alone: every failure in the document's own
+ * declared response for its status (exact, its range, or `default`), in its media type; where the
+ * operation declares nothing that fits, RFC 9457 problem details.
+ */
+import { STATUS_CODES } from 'node:http';
+import { responseKeyFor, type OperationInfo } from './contract.js';
+import type { ErrorMapper, ErrorResponse, Failure } from './errors.js';
+import { chooseMediaType, isJsonType, isTextType, isXmlType } from './media-types.js';
+import { declaredExamples, sampleOf } from './schema-sample.js';
+import { deref, listOperations, type JsonNode } from '../../scripts/lib/operations.js';
+
+export const problemType = 'application/problem+json';
+
+/** Fields an error body carries its sentence in, by the names APIs use, most telling first. */
+const messageFields = ['message', 'detail', 'details', 'error_description', 'error', 'errorMessage', 'error_message', 'description', 'title', 'reason', 'msg'];
+
+/**
+ * The mapper for a document. A failure carries no Accept header: a declared error answer takes the
+ * first JSON type it declares, else its first.
+ */
+export function contractErrors(document: JsonNode): ErrorMapper {
+  const operations = new Map(listOperations(document).map((operation) => [operation.id, operation]));
+  return (failure) => {
+    const operation = failure.operation ? operations.get(failure.operation.id) : undefined;
+    const status = statusOf(failure);
+    const key = operation ? responseKeyFor(operation, status) : undefined;
+    if (!operation || key === undefined) return problem(status, failure);
+    return declaredError(document, operation, key, status, failure);
+  };
+}
+
+/**
+ * The status answered. A missing credential is a 401 even where the framework folded it into a
+ * declared 400 (a contract-only stub cannot ask the document's authors to declare one).
+ */
+function statusOf(failure: Failure): number {
+  if ((failure.kind === 'unauthenticated' || failure.kind === 'forbidden') && failure.status !== 401 && failure.status !== 403) return 401;
+  return failure.status;
+}
+
+export function problem(status: number, failure: Failure): ErrorResponse {
+  const body = {
+    type: 'about:blank',
+    title: STATUS_CODES[status] ?? 'Error',
+    status,
+    detail: failure.message,
+    ...(failure.issues?.length ? { errors: failure.issues.map((i) => ({ pointer: i.path, detail: i.message })) } : {}),
+  };
+  return { status, body, contentType: problemType };
+}
+
+function declaredError(document: JsonNode, operation: OperationInfo, key: string, status: number, failure: Failure): ErrorResponse {
+  const response = deref<JsonNode | undefined>(document, operation.op.responses[key]);
+  const content: JsonNode = response?.content ?? {};
+  const type = chooseMediaType(Object.keys(content), undefined);
+  // Declared without a body: answered without one, as declared.
+  if (type === undefined) return { status, body: undefined };
+  const sent = type.includes('*') ? 'application/json' : type;
+  const media: JsonNode = content[type] ?? {};
+  const schema = deref<JsonNode | undefined>(document, media.schema);
+  const example = declaredExamples(document, media)[0];
+  if (isJsonType(sent)) {
+    const body = example !== undefined ? example : withMessage(document, schema, sampleOf(document, schema, { direction: 'response' }), failure.message, status);
+    return body === undefined ? { status, body: undefined } : { status, body, contentType: sent };
+  }
+  if (isTextType(sent)) {
+    if (typeof example === 'string') return { status, body: undefined, text: example, contentType: sent };
+    if (isXmlType(sent)) {
+      const value = withMessage(document, schema, sampleOf(document, schema, { direction: 'response' }), failure.message, status);
+      return { status, body: undefined, text: xmlOf(value, typeof schema?.xml?.name === 'string' ? schema.xml.name : 'error'), contentType: sent };
+    }
+    return { status, body: undefined, text: failure.message, contentType: sent };
+  }
+  return { status, body: undefined, text: typeof example === 'string' ? example : '', contentType: sent };
+}
+
+/** The sample with the failure's sentence in its message-like string field and its status in an integer `status`/`code`, where the schema has them. */
+function withMessage(document: JsonNode, schema: JsonNode | undefined, sample: unknown, message: string, status: number): unknown {
+  if (sample === null || typeof sample !== 'object' || Array.isArray(sample)) return sample;
+  const properties = propertiesOf(document, schema);
+  const out = { ...(sample as Record<string, unknown>) };
+  const field = messageFields.find((name) => isPlainType(properties[name], 'string'));
+  if (field) out[field] = message;
+  for (const name of ['status', 'code', 'statusCode']) if (isPlainType(properties[name], 'integer') && name in out) out[name] = status;
+  return out;
+}
+
+function isPlainType(schema: JsonNode | undefined, type: string): boolean {
+  if (!schema || schema.enum || schema.const !== undefined || schema.pattern || schema.format) return false;
+  return [schema.type].flat().includes(type);
+}
+
+/** The properties a schema declares, through `allOf` and `$ref`s. */
+function propertiesOf(document: JsonNode, schema: JsonNode | undefined, depth = 0): Record<string, JsonNode> {
+  if (!schema || depth > 8) return {};
+  const own = Object.fromEntries(Object.entries<unknown>(schema.properties ?? {}).map(([name, s]) => [name, deref<JsonNode>(document, s)]));
+  const parts = (schema.allOf ?? []).map((part: unknown) => propertiesOf(document, deref(document, part), depth + 1));
+  return Object.assign({}, ...parts, own);
+}
+
+/** A JSON value as an XML document under one root element: objects as elements, arrays as repeated ones. */
+export function xmlOf(value: unknown, root: string): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${element(root, value)}\n`;
+}
+
+function element(name: string, value: unknown): string {
+  const tag = /^[A-Za-z_][\w.-]*$/.test(name) ? name : 'item';
+  if (Array.isArray(value)) return value.map((item) => element(tag, item)).join('');
+  if (value !== null && typeof value === 'object') return `<${tag}>${Object.entries(value).map(([key, item]) => element(key, item)).join('')}</${tag}>`;
+  if (value === undefined || value === null) return `<${tag}/>`;
+  return `<${tag}>${String(value).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</${tag}>`;
+}
