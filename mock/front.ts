@@ -15,8 +15,9 @@ import type { Contract, OperationInfo } from '../server-stubs/lib/contract.js';
 import type { ErrorMapper, Failure } from '../server-stubs/lib/errors.js';
 import { failureOf, isFailure } from '../server-stubs/lib/failures.js';
 import { createValidatingProxy } from '../server-stubs/lib/proxy.js';
+import { jsonType } from '../server-stubs/lib/results.js';
 import type { StubCredential } from '../server-stubs/lib/service.js';
-import { checkCredentials } from './credentials.js';
+import { checkCredentials, checkPresence } from './credentials.js';
 import { failureFor } from './errors.js';
 import { resolvePreference } from './prefer.js';
 
@@ -26,7 +27,7 @@ export interface FrontService {
   contract: Contract;
   /** the document Prism serves, for its example names */
   served: JsonNode;
-  /** the stub's seeded credentials; none for a contract without a stub (then any credential passes) */
+  /** the stub's seeded credentials; none for a contract without a stub (then any credential present passes) */
   credentials?: ReadonlyArray<StubCredential>;
   /** the service's error body, status folded into a declared one (mock/errors.ts) */
   errors: ErrorMapper;
@@ -94,8 +95,9 @@ export function serviceRouter(service: FrontService, options: FrontOptions = {})
     }
   });
   router.use((req: Request, res: Response, next: NextFunction) => {
-    if (!service.credentials) return next();
-    const verdict = checkCredentials(contract.document, res.locals.operation!, service.credentials, req);
+    const verdict = service.credentials
+      ? checkCredentials(contract.document, res.locals.operation!, service.credentials, req)
+      : checkPresence(contract.document, res.locals.operation!, req);
     if (verdict.ok) return next();
     next(failureOf('unauthenticated', 401, verdict.message));
   });
@@ -114,8 +116,34 @@ export function serviceRouter(service: FrontService, options: FrontOptions = {})
   router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (!isFailure(error)) return next(error);
     const mapped = errors(failureFor(res.locals.operation, error as Failure));
-    res.status(mapped.status).set({ ...(error.headers ?? {}), ...(mapped.headers ?? {}) }).type('application/json').send(JSON.stringify(mapped.body));
+    res.status(mapped.status).set({ ...(error.headers ?? {}), ...(mapped.headers ?? {}) });
+    if (!res.hasHeader('content-type')) res.type('application/json');
+    res.send(JSON.stringify(mapped.body));
   });
+  router.use(keepErrorMediaType);
   router.use(createValidatingProxy({ slug: service.slug, upstream: service.upstream, errors, strict: true, forwardTolerated: true, contract, log: options.log ?? (() => {}) }));
+  return router;
+}
+
+/**
+ * The validating proxy writes the answers it gives itself (a request off the contract) as
+ * `application/json` after setting the mapper's headers, so an imported document's declared error
+ * media type (`application/problem+json`, say) would be overwritten. A Content-Type the mapper set
+ * stays; the proxy's default only fills a gap. (The proxy is the stubs' code, not the mock's: an
+ * ErrorResponse that carried its media type would make this unnecessary.)
+ */
+function keepErrorMediaType(_req: Request, res: Response, next: NextFunction) {
+  const setHeader = res.setHeader.bind(res);
+  res.setHeader = (name: string, value: number | string | readonly string[]) =>
+    name.toLowerCase() === 'content-type' && value === jsonType && res.hasHeader('content-type') ? res : setHeader(name, value);
+  next();
+}
+
+/** Where a service that could not start is mounted: every request answers 503 naming the problem. */
+export function unavailableRouter(slug: string, problem: string): Router {
+  const router = express.Router();
+  router.use((_req: Request, res: Response) => {
+    res.status(503).type('application/json').send(JSON.stringify({ error: `The mock of ${slug} is not running: ${problem}`, service: slug, problem }));
+  });
   return router;
 }

@@ -89,6 +89,8 @@ function parseViolations(header: string | string[] | undefined): Violation[] {
 
 function answerJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   if (res.headersSent) return void res.end();
-  res.writeHead(status, { ...headers, 'content-type': 'application/json' });
+  // The mapper may name the media type (an imported document's declared error type); else JSON.
+  const typed = Object.keys(headers).some((name) => name.toLowerCase() === 'content-type');
+  res.writeHead(status, typed ? headers : { ...headers, 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
 }

@@ -20,15 +20,24 @@ import { formatFrame, type SseFrame } from '../server-stubs/lib/sse.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const prismCli = createRequire(import.meta.url).resolve('@stoplight/prism-cli/dist/index.js');
 
-/** Services with a bundle: generated/<slug>/openapi.json. */
-export function bundledServices(): Array<{ slug: string; bundle: string; basePath: string }> {
-  const dir = path.join(root, 'generated');
+/** Where the bundles are unless told: the repository's generated/. */
+export const defaultBundlesDir = path.join(root, 'generated');
+
+/**
+ * Services with a bundle: `<dir>/<slug>/openapi.json`. A bundle that cannot be read or parsed is
+ * still listed (at `/<slug>`), with the problem, so it is reported rather than stopping the rest.
+ */
+export function bundledServices(dir = defaultBundlesDir): Array<{ slug: string; bundle: string; basePath: string; problem?: string }> {
   return readdirSync(dir)
     .filter((slug) => existsSync(path.join(dir, slug, 'openapi.json')))
     .sort()
     .map((slug) => {
       const bundle = path.join(dir, slug, 'openapi.json');
-      return { slug, bundle, basePath: mountPathOf(slug, JSON.parse(readFileSync(bundle, 'utf8'))) };
+      try {
+        return { slug, bundle, basePath: mountPathOf(slug, JSON.parse(readFileSync(bundle, 'utf8'))) };
+      } catch (error) {
+        return { slug, bundle, basePath: `/${slug}`, problem: `${bundle} is not a JSON document: ${(error as Error).message}` };
+      }
     });
 }
 
@@ -86,6 +95,14 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** Every Prism this process started and that still runs. */
+const running = new Set<ChildProcess>();
+// However this process ends (an uncaught error included), its Prisms go with it rather than keep
+// their ports; one listener for all of them, however many services a mock serves.
+process.once('exit', () => {
+  for (const child of running) child.kill();
+});
+
 /**
  * Prism on 127.0.0.1:port, resolved once it answers. Its CORS headers are off: the front answers
  * browsers as the stubs do, and Prism's `*` would overwrite the origin the front lets in.
@@ -95,10 +112,8 @@ export function startPrism(file: string, port: number, slug: string): Promise<Ch
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1' },
   });
-  // However this process ends (an uncaught error included), Prism goes with it rather than keep its port.
-  const orphaned = () => child.kill();
-  process.once('exit', orphaned);
-  child.once('exit', () => process.removeListener('exit', orphaned));
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   return new Promise((resolve, reject) => {
     let output = '';
     const timer = setTimeout(() => {

@@ -90,7 +90,7 @@ export async function startDevServer(options: DevOptions = {}): Promise<DevServe
       const result = await build({ root, log: quiet, onBundled });
       if (!result.ok) log(`build failed: ${result.failures.join('; ')} (still serving the last good build)`);
       for (const slug of servicesRebuilt(result.rebuilt, services)) if (!served.has(slug)) reloads.add(slug);
-      mocked = mock ? servicesRebuilt(result.rebuilt, mock.services.map((s) => s.slug)) : [];
+      mocked = mock ? servicesRebuilt(result.rebuilt, [...mock.services, ...mock.failed].map((s) => s.slug)) : [];
     }
     // The stubs first: a stub reloads in milliseconds, a Prism restarts in seconds.
     for (const slug of reloads) await reload(slug);
