@@ -35,6 +35,15 @@ export function failureFor(operation: OperationInfo | undefined, failure: Omit<F
   return { ...failure, operation: operation && failedOperation(operation) };
 }
 
+/**
+ * The body of an error the contract declares without content. Writers of mapped errors send no
+ * body for it; one that can only write JSON text (the stubs' validating proxy) writes
+ * `NO_BODY_TEXT`, which the front drops on the way out (front.ts).
+ */
+const NO_BODY_MARKER = '\u0000no body';
+export const NO_BODY_TEXT = JSON.stringify(NO_BODY_MARKER);
+export const NO_BODY = { toJSON: () => NO_BODY_MARKER };
+
 /** An error body's message goes into the first of these the declared body has as a string. */
 const MESSAGE_FIELDS = ['message', 'detail', 'error_description', 'error', 'title', 'description', 'msg'];
 
@@ -50,6 +59,8 @@ export function documentErrors(contract: Contract): ErrorMapper {
     const operation = failure.operation ? contract.operations.get(failure.operation.id) : undefined;
     const key = operation ? responseKeyFor(operation, failure.status) : undefined;
     const response = key ? deref(contract.document, operation!.op.responses[key]) : undefined;
+    // Declared without content (`400: {description: Invalid ID}`): the answer has none either.
+    if (response && Object.keys(response.content ?? {}).length === 0) return { status: failure.status, body: NO_BODY };
     const declared = declaredBody(contract, operation, key, response, describeIssues(failure));
     if (declared) return { status: failure.status, body: declared.body, headers: { 'Content-Type': declared.mediaType } };
     return {

@@ -18,7 +18,7 @@ import { createValidatingProxy } from '../server-stubs/lib/proxy.js';
 import { jsonType } from '../server-stubs/lib/results.js';
 import type { StubCredential } from '../server-stubs/lib/service.js';
 import { checkCredentials, checkPresence } from './credentials.js';
-import { failureFor } from './errors.js';
+import { failureFor, NO_BODY, NO_BODY_TEXT } from './errors.js';
 import { resolvePreference } from './prefer.js';
 
 export interface FrontService {
@@ -101,6 +101,12 @@ export function serviceRouter(service: FrontService, options: FrontOptions = {})
     if (verdict.ok) return next();
     next(failureOf('unauthenticated', 401, verdict.message));
   });
+  router.use((_req: Request, res: Response, next: NextFunction) => {
+    if (Object.keys(res.locals.operation!.op.responses ?? {}).length > 0) return next();
+    // An operation that declares no responses (3.1 allows it) promises nothing to mock, and Prism
+    // would answer it 500: an empty success claims the least.
+    res.status(204).end();
+  });
   router.use((req: Request, res: Response, next: NextFunction) => {
     // The stubs answer their declared media type whatever `Accept` says; Prism answers 406, which no
     // operation declares. So an Accept the operation cannot satisfy is dropped, as the stubs ignore it.
@@ -117,6 +123,7 @@ export function serviceRouter(service: FrontService, options: FrontOptions = {})
     if (!isFailure(error)) return next(error);
     const mapped = errors(failureFor(res.locals.operation, error as Failure));
     res.status(mapped.status).set({ ...(error.headers ?? {}), ...(mapped.headers ?? {}) });
+    if (mapped.body === NO_BODY) return void res.end();
     if (!res.hasHeader('content-type')) res.type('application/json');
     res.send(JSON.stringify(mapped.body));
   });
@@ -130,12 +137,21 @@ export function serviceRouter(service: FrontService, options: FrontOptions = {})
  * `application/json` after setting the mapper's headers, so an imported document's declared error
  * media type (`application/problem+json`, say) would be overwritten. A Content-Type the mapper set
  * stays; the proxy's default only fills a gap. (The proxy is the stubs' code, not the mock's: an
- * ErrorResponse that carried its media type would make this unnecessary.)
+ * ErrorResponse that carried its media type would make this unnecessary.) Likewise a body declared
+ * as none (mock/errors.ts `NO_BODY`).
  */
 function keepErrorMediaType(_req: Request, res: Response, next: NextFunction) {
   const setHeader = res.setHeader.bind(res);
   res.setHeader = (name: string, value: number | string | readonly string[]) =>
     name.toLowerCase() === 'content-type' && value === jsonType && res.hasHeader('content-type') ? res : setHeader(name, value);
+  // An error declared without content, which the proxy can only write as JSON text: sent empty.
+  const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  res.end = ((...args: unknown[]) => {
+    if (args[0] !== NO_BODY_TEXT) return end(...args);
+    res.removeHeader('content-type');
+    res.removeHeader('content-length');
+    return end();
+  }) as Response['end'];
   next();
 }
 

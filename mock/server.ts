@@ -59,8 +59,25 @@ export interface MockOptions {
   bundlesDir?: string;
 }
 
+/** How often a service's Prism is started again after dying while serving. */
+const MAX_REVIVALS = 5;
+
 /** How often a Prism start is tried when its port was taken between the probe and the bind. */
 const PORT_ATTEMPTS = 3;
+
+/**
+ * Prisms started at once. Each start is a second or two of CPU; dozens at once on a small machine
+ * starve each other past their start timeout, and then every service fails instead of none.
+ */
+const STARTING_AT_ONCE = Math.max(2, os.availableParallelism());
+
+/** Runs `jobs` with at most `limit` running at a time. */
+async function limited(jobs: Array<() => Promise<void>>, limit: number): Promise<void> {
+  const queue = [...jobs];
+  await Promise.all(Array.from({ length: Math.min(limit, queue.length) }, async () => {
+    for (let job = queue.shift(); job; job = queue.shift()) await job();
+  }));
+}
 
 export async function startMockServer(port = 4010, host = '0.0.0.0', options: MockOptions = {}): Promise<MockServer> {
   const log = options.log ?? (() => {});
@@ -81,15 +98,33 @@ export async function startMockServer(port = 4010, host = '0.0.0.0', options: Mo
     const contract = contractOf(slug, view.document);
     const stub = await loadStubService(slug);
     const errors = foldedErrors(contract, stub?.errors ?? documentErrors(contract));
-    // A document without operations (3.1 webhooks only) has nothing to answer; Prism refuses it.
-    const child = contract.operations.size > 0 ? await startPrismOnFreePort(file, slug) : undefined;
-    if (child) targets.set(slug, { port: child.port, contract, errors });
     const router = serviceRouter(
       { slug, basePath: contract.basePath, contract, served, credentials: stub?.credentials, errors, upstream: `${gateway.url}/${slug}` },
       { corsOrigins, log },
     );
+    const entry: MockedService = { slug, basePath: contract.basePath, port: 0 };
+    // A document without operations (3.1 webhooks only) has nothing to answer; Prism refuses it.
+    if (contract.operations.size > 0) {
+      let revivals = 0;
+      /** A Prism that died serving (a request it trips on) is started again, a few times at most. */
+      const revive = (error: Error) => {
+        log(`[mock ${slug}] ${error.message.slice(-1500)}`);
+        if (closing || targets.get(slug)?.port !== entry.port) return;
+        if (++revivals > MAX_REVIVALS) return log(`[mock ${slug}] Prism died ${revivals} times: not started again`);
+        startPrismOnFreePort(file, slug, revive).then(
+          (next) => {
+            if (closing) return void stopPrism(next.process);
+            Object.assign(entry, next);
+            targets.set(slug, { port: next.port, contract, errors });
+          },
+          (failure: unknown) => log(`[mock ${slug}] Prism could not be started again: ${(failure as Error).message.slice(-1500)}`),
+        );
+      };
+      Object.assign(entry, await startPrismOnFreePort(file, slug, revive));
+      targets.set(slug, { port: entry.port, contract, errors });
+    }
     routers.set(slug, { basePath: contract.basePath, router });
-    return { slug, basePath: contract.basePath, port: child?.port ?? 0, process: child?.process };
+    return entry;
   };
 
   /** One service's mock fails alone: its base path answers 503, the others serve (CONVENTIONS §4). */
@@ -105,14 +140,16 @@ export async function startMockServer(port = 4010, host = '0.0.0.0', options: Mo
     }
   };
 
+  let closing = false;
   const closeAll = async () => {
+    closing = true;
     await Promise.all(services.flatMap((s) => (s.process ? [stopPrism(s.process)] : [])));
     await gateway.close();
     rmSync(prepared, { recursive: true, force: true });
   };
 
   try {
-    await Promise.all(bundledServices(bundlesDir).map(serveOrReport));
+    await limited(bundledServices(bundlesDir).map((service) => () => serveOrReport(service)), STARTING_AT_ONCE);
   } catch (error) {
     await closeAll();
     throw error;
@@ -158,11 +195,11 @@ export async function startMockServer(port = 4010, host = '0.0.0.0', options: Mo
  * Prism needs a port number, so one is probed free and then handed over; another process may take
  * it in between, and then Prism exits with EADDRINUSE: that start is tried again on a new port.
  */
-async function startPrismOnFreePort(file: string, slug: string): Promise<{ port: number; process: ChildProcess }> {
+async function startPrismOnFreePort(file: string, slug: string, onExit: (error: Error) => void): Promise<{ port: number; process: ChildProcess }> {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     try {
-      return { port, process: await startPrism(file, port, slug) };
+      return { port, process: await startPrism(file, port, slug, onExit) };
     } catch (error) {
       if (attempt >= PORT_ATTEMPTS || !/EADDRINUSE/.test((error as Error).message)) throw error;
     }
