@@ -58,7 +58,14 @@ async function main(): Promise<number> {
   }
   const fromEnv = (process.env.CONTRACT_HEADERS ?? '').split(/\r?\n/).filter((line) => line.trim() !== '');
   const headers = values.header?.length ? values.header : fromEnv;
-  const run = await runContract({ baseUrl: values['base-url'], service: values.service, headers, stateless: values.stateless, seed, runs });
+  let run;
+  try {
+    run = await runContract({ baseUrl: values['base-url'], service: values.service, headers, stateless: values.stateless, seed, runs });
+  } catch (error) {
+    // A fault of the runner, not of the server checked: said in one line, not as a stack trace.
+    console.error(`npm run contract could not finish: ${(error as Error).message}`);
+    return 2;
+  }
   if (run.exitCode === 2) {
     console.error(run.report);
     return 2;

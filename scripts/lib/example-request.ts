@@ -6,6 +6,8 @@ import { sampleOf } from './sample.js';
 export interface BuiltRequest {
   url: string; // path and query, relative to the base URL
   init: RequestInit;
+  /** the body, when the contract had no example for it and it was sampled from the schema */
+  sampledBody?: { mediaType: string; value: unknown };
 }
 
 /** A value for a parameter without an example, from its schema. */
@@ -20,7 +22,8 @@ function fromSchema(document: JsonNode, schema: JsonNode): unknown {
   if (type === 'integer' || type === 'number') return s.minimum ?? 1;
   if (type === 'boolean') return true;
   // Arrays, objects, patterns and formats: the sampler knows their shapes.
-  const sampled = sampleOf(document, s, 'request');
+  // An object parameter with none of its properties would be an empty path segment or no query at all.
+  const sampled = sampleOf(document, s, 'request', { requiredOnly: false });
   return sampled.found ? sampled.value : 'example';
 }
 
@@ -74,6 +77,7 @@ export function exampleRequest(
   Object.assign(headers, sent.headers);
   for (const [k, v] of sent.query) query.append(k, v);
   const init: RequestInit = { method: operation.method.toUpperCase(), headers };
+  let sampledBody: BuiltRequest['sampledBody'];
   const body = requestBodyOf(document, operation);
   if (body?.content && Object.keys(body.content).length > 0) {
     const entries = Object.entries<JsonNode>(body.content);
@@ -85,10 +89,11 @@ export function exampleRequest(
       const encoded = encodeRequestBody(mediaType, example.value);
       headers['content-type'] = encoded.contentType;
       init.body = encoded.body;
+      if (!withExample) sampledBody = { mediaType, value: example.value };
     }
   }
   const qs = query.toString();
-  return { url: `${path}${qs ? `?${qs}` : ''}`, init };
+  return { url: `${path}${qs ? `?${qs}` : ''}`, init, ...(sampledBody ? { sampledBody } : {}) };
 }
 
 

@@ -13,10 +13,13 @@ export type SampleDirection = 'request' | 'response';
  * schema view (scripts/lib/schema-view.ts), whose patterns JavaScript can compile: the sampler
  * builds strings from them.
  */
-export function sampleOf(document: JsonNode, schema: unknown, direction: SampleDirection): { found: boolean; value?: unknown } {
+export function sampleOf(document: JsonNode, schema: unknown, direction: SampleDirection, options: { requiredOnly?: boolean } = {}): { found: boolean; value?: unknown } {
   if (!schema || typeof schema !== 'object') return { found: false };
   try {
     const value = OpenAPISampler.sample(schema as Parameters<typeof OpenAPISampler.sample>[0], {
+      // A request body gets only what is required: fewer optional oddities (a `default: null` on a
+      // string) to get wrong.
+      skipNonRequired: options.requiredOnly ?? direction === 'request',
       skipReadOnly: direction === 'request',
       skipWriteOnly: direction === 'response',
       quiet: true,
