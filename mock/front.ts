@@ -11,7 +11,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { deref, type JsonNode } from '../scripts/lib/operations.js';
 import { parseCookies } from '../server-stubs/lib/auth.js';
 import { browserAccess, type CorsOrigins } from '../server-stubs/lib/browser.js';
-import type { Contract, OperationInfo } from '../server-stubs/lib/contract.js';
+import { contractOf, type Contract, type OperationInfo } from '../server-stubs/lib/contract.js';
 import type { ErrorMapper, Failure } from '../server-stubs/lib/errors.js';
 import { failureOf, isFailure } from '../server-stubs/lib/failures.js';
 import { createValidatingProxy } from '../server-stubs/lib/proxy.js';
@@ -128,7 +128,7 @@ export function serviceRouter(service: FrontService, options: FrontOptions = {})
     res.send(JSON.stringify(mapped.body));
   });
   router.use(keepErrorMediaType);
-  router.use(createValidatingProxy({ slug: service.slug, upstream: service.upstream, errors, strict: true, forwardTolerated: true, contract, log: options.log ?? (() => {}) }));
+  router.use(createValidatingProxy({ slug: service.slug, upstream: service.upstream, errors, strict: true, forwardTolerated: true, contract: proxyContract(contract), log: options.log ?? (() => {}) }));
   return router;
 }
 
@@ -162,4 +162,32 @@ export function unavailableRouter(slug: string, problem: string): Router {
     res.status(503).type('application/json').send(JSON.stringify({ error: `The mock of ${slug} is not running: ${problem}`, service: slug, problem }));
   });
   return router;
+}
+
+/**
+ * The contract as the validating proxy should read it. The proxy finds a query parameter by its
+ * name, but an object spread over the query (`style: form` exploded, `deepObject`) arrives as its
+ * properties' names (`color=red`, `filter[color]=red`): the proxy would refuse every such request as
+ * missing it. Those are not required of the proxy; Prism, behind it, reads them by their style.
+ */
+export function proxyContract(contract: Contract): Contract {
+  let changed = false;
+  const spread = (p: JsonNode) => {
+    const type = deref(contract.document, p.schema)?.type;
+    const style = p.style ?? 'form';
+    return p.in === 'query' && p.required && type === 'object' && (style === 'deepObject' || (style === 'form' && p.explode !== false));
+  };
+  const document = structuredClone(contract.document);
+  for (const item of Object.values<JsonNode>(document.paths ?? {})) {
+    for (const holder of [item, ...Object.values<JsonNode>(item ?? {})]) {
+      for (const parameter of Array.isArray(holder?.parameters) ? holder.parameters : []) {
+        const p = deref(document, parameter);
+        if (p && spread(p)) {
+          p.required = false;
+          changed = true;
+        }
+      }
+    }
+  }
+  return changed ? contractOf(contract.slug, document) : contract;
 }

@@ -117,7 +117,7 @@ export interface ContractRun {
 
 // ---------------------------------------------------------------------------------------- arguments
 
-export const USAGE = `usage: npm run contract -- --base-url URL [--service slug] [--junit FILE] [--stateless] [--header 'Name: value']... [--seed N] [--runs N]
+export const USAGE = `usage: npm run contract -- --base-url URL [--service slug] [--junit FILE] [--stateless] [--header 'Name: value']... [--seed N] [--runs N] [--bundles DIR]
   --base-url   where the service is served, base path included (http://localhost:4000/seo)
   --service    the service's slug, when the base URL's path does not name it
   --junit      also write JUnit XML to FILE
@@ -125,7 +125,8 @@ export const USAGE = `usage: npm run contract -- --base-url URL [--service slug]
   --header     a header sent as the credential, repeatable (or CONTRACT_HEADERS, one per line);
                default: the stub's seeded credentials
   --seed       the fuzzer's seed (default fixed)
-  --runs       fuzz requests (default ${DEFAULT_CONTRACT_RUNS}; 0 skips the fuzzer)`;
+  --runs       fuzz requests (default ${DEFAULT_CONTRACT_RUNS}; 0 skips the fuzzer)
+  --bundles    the folder of <slug>/openapi.json bundles to read the contract from (default generated/)`;
 
 /** `Name: value` into a pair; a usage error otherwise. */
 export function parseHeaderLine(line: string): [string, string] {
