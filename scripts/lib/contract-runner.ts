@@ -487,7 +487,8 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
     );
 
     // d. The fuzzer.
-    if (runs > 0) await fuzz();
+    // Nothing to generate requests for without an operation (its unknown path was checked above).
+    if (runs > 0 && operations.length > 0) await fuzz();
     return finish();
 
     async function scenario() {
@@ -596,6 +597,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       if (kind === 'fuzz') {
         if (fuzzSummary) lines.push(`  ${fuzzSummary}`);
         else if (runs === 0) lines.push('  (skipped: --runs 0)');
+        else if (operations.length === 0) lines.push('  (skipped: no operations to send requests to)');
       }
       for (const r of rs) {
         if (r.outcome === 'passed') continue;
