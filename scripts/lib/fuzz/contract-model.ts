@@ -51,7 +51,7 @@ export interface ServiceModel {
   schemas: SchemaArbitraries;
   operations: OperationModel[];
   paths: PathModel[];
-  /** one (path, method, status) per distinct documented 4xx JSON error schema of the service */
+  /** one (path, method, status) per distinct documented 4xx or `default` JSON error schema of the service */
   errorShapes: Array<{ path: string; method: string; status: string; mediaType: string }>;
   /** component schemas the documented 4xx error bodies are built on (`allOf: [$ref Error, ...]`) */
   errorSchemas: string[];
@@ -144,7 +144,8 @@ export function buildServiceModel(slug: string, services: ReadonlyArray<Credenti
   const seenShapes = new Set<string>();
   for (const { operation } of operations) {
     for (const [status, raw] of Object.entries<JsonNode>(operation.op.responses ?? {})) {
-      if (!/^4/.test(status)) continue;
+      // `default` is where many documents put their one error shape.
+      if (!/^4/.test(status) && status !== 'default') continue;
       for (const [mediaType, media] of Object.entries<JsonNode>(deref(document, raw)?.content ?? {})) {
         if (!mediaType.includes('json')) continue;
         for (const part of [media.schema, ...(deref(document, media.schema)?.allOf ?? [])]) {
