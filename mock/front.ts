@@ -11,7 +11,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { deref, type JsonNode } from '../scripts/lib/operations.js';
 import { parseCookies } from '../server-stubs/lib/auth.js';
 import { browserAccess, type CorsOrigins } from '../server-stubs/lib/browser.js';
-import { contractOf, type Contract, type OperationInfo } from '../server-stubs/lib/contract.js';
+import { contractOf, declares, type Contract, type OperationInfo } from '../server-stubs/lib/contract.js';
 import type { ErrorMapper, Failure } from '../server-stubs/lib/errors.js';
 import { failureOf, isFailure } from '../server-stubs/lib/failures.js';
 import { createValidatingProxy } from '../server-stubs/lib/proxy.js';
@@ -165,10 +165,14 @@ export function unavailableRouter(slug: string, problem: string): Router {
 }
 
 /**
- * The contract as the validating proxy should read it. The proxy finds a query parameter by its
- * name, but an object spread over the query (`style: form` exploded, `deepObject`) arrives as its
- * properties' names (`color=red`, `filter[color]=red`): the proxy would refuse every such request as
- * missing it. Those are not required of the proxy; Prism, behind it, reads them by their style.
+ * The contract as the validating proxy should read it.
+ * - The proxy finds a query parameter by its name, but an object spread over the query (`style:
+ *   form` exploded, `deepObject`) arrives as its properties' names (`color=red`,
+ *   `filter[color]=red`): the proxy would refuse every such request as missing it. Those are not
+ *   required of the proxy; Prism, behind it, reads them by their style.
+ * - The proxy holds the gateway's answers to the contract, and the gateway answers a request Prism
+ *   finds invalid itself: where the operation declares no status for a bad request, that is the
+ *   400 in problem+json DECISIONS I-2 prescribes, which the proxy must let through.
  */
 export function proxyContract(contract: Contract): Contract {
   let changed = false;
@@ -178,6 +182,12 @@ export function proxyContract(contract: Contract): Contract {
     return p.in === 'query' && p.required && type === 'object' && (style === 'deepObject' || (style === 'form' && p.explode !== false));
   };
   const document = structuredClone(contract.document);
+  for (const operation of contract.operations.values()) {
+    const responses: JsonNode | undefined = document.paths?.[operation.path]?.[operation.method]?.responses;
+    if (!responses || Object.keys(responses).length === 0 || declares(operation, 400) || declares(operation, 422)) continue;
+    responses['400'] = { description: 'The request breaks the contract (RFC 9457)', content: { 'application/problem+json': { schema: {} } } };
+    changed = true;
+  }
   for (const item of Object.values<JsonNode>(document.paths ?? {})) {
     for (const holder of [item, ...Object.values<JsonNode>(item ?? {})]) {
       for (const parameter of Array.isArray(holder?.parameters) ? holder.parameters : []) {

@@ -96,6 +96,22 @@ export function prismDocument(document: JsonNode): JsonNode | undefined {
       changed = true;
     }
   }
+  // The same reader serves form and multipart bodies whose `encoding` gives a property such a style.
+  for (const item of [...Object.values<JsonNode>(copy.paths ?? {}), ...Object.values<JsonNode>(copy.webhooks ?? {})]) {
+    for (const method of HTTP_METHODS) {
+      const body = deref(copy, item?.[method]?.requestBody);
+      for (const media of Object.values<JsonNode>(body?.content ?? {})) {
+        const properties: JsonNode = deref(copy, media?.schema)?.properties ?? {};
+        for (const [name, encoding] of Object.entries<JsonNode>(media?.encoding ?? {})) {
+          const delimited = encoding?.style === 'spaceDelimited' || encoding?.style === 'pipeDelimited';
+          if (delimited && deref(copy, properties[name])?.type !== 'array') {
+            delete media.encoding[name];
+            changed = true;
+          }
+        }
+      }
+    }
+  }
   return changed ? copy : undefined;
 }
 

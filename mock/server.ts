@@ -117,7 +117,7 @@ export async function startMockServer(port = 4010, host = '0.0.0.0', options: Mo
             Object.assign(entry, next);
             targets.set(slug, { port: next.port, contract, errors });
           },
-          (failure: unknown) => log(`[mock ${slug}] Prism could not be started again: ${(failure as Error).message.slice(-1500)}`),
+          (failure: unknown) => closing || log(`[mock ${slug}] Prism could not be started again: ${(failure as Error).message.slice(-1500)}`),
         );
       };
       Object.assign(entry, await startPrismOnFreePort(file, slug, revive));

@@ -83,7 +83,8 @@ export function exampleRequest(
     const entries = Object.entries<JsonNode>(body.content);
     // The first media type with an example, else the first whose schema gives a sample.
     const withExample = entries.map(([type, media]) => [type, firstExample(document, media)] as const).find(([, e]) => e.found);
-    const chosen = withExample ?? entries.map(([type, media]) => [type, sampleOf(document, media?.schema, 'request')] as const).find(([, e]) => e.found);
+    // A JSON body gets its required properties only; a form without a single field is no form.
+    const chosen = withExample ?? entries.map(([type, media]) => [type, sampleOf(document, media?.schema, 'request', { requiredOnly: /json/i.test(type) })] as const).find(([, e]) => e.found);
     if (chosen) {
       const [mediaType, example] = chosen;
       const encoded = encodeRequestBody(mediaType, example.value);

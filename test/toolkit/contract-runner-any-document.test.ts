@@ -28,6 +28,7 @@ const examples: Record<string, string> = {
   webhooks: '3.1/webhooks',
   security: '3.0/security',
   'parameters-cookies': '3.0/parameters-cookies',
+  'parameters-style': '3.0/parameters-style',
   'form-data': '3.0/form-data',
   circular: '3.0/circular',
   'schema-types': '3.0/schema-types',

@@ -138,7 +138,8 @@ export function httpRequestArbitrary(model: ServiceModel, liveIds?: LiveIds): fc
     for (const p of m.params) {
       if (p.styled) {
         const wire = styledValue(p);
-        if (p.in === 'path') path[p.name] = wire.map((w) => ({ encoded: w.path ?? '' }));
+        // An empty or dot segment (`..` from a label-style `.`) would address another path.
+        if (p.in === 'path') path[p.name] = wire.filter((w) => Boolean(w.path) && !/^(?:\.|%2e){1,2}$/i.test(w.path!)).map((w) => ({ encoded: w.path! }));
         else if (p.in === 'query') query.push(optional(p, wire.map((w) => w.query ?? [])));
         else if (p.in === 'header') headers.push(optional(p, wire.map((w): Array<[string, string]> => (w.header === undefined ? [] : [[p.name, sendable(w.header)]]))));
         else if (p.in === 'cookie') cookies.push(optional(p, wire.map((w) => (w.cookie ? [sendable(w.cookie)] : []))));
