@@ -1,6 +1,7 @@
 /**
  * The error bodies the mock answers itself: the service's own mapper (the one its stub answers
- * with), with the status folded into one the operation declares, as the stubs fold theirs.
+ * with), or for a contract without a stub the document's declared error shapes (`documentErrors`),
+ * with the status folded into one the operation declares, as the stubs fold theirs.
  */
 import { STATUS_CODES } from 'node:http';
 import { badInputStatus, declares, responseKeyFor, type Contract } from '../server-stubs/lib/contract.js';
@@ -8,9 +9,6 @@ import { describeIssues, failedOperation, type ErrorMapper, type Failure } from 
 import type { OperationInfo } from '../server-stubs/lib/contract.js';
 import { deref, firstExample, type JsonNode } from '../scripts/lib/operations.js';
 import { sampleOf } from '../scripts/lib/sample.js';
-
-/** For a service without a stub (no `errors` to borrow): a plain `{error}`, as `npm run proxy` does. */
-export const plainErrors: ErrorMapper = (failure) => ({ status: failure.status, body: { error: describeIssues(failure) } });
 
 /**
  * The service's mapper, with the status made one the operation declares: a bad request is 400, or

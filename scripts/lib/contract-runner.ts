@@ -598,8 +598,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       const rs = results.filter((r) => r.kind === kind);
       const n = (o: CheckResult['outcome']) => rs.filter((r) => r.outcome === o).length;
       // Each skipped check says why below (not implemented, nothing to hold the answer to).
-      const skippedWord = 'skipped';
-      lines.push(`${kind}: ${n('passed')} passed, ${n('failed')} failed${n('skipped') ? `, ${n('skipped')} ${skippedWord}` : ''}`);
+      lines.push(`${kind}: ${n('passed')} passed, ${n('failed')} failed${n('skipped') ? `, ${n('skipped')} skipped` : ''}`);
       if (kind === 'fuzz') {
         if (fuzzSummary) lines.push(`  ${fuzzSummary}`);
         else if (runs === 0) lines.push('  (skipped: --runs 0)');
