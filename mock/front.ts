@@ -11,13 +11,14 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { deref, type JsonNode } from '../scripts/lib/operations.js';
 import { parseCookies } from '../server-stubs/lib/auth.js';
 import { browserAccess, type CorsOrigins } from '../server-stubs/lib/browser.js';
-import type { Contract, OperationInfo } from '../server-stubs/lib/contract.js';
+import { contractOf, declares, type Contract, type OperationInfo } from '../server-stubs/lib/contract.js';
 import type { ErrorMapper, Failure } from '../server-stubs/lib/errors.js';
 import { failureOf, isFailure } from '../server-stubs/lib/failures.js';
 import { createValidatingProxy } from '../server-stubs/lib/proxy.js';
+import { jsonType } from '../server-stubs/lib/results.js';
 import type { StubCredential } from '../server-stubs/lib/service.js';
-import { checkCredentials } from './credentials.js';
-import { failureFor } from './errors.js';
+import { checkCredentials, checkPresence } from './credentials.js';
+import { failureFor, NO_BODY, NO_BODY_TEXT } from './errors.js';
 import { resolvePreference } from '../server-stubs/lib/prefer.js';
 
 export interface FrontService {
@@ -26,7 +27,7 @@ export interface FrontService {
   contract: Contract;
   /** the document Prism serves, for its example names */
   served: JsonNode;
-  /** the stub's seeded credentials; none for a contract without a stub (then any credential passes) */
+  /** the stub's seeded credentials; none for a contract without a stub (then any credential present passes) */
   credentials?: ReadonlyArray<StubCredential>;
   /** the service's error body, status folded into a declared one (mock/errors.ts) */
   errors: ErrorMapper;
@@ -94,10 +95,17 @@ export function serviceRouter(service: FrontService, options: FrontOptions = {})
     }
   });
   router.use((req: Request, res: Response, next: NextFunction) => {
-    if (!service.credentials) return next();
-    const verdict = checkCredentials(contract.document, res.locals.operation!, service.credentials, req);
+    const verdict = service.credentials
+      ? checkCredentials(contract.document, res.locals.operation!, service.credentials, req)
+      : checkPresence(contract.document, res.locals.operation!, req);
     if (verdict.ok) return next();
     next(failureOf('unauthenticated', 401, verdict.message));
+  });
+  router.use((_req: Request, res: Response, next: NextFunction) => {
+    if (Object.keys(res.locals.operation!.op.responses ?? {}).length > 0) return next();
+    // An operation that declares no responses (3.1 allows it) promises nothing to mock, and Prism
+    // would answer it 500: an empty success claims the least.
+    res.status(204).end();
   });
   router.use((req: Request, res: Response, next: NextFunction) => {
     // The stubs answer their declared media type whatever `Accept` says; Prism answers 406, which no
@@ -114,8 +122,82 @@ export function serviceRouter(service: FrontService, options: FrontOptions = {})
   router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (!isFailure(error)) return next(error);
     const mapped = errors(failureFor(res.locals.operation, error as Failure));
-    res.status(mapped.status).set({ ...(error.headers ?? {}), ...(mapped.headers ?? {}) }).type('application/json').send(JSON.stringify(mapped.body));
+    res.status(mapped.status).set({ ...(error.headers ?? {}), ...(mapped.headers ?? {}) });
+    if (mapped.body === NO_BODY) return void res.end();
+    if (!res.hasHeader('content-type')) res.type('application/json');
+    res.send(JSON.stringify(mapped.body));
   });
-  router.use(createValidatingProxy({ slug: service.slug, upstream: service.upstream, errors, strict: true, forwardTolerated: true, contract, log: options.log ?? (() => {}) }));
+  router.use(keepErrorMediaType);
+  router.use(createValidatingProxy({ slug: service.slug, upstream: service.upstream, errors, strict: true, forwardTolerated: true, contract: proxyContract(contract), log: options.log ?? (() => {}) }));
   return router;
+}
+
+/**
+ * The validating proxy writes the answers it gives itself (a request off the contract) as
+ * `application/json` after setting the mapper's headers, so an imported document's declared error
+ * media type (`application/problem+json`, say) would be overwritten. A Content-Type the mapper set
+ * stays; the proxy's default only fills a gap. (The proxy is the stubs' code, not the mock's: an
+ * ErrorResponse that carried its media type would make this unnecessary.) Likewise a body declared
+ * as none (mock/errors.ts `NO_BODY`).
+ */
+function keepErrorMediaType(_req: Request, res: Response, next: NextFunction) {
+  const setHeader = res.setHeader.bind(res);
+  res.setHeader = (name: string, value: number | string | readonly string[]) =>
+    name.toLowerCase() === 'content-type' && value === jsonType && res.hasHeader('content-type') ? res : setHeader(name, value);
+  // An error declared without content, which the proxy can only write as JSON text: sent empty.
+  const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  res.end = ((...args: unknown[]) => {
+    if (args[0] !== NO_BODY_TEXT) return end(...args);
+    res.removeHeader('content-type');
+    res.removeHeader('content-length');
+    return end();
+  }) as Response['end'];
+  next();
+}
+
+/** Where a service that could not start is mounted: every request answers 503 naming the problem. */
+export function unavailableRouter(slug: string, problem: string): Router {
+  const router = express.Router();
+  router.use((_req: Request, res: Response) => {
+    res.status(503).type('application/json').send(JSON.stringify({ error: `The mock of ${slug} is not running: ${problem}`, service: slug, problem }));
+  });
+  return router;
+}
+
+/**
+ * The contract as the validating proxy should read it.
+ * - The proxy finds a query parameter by its name, but an object spread over the query (`style:
+ *   form` exploded, `deepObject`) arrives as its properties' names (`color=red`,
+ *   `filter[color]=red`): the proxy would refuse every such request as missing it. Those are not
+ *   required of the proxy; Prism, behind it, reads them by their style.
+ * - The proxy holds the gateway's answers to the contract, and the gateway answers a request Prism
+ *   finds invalid itself: where the operation declares no status for a bad request, that is the
+ *   400 in problem+json DECISIONS I-2 prescribes, which the proxy must let through.
+ */
+export function proxyContract(contract: Contract): Contract {
+  let changed = false;
+  const spread = (p: JsonNode) => {
+    const type = deref(contract.document, p.schema)?.type;
+    const style = p.style ?? 'form';
+    return p.in === 'query' && p.required && type === 'object' && (style === 'deepObject' || (style === 'form' && p.explode !== false));
+  };
+  const document = structuredClone(contract.document);
+  for (const operation of contract.operations.values()) {
+    const responses: JsonNode | undefined = document.paths?.[operation.path]?.[operation.method]?.responses;
+    if (!responses || Object.keys(responses).length === 0 || declares(operation, 400) || declares(operation, 422)) continue;
+    responses['400'] = { description: 'The request breaks the contract (RFC 9457)', content: { 'application/problem+json': { schema: {} } } };
+    changed = true;
+  }
+  for (const item of Object.values<JsonNode>(document.paths ?? {})) {
+    for (const holder of [item, ...Object.values<JsonNode>(item ?? {})]) {
+      for (const parameter of Array.isArray(holder?.parameters) ? holder.parameters : []) {
+        const p = deref(document, parameter);
+        if (p && spread(p)) {
+          p.required = false;
+          changed = true;
+        }
+      }
+    }
+  }
+  return changed ? contractOf(contract.slug, document) : contract;
 }

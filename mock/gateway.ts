@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Contract } from '../server-stubs/lib/contract.js';
 import type { ErrorMapper } from '../server-stubs/lib/errors.js';
-import { failureFor } from './errors.js';
+import { failureFor, NO_BODY } from './errors.js';
 
 export interface GatewayTarget {
   /** Prism's port on 127.0.0.1 */
@@ -57,10 +57,43 @@ export async function startPrismGateway(targets: Map<string, GatewayTarget>, log
         return answerJson(res, mapped.status, mapped.body, mapped.headers);
       }
       if (violations.length > 0) log(`[mock ${slug}] ${req.method} ${requestPath}: Prism flags its own answer: ${violations.map((v) => v.message).join('; ')}`);
+      if (String(answer.headers['content-type'] ?? '').startsWith('application/problem+json')) return prismProblem(answer);
       const headers = { ...answer.headers };
       delete headers[VIOLATIONS];
       res.writeHead(answer.statusCode ?? 502, headers);
       answer.pipe(res);
+
+      /**
+       * Where an operation declares no 400 or 422, Prism lists a request's violations in its own
+       * 422 body (`validation`) rather than in the header: answered, like those, as the service's
+       * error naming them. Any other answer of Prism's own passes as it came.
+       */
+      function prismProblem(problem: http.IncomingMessage) {
+        const chunks: Buffer[] = [];
+        problem.on('data', (chunk: Buffer) => chunks.push(chunk));
+        problem.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body: { type?: unknown; validation?: Violation[] } = {};
+          try {
+            body = JSON.parse(text);
+          } catch {
+            // not Prism's problem body: passed on below
+          }
+          const invalid = typeof body.type === 'string' && body.type.endsWith('#UNPROCESSABLE_ENTITY') && Array.isArray(body.validation);
+          if (!invalid) {
+            const passed = { ...problem.headers };
+            delete passed[VIOLATIONS];
+            delete passed['content-length'];
+            res.writeHead(problem.statusCode ?? 502, passed);
+            return void res.end(text);
+          }
+          const match = target!.contract.match(req.method ?? 'GET', requestPath);
+          const operation = match.kind === 'operation' ? match.operation : undefined;
+          const issues = body.validation!.map((v) => ({ path: (v.location ?? []).join('.'), message: v.message ?? String(v.code ?? 'is invalid') }));
+          const mapped = target!.errors(failureFor(operation, { kind: 'validation', status: 400, message: `The request breaks the contract: ${issues.map((i) => i.message).join('; ')}`, issues }));
+          answerJson(res, mapped.status, mapped.body, mapped.headers);
+        });
+      }
     });
     upstream.on('error', (error) => answerJson(res, 502, { error: `Prism for ${slug} is not answering: ${error.message}` }));
     req.pipe(upstream);
@@ -89,6 +122,12 @@ function parseViolations(header: string | string[] | undefined): Violation[] {
 
 function answerJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   if (res.headersSent) return void res.end();
-  res.writeHead(status, { ...headers, 'content-type': 'application/json' });
+  // The mapper may name the media type (an imported document's declared error type); else JSON.
+  if (body === NO_BODY) {
+    res.writeHead(status, headers);
+    return void res.end();
+  }
+  const typed = Object.keys(headers).some((name) => name.toLowerCase() === 'content-type');
+  res.writeHead(status, typed ? headers : { ...headers, 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
 }

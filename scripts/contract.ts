@@ -1,6 +1,6 @@
 /**
  * `npm run contract -- --base-url URL [--service slug] [--junit FILE] [--stateless]
- * [--header 'Name: value']... [--seed N] [--runs N]`: checks a running implementation of a contract
+ * [--header 'Name: value']... [--seed N] [--runs N] [--bundles DIR]`: checks a running implementation of a contract
  * (the stubs, the mock, your own server) with the contract's examples, negative cases and the
  * fuzzer (scripts/lib/contract-runner.ts). Exit 0 when it keeps the contract, 1 on any violation,
  * 2 on bad usage.
@@ -31,6 +31,7 @@ async function main(): Promise<number> {
         header: { type: 'string', multiple: true },
         seed: { type: 'string' },
         runs: { type: 'string' },
+        bundles: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
       allowPositionals: false,
@@ -58,7 +59,14 @@ async function main(): Promise<number> {
   }
   const fromEnv = (process.env.CONTRACT_HEADERS ?? '').split(/\r?\n/).filter((line) => line.trim() !== '');
   const headers = values.header?.length ? values.header : fromEnv;
-  const run = await runContract({ baseUrl: values['base-url'], service: values.service, headers, stateless: values.stateless, seed, runs });
+  let run;
+  try {
+    run = await runContract({ baseUrl: values['base-url'], service: values.service, headers, stateless: values.stateless, seed, runs, bundlesDir: values.bundles });
+  } catch (error) {
+    // A fault of the runner, not of the server checked: said in one line, not as a stack trace.
+    console.error(`npm run contract could not finish: ${(error as Error).message}`);
+    return 2;
+  }
   if (run.exitCode === 2) {
     console.error(run.report);
     return 2;

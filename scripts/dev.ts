@@ -95,7 +95,7 @@ export async function startDevServer(options: DevOptions = {}): Promise<DevServe
       const result = await build({ root, log: quiet, onBundled });
       if (!result.ok) log(`build failed: ${result.failures.join('; ')} (a document that is not valid OpenAPI keeps serving its last good build; one that breaks only style or house rules is served)`);
       for (const slug of servicesRebuilt(result.rebuilt, servedSlugs())) if (!served.has(slug)) reloads.add(slug);
-      mocked = mock ? servicesRebuilt(result.rebuilt, mock.services.map((s) => s.slug)) : [];
+      mocked = mock ? servicesRebuilt(result.rebuilt, [...mock.services, ...mock.failed].map((s) => s.slug)) : [];
     }
     // The stubs first: a stub reloads in milliseconds, a Prism restarts in seconds.
     for (const slug of reloads) await reload(slug);

@@ -1,8 +1,13 @@
+import { credentialCarrier, mergeCarriers, type CredentialCarrier } from './credentials.js';
 import { deref, firstExample, requestBodyOf, type Operation, type JsonNode } from './operations.js';
+import { serializeParameter } from './parameter-style.js';
+import { sampleOf } from './sample.js';
 
 export interface BuiltRequest {
   url: string; // path and query, relative to the base URL
   init: RequestInit;
+  /** the body, when the contract had no example for it and it was sampled from the schema */
+  sampledBody?: { mediaType: string; value: unknown };
 }
 
 /** A value for a parameter without an example, from its schema. */
@@ -16,13 +21,20 @@ function fromSchema(document: JsonNode, schema: JsonNode): unknown {
   if (s.format === 'uuid') return '00000000-0000-4000-8000-000000000000';
   if (type === 'integer' || type === 'number') return s.minimum ?? 1;
   if (type === 'boolean') return true;
-  return 'example';
+  // Arrays, objects, patterns and formats: the sampler knows their shapes.
+  // An object parameter with none of its properties would be an empty path segment or no query at all.
+  const sampled = sampleOf(document, s, 'request', { requiredOnly: false });
+  return sampled.found ? sampled.value : 'example';
 }
 
 /**
- * The request a client would send from the contract's own examples: path and required query
- * parameters, the first request-body example, and the credentials of the operation's first
- * security requirement.
+ * The request a client would send from the contract's own examples: path and required query,
+ * header and cookie parameters (each in its style), the first request-body example, and the
+ * credentials of the operation's first security requirement. Where the contract gives no example,
+ * values are sampled from the schemas (scripts/lib/sample.ts).
+ *
+ * `credentials` gives a scheme's headers as the stubs' `credentialHeaders` writes them; an apiKey
+ * that travels in the query comes back as a header named after it and is moved to the query here.
  */
 export function exampleRequest(
   document: JsonNode,
@@ -34,30 +46,57 @@ export function exampleRequest(
   let path = operation.path;
   const query = new URLSearchParams();
   const headers: Record<string, string> = {};
+  const cookies: string[] = [];
   for (const p of operation.op.parameters ?? []) {
+    if (!p || typeof p.name !== 'string') continue;
+    if (p.in !== 'path' && !p.required && !(p.name in overrides)) continue;
+    if (p.name in overrides) {
+      if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(overrides[p.name]!));
+      else if (p.in === 'query') query.set(p.name, overrides[p.name]!);
+      else if (p.in === 'header') headers[p.name] = overrides[p.name]!;
+      continue;
+    }
     const example = firstExample(document, p);
-    const value = p.name in overrides ? overrides[p.name] : example.found ? example.value : fromSchema(document, p.schema);
-    if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(String(value)));
-    else if (p.in === 'query' && p.required) query.set(p.name, String(value));
-    else if (p.in === 'header' && p.required) headers[p.name] = String(value);
+    const media = p.content ? Object.values<JsonNode>(p.content)[0] : undefined;
+    const mediaExample = media ? firstExample(document, media) : { found: false };
+    const value = example.found ? example.value : mediaExample.found ? mediaExample.value : fromSchema(document, p.schema ?? media?.schema);
+    const wire = serializeParameter(p, value);
+    if (p.in === 'path') path = path.replace(`{${p.name}}`, wire.path ?? '');
+    else if (p.in === 'query') for (const [k, v] of wire.query ?? []) query.append(k, v);
+    else if (p.in === 'header' && wire.header !== undefined) headers[p.name] = wire.header;
+    else if (p.in === 'cookie' && wire.cookie) cookies.push(wire.cookie);
   }
   const requirement = (operation.op.security ?? document.security ?? [])[0] ?? {};
-  for (const name of Object.keys(requirement)) {
-    Object.assign(headers, credentials(deref(document, document.components?.securitySchemes?.[name]), name));
-  }
+  const carriers: CredentialCarrier[] = Object.keys(requirement).map((name) => {
+    const scheme = deref(document, document.components?.securitySchemes?.[name]) ?? {};
+    const given = credentials(scheme, name);
+    const inQuery = scheme.type === 'apiKey' && scheme.in === 'query' ? Object.entries(given).find(([k]) => k === scheme.name) : undefined;
+    return inQuery ? credentialCarrier(document, name, inQuery[1]) : { headers: given, query: [] };
+  });
+  const sent = mergeCarriers([...carriers, { headers: cookies.length ? { Cookie: cookies.join('; ') } : {}, query: [] }]);
+  Object.assign(headers, sent.headers);
+  for (const [k, v] of sent.query) query.append(k, v);
   const init: RequestInit = { method: operation.method.toUpperCase(), headers };
+  let sampledBody: BuiltRequest['sampledBody'];
   const body = requestBodyOf(document, operation);
-  if (body?.content) {
-    const [mediaType, media] = Object.entries<JsonNode>(body.content)[0]!;
-    const example = firstExample(document, media);
-    if (example.found) {
-      headers['content-type'] = mediaType;
-      init.body = encodeBody(mediaType, example.value);
+  if (body?.content && Object.keys(body.content).length > 0) {
+    const entries = Object.entries<JsonNode>(body.content);
+    // The first media type with an example, else the first whose schema gives a sample.
+    const withExample = entries.map(([type, media]) => [type, firstExample(document, media)] as const).find(([, e]) => e.found);
+    // A JSON body gets its required properties only; a form without a single field is no form.
+    const chosen = withExample ?? entries.map(([type, media]) => [type, sampleOf(document, media?.schema, 'request', { requiredOnly: /json/i.test(type) })] as const).find(([, e]) => e.found);
+    if (chosen) {
+      const [mediaType, example] = chosen;
+      const encoded = encodeRequestBody(mediaType, example.value);
+      headers['content-type'] = encoded.contentType;
+      init.body = encoded.body;
+      if (!withExample) sampledBody = { mediaType, value: example.value };
     }
   }
   const qs = query.toString();
-  return { url: `${path}${qs ? `?${qs}` : ''}`, init };
+  return { url: `${path}${qs ? `?${qs}` : ''}`, init, ...(sampledBody ? { sampledBody } : {}) };
 }
+
 
 /** A body example on the wire: JSON, form fields, or raw text (`text/plain`, `message/rfc822`). */
 export function encodeBody(mediaType: string, value: unknown): string {
@@ -68,3 +107,25 @@ export function encodeBody(mediaType: string, value: unknown): string {
   return String(value);
 }
 
+/**
+ * As `encodeBody`, for any media type a document may declare: arrays as repeated form fields,
+ * multipart bodies as parts, structured values of other types as JSON text. `contentType` is the
+ * Content-Type to send (multipart needs its boundary).
+ */
+export function encodeRequestBody(mediaType: string, value: unknown): { contentType: string; body: string } {
+  if (/json/i.test(mediaType)) return { contentType: mediaType, body: JSON.stringify(value) };
+  if (mediaType === 'application/x-www-form-urlencoded' && value && typeof value === 'object') {
+    return { contentType: mediaType, body: new URLSearchParams(Object.entries(value).flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => [k, formText(x)]))).toString() };
+  }
+  if (mediaType.startsWith('multipart/')) {
+    const fields = value && typeof value === 'object' && !Array.isArray(value) ? Object.entries(value) : [['value', value] as const];
+    const parts = fields.flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => `--${MULTIPART_BOUNDARY}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${formText(x)}\r\n`));
+    return { contentType: `${mediaType}; boundary=${MULTIPART_BOUNDARY}`, body: `${parts.join('')}--${MULTIPART_BOUNDARY}--\r\n` };
+  }
+  return { contentType: mediaType, body: typeof value === 'string' ? value : JSON.stringify(value) };
+}
+
+/** The boundary of the multipart bodies built here: fixed, so a request replays byte for byte. */
+export const MULTIPART_BOUNDARY = 'contract-check-boundary';
+
+const formText = (v: unknown) => (v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v));

@@ -194,7 +194,7 @@ describe('event streams and browsers', () => {
 
 describe('npm run dev reloads a service', () => {
   test('a restarted service answers on the same port, checking credentials as before', async () => {
-    const before = mock.services.find((s) => s.slug === 'seo')!.process;
+    const before = mock.services.find((s) => s.slug === 'seo')!.process!;
     await mock.restart('seo');
     expect(mock.services.find((s) => s.slug === 'seo')!.process).not.toBe(before);
     expect(before.exitCode !== null || before.signalCode !== null, 'the old Prism is gone').toBe(true);

@@ -6,7 +6,7 @@
 import { createAjv } from '../ajv.js';
 import type { AnySchema } from 'ajv';
 import { deref, firstExample, listOperations, requestBodyOf, type Operation, type JsonNode } from '../operations.js';
-import { loadContract } from '../../../server-stubs/lib/contract.js';
+import { loadContract, type Contract } from '../../../server-stubs/lib/contract.js';
 import { contractChecker, type ContractChecker } from '../contract-checker.js';
 import { createSchemaArbitraries, type JsonSchema, type PropertyHook, type SchemaArbitraries } from './arbitraries.js';
 import { credentialsFor, type OperationCredentials, type PublishedCredential } from './credentials.js';
@@ -18,6 +18,13 @@ export interface ParamModel {
   schema: JsonSchema;
   /** the contract's examples of the parameter (path parameters of valid requests come from here) */
   examples: unknown[];
+  /**
+   * Written by its `style`/`explode` or `content` (scripts/lib/parameter-style.ts) rather than as
+   * one plain value: an object or array, a label or matrix path segment, a JSON parameter.
+   */
+  styled: boolean;
+  /** the parameter object itself, for its style */
+  parameter: JsonNode;
 }
 
 export interface OperationModel {
@@ -44,7 +51,7 @@ export interface ServiceModel {
   schemas: SchemaArbitraries;
   operations: OperationModel[];
   paths: PathModel[];
-  /** one (path, method, status) per distinct documented 4xx JSON error schema of the service */
+  /** one (path, method, status) per distinct documented 4xx or `default` JSON error schema of the service */
   errorShapes: Array<{ path: string; method: string; status: string; mediaType: string }>;
   /** component schemas the documented 4xx error bodies are built on (`allOf: [$ref Error, ...]`) */
   errorSchemas: string[];
@@ -64,9 +71,13 @@ export interface CredentialSource {
 
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
-export function buildServiceModel(slug: string, services: ReadonlyArray<CredentialSource>, propertyHook?: PropertyHook): ServiceModel {
-  const { document, basePath } = loadContract(slug);
-  const checker = contractChecker(slug);
+/**
+ * `contract`: the service's contract when it is not the repository's bundle of `slug` (an imported
+ * document, read through its schema view).
+ */
+export function buildServiceModel(slug: string, services: ReadonlyArray<CredentialSource>, propertyHook?: PropertyHook, contract?: Contract): ServiceModel {
+  const { document, basePath } = contract ?? loadContract(slug);
+  const checker = contractChecker(contract ?? slug);
   // A contract served by the platform server itself (the development controls) has no StubService
   // and so no seeded credentials.
   const service = services.find((s) => s.slug === slug);
@@ -76,9 +87,14 @@ export function buildServiceModel(slug: string, services: ReadonlyArray<Credenti
   const operations: OperationModel[] = listOperations(document).map((operation) => {
     const params: ParamModel[] = (operation.op.parameters ?? []).map((p: JsonNode) => {
       const example = firstExample(document, p);
-      const schema = schemas.resolve(p.schema ?? {});
-      const examples = [...(example.found ? [example.value] : []), ...Object.values<JsonNode>(p.examples ?? {}).map((e) => deref(document, e)?.value), ...(schema.examples ?? [])];
-      return { name: p.name, in: p.in, required: Boolean(p.required), schema: p.schema ?? {}, examples: [...new Set(examples.filter((e) => e !== undefined))] };
+      const media: JsonNode | undefined = p.content ? Object.values<JsonNode>(p.content)[0] : undefined;
+      const raw = p.schema ?? media?.schema ?? {};
+      const schema = schemas.resolve(raw);
+      const examples = [...(example.found ? [example.value] : []), ...Object.values<JsonNode>(p.examples ?? {}).map((e) => deref(document, e)?.value), ...(Array.isArray(schema.examples) ? schema.examples : [])];
+      const types = schemas.typesOf(schema);
+      const defaultStyle = p.in === 'query' || p.in === 'cookie' ? 'form' : 'simple';
+      const styled = Boolean(p.content) || types.includes('object') || types.includes('array') || (p.style !== undefined && p.style !== defaultStyle);
+      return { name: p.name, in: p.in, required: Boolean(p.required), schema: raw, examples: [...new Set(examples.filter((e) => e !== undefined))], styled, parameter: p };
     });
     const requestBody = requestBodyOf(document, operation);
     const body = requestBody?.content
@@ -128,7 +144,8 @@ export function buildServiceModel(slug: string, services: ReadonlyArray<Credenti
   const seenShapes = new Set<string>();
   for (const { operation } of operations) {
     for (const [status, raw] of Object.entries<JsonNode>(operation.op.responses ?? {})) {
-      if (!/^4/.test(status)) continue;
+      // `default` is where many documents put their one error shape.
+      if (!/^4/.test(status) && status !== 'default') continue;
       for (const [mediaType, media] of Object.entries<JsonNode>(deref(document, raw)?.content ?? {})) {
         if (!mediaType.includes('json')) continue;
         for (const part of [media.schema, ...(deref(document, media.schema)?.allOf ?? [])]) {
@@ -167,6 +184,8 @@ export function buildServiceModel(slug: string, services: ReadonlyArray<Credenti
   }
 
   function bodyErrors(model: OperationModel, mediaType: string, value: unknown): string[] {
+    // Without a schema nothing says what is valid: such a body is never counted valid.
+    if (!model.body?.media.find((m) => m.type === mediaType)?.schema) return ['no schema'];
     try {
       return checker.requestErrors(model.operation.path, model.operation.method, value, mediaType);
     } catch (error) {

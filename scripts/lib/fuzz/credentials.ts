@@ -5,6 +5,7 @@
  * `{label, value: 'Authorization: Bearer seo_test_key'}`, is still understood, so this file is the
  * only one to touch when the structure moves again.
  */
+import { credentialCarrier } from '../credentials.js';
 import { deref, type JsonNode } from '../operations.js';
 
 /** An operation's `security`: alternatives, each naming schemes (all of which must pass). `{}` is anonymous. */
@@ -29,6 +30,8 @@ export interface CredentialVariant {
 export interface OperationCredentials {
   /** headers of a credential the operation accepts; undefined when the stub publishes none that fits */
   valid: Record<string, string> | undefined;
+  /** query parameters of that credential (an apiKey `in: query`), sent with `valid` */
+  validQuery?: Array<[string, string]> | undefined;
   /** the operation also takes anonymous calls (an empty requirement), so no credential is refused outright */
   anonymous: boolean;
   /** missing, malformed, wrong, revoked, other product's and other organization's credentials */
@@ -49,6 +52,8 @@ interface Seed {
   headerValue: string;
   /** the secret itself: token, cookie value or header value */
   secret: string;
+  /** where an apiKey `in: query` travels instead of a header */
+  query?: [string, string] | undefined;
   live: boolean;
   tenant?: string | undefined;
 }
@@ -60,11 +65,14 @@ function seedsOf(credentials: ReadonlyArray<PublishedCredential>, document: Json
     const live = c.valid !== false && !/revoked|expired|disabled/i.test(c.label);
     const tenant = c.tenant;
     if (c.scheme) {
-      const scheme = deref(document, schemes[c.scheme]);
-      if (!scheme) return [];
-      if (scheme.type === 'apiKey' && scheme.in === 'cookie') return [{ label: c.label, scheme: c.scheme, header: 'cookie', headerValue: `${scheme.name}=${c.value}`, secret: c.value, live, tenant }];
-      if (scheme.type === 'apiKey') return [{ label: c.label, scheme: c.scheme, header: String(scheme.name).toLowerCase(), headerValue: c.value, secret: c.value, live, tenant }];
-      return [{ label: c.label, scheme: c.scheme, header: 'authorization', headerValue: `Bearer ${c.value}`, secret: c.value, live, tenant }];
+      if (!deref(document, schemes[c.scheme])) return [];
+      // Written as the scheme declares it (Basic, Bearer, an apiKey's header, cookie or query).
+      const carrier = credentialCarrier(document, c.scheme, c.value);
+      const query = carrier.query[0];
+      if (query) return [{ label: c.label, scheme: c.scheme, header: `?${query[0]}`, headerValue: query[1], secret: c.value, live, tenant, query }];
+      const [name, headerValue] = Object.entries(carrier.headers)[0] ?? [];
+      if (name === undefined || headerValue === undefined) return [];
+      return [{ label: c.label, scheme: c.scheme, header: name.toLowerCase(), headerValue, secret: c.value, live, tenant }];
     }
     // Older form: the header line itself.
     const m = /^([A-Za-z0-9-]+):\s*(.+)$/.exec(c.value);
@@ -110,6 +118,7 @@ export function credentialsFor(
 
   // The first alternative whose every scheme has a live seed.
   let valid: Record<string, string> | undefined;
+  let validQuery: Array<[string, string]> = [];
   let chosen: Array<{ name: string; seed: Seed }> = [];
   for (const alternative of requirement) {
     const names = Object.keys(alternative);
@@ -117,15 +126,16 @@ export function credentialsFor(
     const picks = names.map((name) => ({ name, seed: fitting(seeds, name, deref(document, schemes[name])).find((s) => s.live) }));
     if (picks.every((p) => p.seed)) {
       chosen = picks as typeof chosen;
-      valid = Object.fromEntries(chosen.map((p) => [p.seed.header, p.seed.headerValue]));
+      valid = Object.fromEntries(chosen.filter((p) => !p.seed.query).map((p) => [p.seed.header, p.seed.headerValue]));
+      validQuery = chosen.flatMap((p) => (p.seed.query ? [p.seed.query] : []));
       break;
     }
   }
   if (requirement.length === 0 || (anonymous && !valid)) {
     // An open operation still meets garbage credentials: any answer may be right, none may crash.
     const garbage: CredentialVariant[] = [{ label: 'garbage bearer on an open operation', headers: { authorization: 'Bearer wrong_test_key_0000' }, expect: 'any' }];
-    for (const s of seeds.slice(0, 1)) garbage.push({ label: `credential on an open operation: ${s.label}`, headers: { [s.header]: s.headerValue }, expect: 'any' });
-    return { valid: valid ?? {}, anonymous, variants: garbage };
+    for (const s of seeds.filter((seed) => !seed.query).slice(0, 1)) garbage.push({ label: `credential on an open operation: ${s.label}`, headers: { [s.header]: s.headerValue }, expect: 'any' });
+    return { valid: valid ?? {}, validQuery, anonymous, variants: garbage };
   }
 
   const variant = (label: string, headers: Record<string, string>, mayPass = false): CredentialVariant => ({ label, headers, expect: anonymous || mayPass ? 'any' : 'reject' });
@@ -134,8 +144,16 @@ export function credentialsFor(
     (secret) => !seeds.some((s) => s.secret === secret),
   );
   for (const { name, seed } of chosen) {
-    const siblings = fitting(seeds, name, deref(document, schemes[name])).filter((s) => s.secret !== seed.secret);
-    if (seed.header === 'authorization') {
+    const siblings = fitting(seeds, name, deref(document, schemes[name])).filter((s) => s.secret !== seed.secret && !s.query);
+    if (seed.query) {
+      // In the query: only its absence is a variant here (the header variants above do not apply).
+    } else if (seed.header === 'authorization' && /^Basic /i.test(seed.headerValue)) {
+      variants.push(
+        variant('malformed: basic without credentials', { authorization: 'Basic' }),
+        variant('malformed: basic, not base64', { authorization: 'Basic %%%' }),
+        variant('wrong scheme: bearer', { authorization: `Bearer ${seed.secret}` }),
+      );
+    } else if (seed.header === 'authorization') {
       variants.push(
         variant('malformed: empty bearer', { authorization: 'Bearer' }),
         variant('malformed: bearer with spaces', { authorization: `Bearer ${seed.secret} extra` }),
@@ -172,10 +190,10 @@ export function credentialsFor(
   }
   // Seeds of the service's other schemes, on an operation that may not list them.
   const used = new Set(chosen.map((c) => c.seed.header));
-  for (const other of seeds.filter((s) => s.live && !used.has(s.header)).slice(0, 3)) {
+  for (const other of seeds.filter((s) => s.live && !s.query && !used.has(s.header)).slice(0, 3)) {
     variants.push(variant(`credential of another scheme: ${other.label}`, { [other.header]: other.headerValue }, accepted(other)));
   }
-  return { valid, anonymous, variants, otherTenant: otherTenantHeaders(chosen, (name) => fitting(seeds, name, deref(document, schemes[name]))) };
+  return { valid, validQuery, anonymous, variants, otherTenant: otherTenantHeaders(chosen, (name) => fitting(seeds, name, deref(document, schemes[name]))) };
 }
 
 /** `valid` with every chosen seed replaced by a live seed of the same scheme and another tenant; undefined if one has none. */

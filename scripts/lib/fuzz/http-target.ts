@@ -1,4 +1,5 @@
 /** One HTTP service as a fuzz target: its request generator, the sender and the oracle, tied together. */
+import type { Contract } from '../../../server-stubs/lib/contract.js';
 import { buildServiceModel, type CredentialSource } from './contract-model.js';
 import { createLiveIds } from './live-ids.js';
 import { createHttpOracle } from './oracle.js';
@@ -15,11 +16,13 @@ export interface HttpTargetOptions {
   basePath?: string;
   /** what replay lines start with (default: `npm start`'s http://localhost:4000) */
   origin?: string;
+  /** the service's contract, when it is not the repository's bundle of the slug */
+  contract?: Contract;
 }
 
 export function httpServiceTarget(slug: string, services: ReadonlyArray<CredentialSource>, sender: Sender, options: HttpTargetOptions = {}): FuzzTarget<FuzzRequest> {
   const liveIds = createLiveIds();
-  const model = buildServiceModel(slug, services, (name, schema) => liveIds.arbitraryFor(name, schema));
+  const model = buildServiceModel(slug, services, (name, schema) => liveIds.arbitraryFor(name, schema), options.contract);
   const oracle = createHttpOracle(model);
   const basePath = options.basePath ?? model.basePath;
 

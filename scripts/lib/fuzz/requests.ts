@@ -10,6 +10,7 @@ import type { OperationModel, ParamModel, PathModel, ServiceModel } from './cont
 import type { LiveIds } from './live-ids.js';
 import { bodyText, percentEncode, type BodyPart, type FuzzRequest } from './wire.js';
 import type { JsonNode } from '../operations.js';
+import { serializeParameter, type SerializedParameter } from '../parameter-style.js';
 
 /** The valid pieces of a request for one operation, before they are put on the wire. */
 interface Parts {
@@ -40,9 +41,24 @@ const TRAVERSALS = [
 const WRONG_PARAM_VALUES = ['abc', '', '1.5', 'true', 'null', '[object Object]', '{}', '-', '0x1F', '1,2', 'not-a-uuid-0000'];
 const NON_FINITE = ['Infinity', '-Infinity', '1e309', '-1e309', 'NaN'];
 
+/** The boundary of the multipart bodies the generator writes. */
+const BOUNDARY = 'fuzzboundary';
+
+/** The Content-Type of a body in a media type: a multipart one names its boundary. */
+export function contentTypeOf(mediaType: string): string {
+  return mediaType.startsWith('multipart/') && !/boundary=/i.test(mediaType) ? `${mediaType}; boundary=${BOUNDARY}` : mediaType;
+}
+
+const fieldText = (v: unknown) => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
+
 /** A body value on the wire in its media type. */
 export function encodeBody(mediaType: string, value: unknown): BodyPart[] {
   if (mediaType.includes('json')) return encodeJson(value);
+  if (mediaType.startsWith('multipart/')) {
+    const fields = value && typeof value === 'object' && !Array.isArray(value) ? Object.entries(value) : [['value', value] as const];
+    const parts = fields.flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${k.replace(/["\r\n]/g, '_')}"\r\n\r\n${fieldText(x)}\r\n`));
+    return [`${parts.join('')}--${BOUNDARY}--\r\n`];
+  }
   if (mediaType === 'application/x-www-form-urlencoded') {
     if (!value || typeof value !== 'object') return [percentEncode(String(value))];
     return [
@@ -85,6 +101,8 @@ function standIn(value: unknown): unknown {
 }
 
 const isParamInPath = (p: ParamModel) => p.in === 'path';
+/** A header carries visible ASCII only: anything else cannot even be sent. */
+const sendable = (value: string) => value.replace(/[^\x20-\x7e]/g, '?');
 const jsonMedia = (m: OperationModel) => m.body?.media.find((x) => x.type.includes('json'));
 
 export function httpRequestArbitrary(model: ServiceModel, liveIds?: LiveIds): fc.Arbitrary<FuzzRequest> {
@@ -103,19 +121,36 @@ export function httpRequestArbitrary(model: ServiceModel, liveIds?: LiveIds): fc
     return choices.length === 1 ? fromSchema : fc.oneof(...choices);
   }
 
+  /** A styled parameter's value (an object, an array, a label segment) as it goes on the wire. */
+  function styledValue(p: ParamModel): fc.Arbitrary<SerializedParameter> {
+    const values = p.examples.length ? fc.oneof(fc.constantFrom(...p.examples), schemas.valid(p.schema)) : schemas.valid(p.schema);
+    return values.map((v) => serializeParameter(p.parameter, v));
+  }
+
   function validParts(m: OperationModel): fc.Arbitrary<Parts> {
     const hit = partsCache.get(m);
     if (hit) return hit;
-    const path: Record<string, fc.Arbitrary<{ raw: string }>> = {};
-    const query: Array<fc.Arbitrary<[string, string] | undefined>> = [];
-    const headers: Array<fc.Arbitrary<[string, string] | undefined>> = [];
+    const path: Record<string, fc.Arbitrary<{ raw: string } | { encoded: string }>> = {};
+    const query: Array<fc.Arbitrary<Array<[string, string]>>> = [];
+    const headers: Array<fc.Arbitrary<Array<[string, string]>>> = [];
+    const cookies: Array<fc.Arbitrary<string[]>> = [];
+    const optional = <T>(p: ParamModel, arb: fc.Arbitrary<T[]>) => (p.required ? arb : fc.option(arb, { nil: undefined }).map((v) => v ?? []));
     for (const p of m.params) {
+      if (p.styled) {
+        const wire = styledValue(p);
+        // An empty or dot segment (`..` from a label-style `.`) would address another path.
+        if (p.in === 'path') path[p.name] = wire.filter((w) => Boolean(w.path) && !/^(?:\.|%2e){1,2}$/i.test(w.path!)).map((w) => ({ encoded: w.path! }));
+        else if (p.in === 'query') query.push(optional(p, wire.map((w) => w.query ?? [])));
+        else if (p.in === 'header') headers.push(optional(p, wire.map((w): Array<[string, string]> => (w.header === undefined ? [] : [[p.name, sendable(w.header)]]))));
+        else if (p.in === 'cookie') cookies.push(optional(p, wire.map((w) => (w.cookie ? [sendable(w.cookie)] : []))));
+        continue;
+      }
       const value = paramValue(p);
       if (p.in === 'path') path[p.name] = value.map((raw) => ({ raw }));
-      else if (p.in === 'query' || p.in === 'header') {
-        const pair = value.map((v) => [p.name, v] as [string, string]);
-        (p.in === 'query' ? query : headers).push(p.required ? pair : fc.option(pair, { nil: undefined }));
-      }
+      else if (p.in === 'query') query.push(optional(p, value.map((v) => [[p.name, v] as [string, string]])));
+      else if (p.in === 'header') headers.push(optional(p, value.map((v) => [[p.name, sendable(v)] as [string, string]])));
+      // Cookie values travel as they are: no separators or spaces in them.
+      else if (p.in === 'cookie') cookies.push(optional(p, value.map((v) => [`${p.name}=${encodeURIComponent(v)}`])));
     }
     const body = m.body
       ? fc.integer({ min: 0, max: m.body.media.length - 1 }).chain((i) => {
@@ -123,13 +158,16 @@ export function httpRequestArbitrary(model: ServiceModel, liveIds?: LiveIds): fc
           return (media.schema ? schemas.valid(media.schema) : fc.jsonValue({ maxDepth: 2 })).map((value) => ({ mediaType: media.type, value }));
         })
       : fc.constant(undefined);
-    const parts = fc.record({ path: fc.record(path), query: fc.tuple(...query), headers: fc.tuple(...headers), body }).map(
-      (r): Parts => ({
-        path: r.path,
-        query: r.query.filter((q): q is [string, string] => q !== undefined),
-        headers: Object.fromEntries(r.headers.filter((h): h is [string, string] => h !== undefined)),
-        body: r.body,
-      }),
+    const parts = fc.record({ path: fc.record(path), query: fc.tuple(...query), headers: fc.tuple(...headers), cookies: fc.tuple(...cookies), body }).map(
+      (r): Parts => {
+        const cookie = r.cookies.flat().join('; ');
+        return {
+          path: r.path,
+          query: r.query.flat(),
+          headers: { ...Object.fromEntries(r.headers.flat()), ...(cookie ? { cookie } : {}) },
+          body: r.body,
+        };
+      },
     );
     partsCache.set(m, parts);
     return parts;
@@ -145,7 +183,7 @@ export function httpRequestArbitrary(model: ServiceModel, liveIds?: LiveIds): fc
 
   /** Is this set of valid pieces really valid (the body generator is best effort)? */
   function partsValid(m: OperationModel, parts: Parts): boolean {
-    for (const p of m.params) {
+    for (const p of m.params.filter((param) => !param.styled)) {
       const given = p.in === 'path' ? parts.path[p.name] : p.in === 'query' ? parts.query.find(([k]) => k === p.name) : undefined;
       if (p.in === 'path' && given && 'raw' in given && model.paramInvalid(p, given.raw)) return false;
       if (p.in === 'query' && Array.isArray(given) && model.paramInvalid(p, given[1])) return false;
@@ -162,11 +200,17 @@ export function httpRequestArbitrary(model: ServiceModel, liveIds?: LiveIds): fc
     parts: Parts,
     o: { case: string; expect?: FuzzRequest['expect']; credentials?: Record<string, string>; method?: string; body?: BodyPart[] | null; contentType?: string | null; unknownQuery?: string[] },
   ): FuzzRequest {
-    const headers: Record<string, string> = { ...(o.credentials ?? m.credentials.valid ?? {}), ...parts.headers };
+    const credentials = o.credentials ?? m.credentials.valid ?? {};
+    const headers: Record<string, string> = { ...credentials, ...parts.headers };
+    // A cookie parameter and a cookie credential share the one Cookie header.
+    const credentialCookie = Object.entries(credentials).find(([k]) => k.toLowerCase() === 'cookie')?.[1];
+    if (credentialCookie && parts.headers.cookie) headers.cookie = `${credentialCookie}; ${parts.headers.cookie}`;
+    // An apiKey in the query goes with the valid credential, not with a variant that replaces it.
+    const credentialQuery = o.credentials ? [] : (m.credentials.validQuery ?? []);
     let body: BodyPart[] | undefined;
     if (o.body !== undefined) body = o.body ?? undefined;
     else if (parts.body) body = encodeBody(parts.body.mediaType, parts.body.value);
-    const contentType = o.contentType !== undefined ? o.contentType : parts.body?.mediaType;
+    const contentType = o.contentType !== undefined ? o.contentType : parts.body && contentTypeOf(parts.body.mediaType);
     if (body && contentType) headers['content-type'] = contentType;
     let expect = o.expect;
     if (!expect) expect = m.credentials.valid && partsValid(m, parts) ? 'accept' : 'any';
@@ -174,7 +218,7 @@ export function httpRequestArbitrary(model: ServiceModel, liveIds?: LiveIds): fc
       case: o.case,
       method: o.method ?? m.operation.method.toUpperCase(),
       path: buildPath(m.operation.path, parts.path),
-      query: parts.query,
+      query: [...parts.query, ...credentialQuery],
       headers,
       body,
       expect,
@@ -206,7 +250,8 @@ export function httpRequestArbitrary(model: ServiceModel, liveIds?: LiveIds): fc
   // ---------------------------------------------------------------- parameters
   // An empty path segment would address another path (`/projects/` is `/projects`), not a bad id.
   const paramCandidates = (p: ParamModel, values: string[]) => values.filter((v) => model.paramInvalid(p, v) && !(p.in === 'path' && v === ''));
-  const paramsOf = (m: OperationModel) => m.params.filter((p) => p.in === 'query' || p.in === 'path' || p.in === 'header');
+  // A styled parameter (an object spread over the query, a label segment) has no one raw value to break.
+  const paramsOf = (m: OperationModel) => m.params.filter((p) => !p.styled && (p.in === 'query' || p.in === 'path' || p.in === 'header'));
   const numeric = (p: ParamModel) => {
     const t = schemas.typesOf(schemas.resolve(p.schema));
     return !t.includes('string') && (t.includes('integer') || t.includes('number'));
@@ -247,9 +292,9 @@ export function httpRequestArbitrary(model: ServiceModel, liveIds?: LiveIds): fc
     (p, raw) => (model.paramInvalid(p, raw) ? 'reject' : 'any'),
   );
   const missingRequired = forOps(
-    where((m) => m.params.some((p) => p.required && (p.in === 'query' || p.in === 'header'))),
+    where((m) => m.params.some((p) => p.required && !p.styled && (p.in === 'query' || p.in === 'header'))),
     (m) => {
-      const required = m.params.filter((p) => p.required && (p.in === 'query' || p.in === 'header'));
+      const required = m.params.filter((p) => p.required && !p.styled && (p.in === 'query' || p.in === 'header'));
       return fc.tuple(fc.constantFrom(...required), validParts(m)).map(([p, parts]) =>
         assemble(
           m,
@@ -271,9 +316,9 @@ export function httpRequestArbitrary(model: ServiceModel, liveIds?: LiveIds): fc
     },
   );
   const repeatedParam = forOps(
-    where((m) => m.params.some((p) => p.in === 'query')),
+    where((m) => m.params.some((p) => p.in === 'query' && !p.styled)),
     (m) => {
-      const params = m.params.filter((p) => p.in === 'query');
+      const params = m.params.filter((p) => p.in === 'query' && !p.styled);
       return fc.tuple(fc.constantFrom(...params), validParts(m), paramValue(params[0]!)).map(([p, parts, v]) => {
         const current = parts.query.find(([k]) => k === p.name)?.[1] ?? v;
         return assemble(m, { ...parts, query: [...parts.query.filter(([k]) => k !== p.name), [p.name, current], [p.name, current]] }, { case: 'query: repeated parameter', expect: 'any' });
@@ -496,7 +541,7 @@ export function httpRequestArbitrary(model: ServiceModel, liveIds?: LiveIds): fc
       .filter(([, sub]) => schemas.typesOf(schemas.resolve(sub)).includes('string'))
       .map(([k]) => k);
   };
-  const stringParams = (m: OperationModel) => m.params.filter((p) => (p.in === 'query' || p.in === 'path') && schemas.typesOf(schemas.resolve(p.schema)).includes('string'));
+  const stringParams = (m: OperationModel) => m.params.filter((p) => !p.styled && (p.in === 'query' || p.in === 'path') && schemas.typesOf(schemas.resolve(p.schema)).includes('string'));
   const nasty = forOps(
     where((m) => stringProps(m).length > 0 || stringParams(m).length > 0),
     (m) => {

@@ -1,0 +1,100 @@
+/**
+ * `npm run contract -- --stateless` against the mock of documents the platform did not write
+ * (issue 25): it completes on every one, passes those the mock keeps, and names the break of a
+ * document whose own example contradicts its schema, never crashing or printing a stack trace.
+ * Third-party documents are bundled into a temporary generated/ folder (test/helpers/imported-documents.ts).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startMockServer, type MockServer } from '../../mock/server.js';
+import { runContract } from '../../scripts/contract.js';
+import { bundleExample, liar, quirks, writeBundle } from '../helpers/imported-documents.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const dir = mkdtempSync(path.join(os.tmpdir(), 'contract-any-document-'));
+let mock: MockServer;
+
+/** A stack frame, as a crash would print it. */
+const STACK = /\n\s+at (?:async )?\S+ \(|\n\s+at \/|node_modules\/.*:\d+/;
+
+const examples: Record<string, string> = {
+  petstore: '3.0/petstore',
+  'train-travel': '3.1/train-travel',
+  webhooks: '3.1/webhooks',
+  security: '3.0/security',
+  'parameters-cookies': '3.0/parameters-cookies',
+  'parameters-style': '3.0/parameters-style',
+  'form-data': '3.0/form-data',
+  circular: '3.0/circular',
+  'schema-types': '3.0/schema-types',
+  'response-multiple-mediatypes': '3.0/response-multiple-mediatypes',
+};
+
+beforeAll(async () => {
+  for (const [slug, name] of Object.entries(examples)) writeBundle(dir, slug, await bundleExample(name));
+  writeBundle(dir, 'quirks', quirks);
+  writeBundle(dir, 'liar', liar);
+  mock = await startMockServer(0, '127.0.0.1', { bundlesDir: dir });
+}, 240_000);
+
+afterAll(async () => {
+  await mock?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const check = (slug: string, runs = 100) => runContract({ baseUrl: `http://127.0.0.1:${mock.port}/${slug}`, stateless: true, bundlesDir: dir, runs, shrinkMs: 500 });
+
+describe('npm run contract against the mock of any document', () => {
+  test.each([...Object.keys(examples).filter((slug) => slug !== 'webhooks'), 'quirks'])('%s: the mock keeps the contract', async (slug) => {
+    const run = await check(slug);
+    expect(run.report).not.toMatch(STACK);
+    expect(run.exitCode, run.report).toBe(0);
+    expect(run.service).toBe(slug);
+    expect(run.report).toMatch(/^examples: [1-9]\d* passed, 0 failed/m);
+    expect(run.report).toMatch(new RegExp(`^PASSED: ${slug} at `, 'm'));
+  }, 60_000);
+
+  test('a document that declares no operations (3.1 webhooks only) is checked for what it can be', async () => {
+    const run = await check('webhooks');
+    expect(run.exitCode, run.report).toBe(0);
+    expect(run.report).toContain('declares no operations');
+    expect(run.report).toMatch(/^examples: 0 passed, 0 failed/m);
+    expect(run.report).toContain('skipped: no operations to send requests to');
+  }, 30_000);
+
+  test('what the document says that JavaScript cannot check is named, not thrown; credentials go as declared', async () => {
+    const run = await check('quirks', 30);
+    expect(run.exitCode, run.report).toBe(0);
+    expect(run.report).toMatch(/Credentials: placeholders in each declared scheme \(key\)/);
+    expect(run.report).toMatch(/Not checked: #\/components\/schemas\/Thing\/properties\/name: pattern "\^\[a-z\]\+\\\\Z"/);
+    // The apiKey travels in the query, where the document puts it.
+    expect(run.results.find((r) => r.name === 'GET /things')?.outcome).toBe('passed');
+    expect(run.results.find((r) => r.name === 'GET /things without credentials')?.outcome).toBe('passed');
+  }, 30_000);
+
+  test('a document whose example breaks its own schema fails, and the break is named', async () => {
+    const run = await check('liar', 30);
+    expect(run.report).not.toMatch(STACK);
+    expect(run.exitCode).toBe(1);
+    // The mock does not pass on an answer off the contract (its example): it answers 502 naming it.
+    expect(run.report).toMatch(/✗ GET \/widgets\/\{id\}: status 502 is not declared/);
+    expect(run.report).toContain('body/id must be integer');
+    expect(run.report).toContain(`curl -i -X GET 'http://127.0.0.1:${mock.port}/liar/widgets/7'`);
+    expect(run.report).toMatch(/^FAILED: \d+ check\(s\) broke the contract of liar\./m);
+  }, 30_000);
+
+  test('the CLI reads the given bundles folder and exits 0 with a report, no stack trace', async () => {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/contract.ts', '--base-url', `http://127.0.0.1:${mock.port}/petstore`, '--stateless', '--bundles', dir, '--runs', '20'],
+      { cwd: root, env: { ...process.env, NO_COLOR: '1' } },
+    );
+    expect(stdout).toMatch(/^PASSED: petstore at /m);
+    expect(`${stdout}${stderr}`).not.toMatch(STACK);
+  }, 60_000);
+});
