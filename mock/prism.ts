@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mountPathOf, deref, HTTP_METHODS, type JsonNode } from '../scripts/lib/operations.js';
-import { formatFrame, type SseFrame } from '../server-stubs/lib/sse.js';
+import { eventStreamText } from '../server-stubs/lib/contract-answers.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const prismCli = createRequire(import.meta.url).resolve('@stoplight/prism-cli/dist/index.js');
@@ -44,7 +44,7 @@ export function bundledServices(dir = defaultBundlesDir): Array<{ slug: string; 
 
 /**
  * The bundle as Prism should serve it: every `text/event-stream` media type's examples replaced by
- * one example, the wire text. `undefined` when the bundle has no stream to rewrite.
+ * one example, the wire text (Prism would answer 500 for a stream it has no text for). `undefined` when the bundle has no stream to rewrite.
  */
 export function prismDocument(document: JsonNode): JsonNode | undefined {
   const copy = structuredClone(document);
@@ -53,9 +53,10 @@ export function prismDocument(document: JsonNode): JsonNode | undefined {
     if (!value || typeof value !== 'object') return;
     const node = value as JsonNode;
     const stream = !Array.isArray(node) ? node.content?.['text/event-stream'] : undefined;
-    if (stream && (stream['x-wire-example'] !== undefined || stream.examples)) {
-      const frames = Object.values<JsonNode>(stream.examples ?? {}).map((e) => deref(copy, e)?.value as SseFrame);
-      const wire = typeof stream['x-wire-example'] === 'string' ? stream['x-wire-example'] : frames.map(formatFrame).join('');
+    if (stream) {
+      // Its frames as the stubs write them; without examples, one frame sampled from the schema.
+      const wire = eventStreamText(copy, stream, deref(copy, stream.schema));
+      delete stream.example;
       stream.examples = { wire: { summary: 'The raw wire text', value: wire } };
       // Prism checks what it answers against the schema: here a text, not one frame.
       stream.schema = { type: 'string' };

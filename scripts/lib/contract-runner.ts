@@ -21,7 +21,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { discoverServices } from '../../server-stubs/server.js';
-import { contractOf, declares, isSecured, type OperationInfo } from '../../server-stubs/lib/contract.js';
+import { answerableKeys, contractOf, declares, documentsOnlyFailures, isSecured, type OperationInfo } from '../../server-stubs/lib/contract.js';
 import { contractChecker } from './contract-checker.js';
 import { credentialCarrier, defaultCredentialHeaders, PLACEHOLDER_SECRET, placeholderCredentials, seededCredentials } from './credentials.js';
 import { exampleRequest } from './example-request.js';
@@ -185,6 +185,12 @@ function wholeFrames(text: string): string {
   return end === -1 ? '' : normalized.slice(0, end + 2);
 }
 
+/** Whether every security requirement of the operation includes a mutualTLS scheme. */
+function onlyMutualTls(document: JsonNode, operation: OperationInfo): boolean {
+  const requirements: Array<Record<string, unknown>> = operation.op.security ?? document.security ?? [];
+  return requirements.every((r) => Object.keys(r).some((name) => deref(document, document.components?.securitySchemes?.[name])?.type === 'mutualTLS'));
+}
+
 /**
  * What is wrong with an answer to an operation: [] when it keeps the contract. `expect` narrows the
  * statuses allowed (401 for a call without credentials, a 4xx for a malformed body).
@@ -204,8 +210,9 @@ function answerProblems(
   const key = responseKey(operation, o.status);
   if (!key) problems.push(`status ${o.status} is not declared (declared: ${declared.join(', ')})`);
   if (expect && !expect.statuses(o.status)) problems.push(`expected ${expect.what}, got ${o.status}`);
-  // A 5xx the check asked for (a scenario's documented refusal: an upstream down, 502) is an answer, not a crash.
-  if (o.status >= 500 && o.status !== 501 && !expect?.statuses(o.status)) problems.push(`server error ${o.status}`);
+  // A 5xx the check asked for (a scenario's documented refusal: an upstream down, 502), or the one
+  // answer an operation documents, is an answer, not a crash.
+  if (o.status >= 500 && o.status !== 501 && !expect?.statuses(o.status) && !(key && documentsOnlyFailures(operation))) problems.push(`server error ${o.status}`);
   if (!key || expect?.statusOnly) return problems;
   const content: JsonNode = deref(document, operation.op.responses[key])?.content ?? {};
   const type = (headerOf(o, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
@@ -429,8 +436,9 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
 
     // b. The contract's own examples.
     for (const operation of operations) {
-      if (Object.keys(operation.op.responses ?? {}).length === 0) {
-        results.push({ kind: 'examples', name: operation.label, outcome: 'skipped', message: 'the operation declares no responses: no answer can be held to it', ms: 0 });
+      if (answerableKeys(operation).length === 0) {
+        const why = Object.keys(operation.op.responses ?? {}).length === 0 ? 'declares no responses' : 'declares only informational (1xx) answers, which HTTP cannot send as a response';
+        results.push({ kind: 'examples', name: operation.label, outcome: 'skipped', message: `the operation ${why}: no answer can be held to it`, ms: 0 });
         continue;
       }
       const built = exampleRequest(document, operation, exampleCredentials);
@@ -462,9 +470,10 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
 
     // c. Negative cases.
     // An operation that declares no responses has no refusal to hold an answer to either.
-    const answerable = operations.filter((operation) => Object.keys(operation.op.responses ?? {}).length > 0);
+    const answerable = operations.filter((operation) => answerableKeys(operation).length > 0);
     for (const operation of answerable) {
-      if (!isSecured(document, operation)) continue;
+      // A mutual-TLS credential is the connection's, not the request's: there is nothing to leave out.
+      if (!isSecured(document, operation) || onlyMutualTls(document, operation)) continue;
       const r = asWireRequest(exampleRequest(document, operation, () => ({})), 'no credentials');
       await check('negative', `${operation.label} without credentials`, r, (o) => {
         if (o.status === 501) return 'not implemented';

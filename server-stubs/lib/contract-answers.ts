@@ -8,9 +8,10 @@ import type { Principal } from './auth.js';
 import { responseKeyFor, type OperationInfo } from './contract.js';
 import { ApiError } from './errors.js';
 import type { HandlerMap } from './handlers.js';
-import { chooseMediaType, isJsonType, isTextType, isXmlType } from './media-types.js';
+import { chooseMediaType, essence, isJsonType, isTextType, isXmlType } from './media-types.js';
 import { preferredAnswer } from './prefer.js';
 import type { RuntimeResult } from './results.js';
+import { formatFrame, type SseFrame } from './sse.js';
 import { declaredExamples, sampleOf } from './schema-sample.js';
 import { deref, listOperations, type JsonNode } from '../../scripts/lib/operations.js';
 
@@ -34,12 +35,24 @@ export function contractAnswers<Ops = Record<string, unknown>, P extends Princip
   return handlers as unknown as Partial<HandlerMap<Ops, P>>;
 }
 
-/** The response key an operation answers with unless asked otherwise: its lowest 2xx, else `2XX`, else `default`, else its lowest status below 400. */
+/**
+ * The response key an operation answers with unless asked otherwise: its lowest 2xx, else `2XX`,
+ * else `default`, else its lowest status below 400, else the lowest it declares at all. An operation
+ * that documents only failures (`GET /status/404`, or a `PUT` whose success the document left out)
+ * answers one of them: a status it does not declare would be off the contract.
+ */
 export function successKey(operation: OperationInfo): string | undefined {
   const keys = Object.keys(operation.op.responses ?? {});
   // A 1xx is never a final answer: HTTP has no way to send one as the response.
   const numeric = keys.filter((k) => /^\d{3}$/.test(k) && Number(k) >= 200).sort();
-  return numeric.find((k) => k.startsWith('2')) ?? keys.find((k) => k.toUpperCase() === '2XX') ?? keys.find((k) => k === 'default') ?? numeric.find((k) => Number(k) < 400);
+  return (
+    numeric.find((k) => k.startsWith('2')) ??
+    keys.find((k) => k.toUpperCase() === '2XX') ??
+    keys.find((k) => k === 'default') ??
+    numeric.find((k) => Number(k) < 400) ??
+    numeric[0] ??
+    keys.filter((k) => /^[45]XX$/i.test(k)).sort()[0]
+  );
 }
 
 /** The status a response key is answered with (`2XX` and `default` as 200). */
@@ -99,6 +112,7 @@ export function contractAnswer(document: JsonNode, operation: OperationInfo, req
     return { status, headers, contentType: contentTypeOf(sent), text: JSON.stringify(candidates[0]) };
   }
   const example = declaredExamples(document, media, named)[0];
+  if (essence(sent) === EVENT_STREAM) return { status, headers, contentType: contentTypeOf(sent), text: eventStreamText(document, media, schema, named) };
   if (isTextType(sent)) {
     const text = typeof example === 'string' ? example : example !== undefined ? JSON.stringify(example) : textSample(document, schema, isXmlType(sent));
     return { status, headers, contentType: contentTypeOf(sent), text };
@@ -106,6 +120,23 @@ export function contractAnswer(document: JsonNode, operation: OperationInfo, req
   // Bytes: a string example as its UTF-8 bytes; without one, an empty body.
   const bytes = typeof example === 'string' ? Buffer.from(example) : new Uint8Array(0);
   return { status, headers, contentType: sent, text: bytes };
+}
+
+const EVENT_STREAM = 'text/event-stream';
+
+/**
+ * An event stream's answer: its wire example, or its frame examples (each `{event?, data, id?}`, as
+ * the contracts write them), else one frame sampled from the frame schema, written by the one SSE
+ * writer. A stream without a single frame tells a client nothing.
+ */
+export function eventStreamText(document: JsonNode, media: JsonNode, schema: JsonNode | undefined, named?: string): string {
+  if (typeof media['x-wire-example'] === 'string') return media['x-wire-example'];
+  const examples = declaredExamples(document, media, named);
+  if (typeof examples[0] === 'string') return examples[0];
+  const frames = (examples.length > 0 ? examples : [sampleOf(document, schema, { direction: 'response' }) ?? {}]).map((value) =>
+    value && typeof value === 'object' && 'data' in value ? (value as SseFrame) : { data: value },
+  );
+  return frames.map(formatFrame).join('');
 }
 
 function contentTypeOf(type: string): string {

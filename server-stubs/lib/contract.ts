@@ -157,6 +157,21 @@ export function responseKeyFor(operation: OperationInfo, status: number): string
   return [String(status), `${String(status)[0]}XX`, 'default'].find((key) => declared.includes(key));
 }
 
+/** The response keys an answer can have over HTTP: every declared one but the informational (1xx), which cannot end an exchange. */
+export function answerableKeys(operation: OperationInfo): string[] {
+  return declaredStatuses(operation).filter((key) => !/^1(\d\d|XX)$/i.test(key));
+}
+
+/**
+ * Whether an operation documents only failures (no 2xx, 3xx or `default`: `GET /status/503` of a
+ * document that lists HTTP statuses, a `PUT` whose success was left out): a declared 4xx or 5xx is
+ * then its documented answer, not a refusal or a crash.
+ */
+export function documentsOnlyFailures(operation: OperationInfo): boolean {
+  const keys = answerableKeys(operation);
+  return keys.length > 0 && keys.every((key) => /^[45](\d\d|XX)$/i.test(key));
+}
+
 /** Whether the operation documents `status`, exactly or through a range (`4XX`) or `default`. */
 export function declares(operation: OperationInfo, status: number): boolean {
   return responseKeyFor(operation, status) !== undefined;

@@ -15,7 +15,12 @@ import { stringify as stringifyYaml } from 'yaml';
 import { check } from '../../scripts/check.js';
 import { addService } from '../../scripts/lib/add-service.js';
 import { build, type BuildResult } from '../../scripts/lib/pipeline.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import { startMockServer, type MockServer } from '../../mock/server.js';
+import { runContract } from '../../scripts/contract.js';
+import { exampleRequest } from '../../scripts/lib/example-request.js';
+import { placeholderCredentials } from '../../scripts/lib/scenarios/examples.js';
+import { listOperations, mountPathOf, type JsonNode } from '../../scripts/lib/operations.js';
+import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
 import { defaultRoot, findApiServices } from '../../scripts/lib/project.js';
 
 const run = promisify(execFile);
@@ -164,6 +169,73 @@ describe('real documents brought in by add-service', () => {
     expect(streams).toContain('export function watchTicksStream(');
     expect(streams).toContain('export function getTocksStream(');
   });
+});
+
+/**
+ * What `npm run contract` still finds, by document and server: the fuzzer's valid requests that a
+ * server refuses. Each is a real disagreement about how a parameter is written on the wire.
+ */
+const knownGaps: Record<string, { why: string; breaks: RegExp }> = {
+  'param-styles stub': {
+    why: 'the stubs read an empty non-exploded form array (`array=`) and a spaceDelimited object in the query as strings (express-openapi-validator)',
+    breaks: /400 on GET \/anything\/query\/(spaceDelimited|form)/,
+  },
+  'circular-paths stub': { why: 'an array of objects in a header (style simple) has no defined serialization the stubs can read', breaks: /400 on PUT \/anything/ },
+  'links mock': { why: 'Prism refuses a fuzzed valid query of this operation', breaks: /400 on GET \/2\.0\/repositories\/\{username\}\/\{slug\}\/pullrequests/ },
+  'status-codes mock': { why: "the validating proxy reads Prism's answer with fetch, which turns a 407 into a network error", breaks: /GET \/status\/407: status 502/ },
+};
+
+describe('served by npm start and npm run mock, checked by npm run contract', () => {
+  let stubs: PlatformServer;
+  let mock: MockServer;
+  const generated = () => path.join(copy, 'generated');
+
+  beforeAll(async () => {
+    [stubs, mock] = await Promise.all([startPlatformServer(0, '127.0.0.1', { generatedDir: generated() }), startMockServer(0, '127.0.0.1', { bundlesDir: generated() })]);
+  }, 300_000);
+  afterAll(async () => {
+    await Promise.all([stubs?.close(), mock?.close()]);
+  });
+
+  test('the stubs serve every document beside the platform services, from its contract alone', async () => {
+    expect(stubs.broken).toEqual([]);
+    for (const slug of slugs) expect(stubs.services.map((s) => s.slug), slug).toContain(slug);
+    const seo = await fetch(`http://127.0.0.1:${stubs.port}/seo/projects`, { headers: { authorization: 'Bearer seo_test_key' } });
+    expect(seo.status).toBe(200);
+    expect(mock.failed).toEqual([]);
+  });
+
+  test.each(slugs)('%s: each operation as a client calls it: never a 5xx or HTML, on the stubs or the mock', async (slug) => {
+    const document = JSON.parse(readFileSync(path.join(generated(), slug, 'openapi.json'), 'utf8')) as JsonNode;
+    const mount = mountPathOf(slug, document);
+    const answered: number[] = [];
+    for (const operation of listOperations(document)) {
+      // WHATWG fetch turns any 407 into a network error outside a browser window; npm run contract
+      // (node:http) checks that operation below.
+      if (Object.keys(operation.op.responses ?? {}).join() === '407') continue;
+      const request = exampleRequest(document, operation, placeholderCredentials);
+      for (const port of [stubs.port, mock.port]) {
+        const response = await fetch(`http://127.0.0.1:${port}${mount}${request.url}`, { ...request.init, redirect: 'manual' });
+        const body = await response.text();
+        expect(response.status, `${port === stubs.port ? 'stub' : 'mock'} ${operation.label}: ${body.slice(0, 300)}`).toBeLessThan(500);
+        expect(response.headers.get('content-type') ?? '', operation.label).not.toMatch(/html/);
+        if (port === stubs.port) answered.push(response.status);
+      }
+    }
+    // Most operations of a document succeed on its example request; a few need what no example gives.
+    if (answered.length > 0) expect(answered.filter((s) => s < 400).length, `statuses ${answered.join(' ')}`).toBeGreaterThan(0);
+  }, 120_000);
+
+  test.each(slugs)('%s: npm run contract --stateless passes against the stub and the mock', async (slug) => {
+    for (const [where, port] of [['stub', stubs.port], ['mock', mock.port]] as const) {
+      const run = await runContract({ baseUrl: `http://127.0.0.1:${port}/${slug}`, service: slug, stateless: true, bundlesDir: generated(), runs: 30, shrinkMs: 500 });
+      expect(run.report).not.toMatch(/\n\s+at (?:async )?\S+ \(|node_modules\/.*:\d+/);
+      const gap = knownGaps[`${slug} ${where}`];
+      // A known gap must still be one (fixed, it leaves this list), and break only as described.
+      expect(run.exitCode, `${where}:\n${run.report}`).toBe(gap ? 1 : 0);
+      if (gap) expect(run.report, gap.why).toMatch(gap.breaks);
+    }
+  }, 180_000);
 });
 
 describe('npm run check with documents brought in', () => {

@@ -275,8 +275,9 @@ export function createSchemaArbitraries(resolveRef: RefResolver, propertyHook?: 
   }
 
   function objectArb(s: JsonSchema, depth: number): fc.Arbitrary<unknown> {
-    const properties: Record<string, unknown> = s.properties ?? {};
-    const required = new Set<string>(s.required ?? []);
+    // A request leaves `readOnly` properties out, and their `required` holds for answers only (OpenAPI 3.0 §4.7.25.1).
+    const properties: Record<string, unknown> = Object.fromEntries(Object.entries<unknown>(s.properties ?? {}).filter(([, sub]) => resolve(sub)?.readOnly !== true));
+    const required = new Set<string>((s.required ?? []).filter((key: string) => !(key in (s.properties ?? {})) || key in properties));
     const model: Record<string, fc.Arbitrary<unknown>> = {};
     for (const [key, sub] of Object.entries(properties)) {
       const own = propertyHook?.(key, resolve(sub));
