@@ -1,7 +1,7 @@
 import { credentialCarrier, mergeCarriers, type CredentialCarrier } from './credentials.js';
 import { deref, firstExample, requestBodyOf, type Operation, type JsonNode } from './operations.js';
 import { serializeParameter } from './parameter-style.js';
-import { sampleOf } from './sample.js';
+import { sampleOf } from '../../server-stubs/lib/schema-sample.js';
 
 export interface BuiltRequest {
   url: string; // path and query, relative to the base URL
@@ -23,15 +23,14 @@ function fromSchema(document: JsonNode, schema: JsonNode): unknown {
   if (type === 'boolean') return true;
   // Arrays, objects, patterns and formats: the sampler knows their shapes.
   // An object parameter with none of its properties would be an empty path segment or no query at all.
-  const sampled = sampleOf(document, s, 'request', { requiredOnly: false });
-  return sampled.found ? sampled.value : 'example';
+  return sampleOf(document, s, { direction: 'request' }) ?? 'example';
 }
 
 /**
  * The request a client would send from the contract's own examples: path and required query,
  * header and cookie parameters (each in its style), the first request-body example, and the
  * credentials of the operation's first security requirement. Where the contract gives no example,
- * values are sampled from the schemas (scripts/lib/sample.ts).
+ * values are sampled from the schemas (server-stubs/lib/schema-sample.ts).
  *
  * `credentials` gives a scheme's headers as the stubs' `credentialHeaders` writes them; an apiKey
  * that travels in the query comes back as a header named after it and is moved to the query here.
@@ -84,7 +83,12 @@ export function exampleRequest(
     // The first media type with an example, else the first whose schema gives a sample.
     const withExample = entries.map(([type, media]) => [type, firstExample(document, media)] as const).find(([, e]) => e.found);
     // A JSON body gets its required properties only; a form without a single field is no form.
-    const chosen = withExample ?? entries.map(([type, media]) => [type, sampleOf(document, media?.schema, 'request', { requiredOnly: /json/i.test(type) })] as const).find(([, e]) => e.found);
+    const chosen =
+      withExample ??
+      entries
+        .map(([type, media]) => [type, sampleOf(document, media?.schema, { direction: 'request', requiredOnly: /json/i.test(type) })] as const)
+        .filter(([, value]) => value !== undefined)
+        .map(([type, value]) => [type, { found: true, value }] as const)[0];
     if (chosen) {
       const [mediaType, example] = chosen;
       const encoded = encodeRequestBody(mediaType, example.value);
