@@ -1,4 +1,4 @@
-import { credentialCarrier, mergeCarriers, type CredentialCarrier } from './credentials.js';
+import { credentialCarrier, mergeCarriers, type CredentialCarrier, type SchemeCredentials } from './credentials.js';
 import { deref, firstExample, requestBodyOf, type Operation, type JsonNode } from './operations.js';
 import { serializeParameter } from './parameter-style.js';
 import { sampleOf } from '../../server-stubs/lib/schema-sample.js';
@@ -32,13 +32,14 @@ function fromSchema(document: JsonNode, schema: JsonNode): unknown {
  * credentials of the operation's first security requirement. Where the contract gives no example,
  * values are sampled from the schemas (server-stubs/lib/schema-sample.ts).
  *
- * `credentials` gives a scheme's headers as the stubs' `credentialHeaders` writes them; an apiKey
- * that travels in the query comes back as a header named after it and is moved to the query here.
+ * `credentials` gives a scheme's headers (`credentialCarrier` of scripts/lib/credentials.ts writes
+ * them); an apiKey that travels in the query comes back as a header named after it and is moved to
+ * the query here.
  */
 export function exampleRequest(
   document: JsonNode,
   operation: Operation,
-  credentials: (scheme: JsonNode, name: string) => Record<string, string>,
+  credentials: SchemeCredentials,
   /** raw values for named parameters, in place of their examples */
   overrides: Record<string, string> = {},
 ): BuiltRequest {

@@ -9,30 +9,8 @@
 import { sample } from 'openapi-sampler';
 import { encodeBody, exampleRequest, type BuiltRequest } from '../example-request.js';
 import { deref, firstExample, listOperations, requestBodyOf, type JsonNode, type Operation } from '../operations.js';
+import type { SchemeCredentials } from '../credentials.js';
 import type { ScenarioContext, ServiceScenario } from './scenario.js';
-
-/** Credential headers for one security scheme of the document, by its name there. */
-export type SchemeCredentials = (scheme: JsonNode, name: string) => Record<string, string>;
-
-/**
- * A credential in the scheme's own shape whose value is a placeholder: what a server that checks
- * only that a credential is present (the contract-only stub, the mock) accepts.
- */
-export function placeholderCredentials(scheme: JsonNode): Record<string, string> {
-  if (scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'basic') return { authorization: `Basic ${Buffer.from('placeholder:placeholder').toString('base64')}` };
-  if (scheme.type === 'http' || scheme.type === 'oauth2' || scheme.type === 'openIdConnect') return { authorization: 'Bearer placeholder-token' };
-  if (scheme.type === 'apiKey' && scheme.in === 'header') return { [String(scheme.name)]: 'placeholder-key' };
-  if (scheme.type === 'apiKey' && scheme.in === 'cookie') return { cookie: `${String(scheme.name)}=placeholder` };
-  return {};
-}
-
-/** The service's seeded credential for a scheme where it has one, else a placeholder in the scheme's shape. */
-export function seededOrPlaceholder(seeded: SchemeCredentials): SchemeCredentials {
-  return (scheme, name) => {
-    const headers = seeded(scheme, name);
-    return Object.keys(headers).length > 0 ? headers : placeholderCredentials(scheme);
-  };
-}
 
 /**
  * A value in the schema's own shape (format, pattern, bounds), for what a document brought in gives
