@@ -128,7 +128,7 @@ describe.each(slugs)('%s', (slug) => {
       });
       if (!param || !probes(operation, '400')) continue;
       const { status } = await callAndCheck(origin, operation, withCredentials, (request) => {
-        Object.assign(request, exampleRequest(document, operation, withCredentials, { [param.name]: 'not-a-valid-id' }));
+        Object.assign(request, exampleRequest(document, operation, withCredentials, { overrides: { [param.name]: 'not-a-valid-id' } }));
       });
       matrix.record(operation.id, status);
     }
