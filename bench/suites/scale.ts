@@ -16,6 +16,7 @@ import { writeLargeContract } from '../lib/large-contract.js';
 import { median, runNode, startNode, stop } from '../lib/processes.js';
 import { summarizeProfile } from '../lib/profile-top.js';
 import { exampleRequest } from '../../scripts/lib/example-request.js';
+import { placeholderFor } from '../../scripts/lib/credentials.js';
 import { listOperations, type JsonNode } from '../../scripts/lib/operations.js';
 import { defaultRoot } from '../../scripts/lib/project.js';
 import type { Suite, Target } from '../suite.js';
@@ -70,11 +71,7 @@ async function buildCopy(copy: ToolkitCopy): Promise<BuildFigures> {
 
 /** A valid request for an operation: its examples, any credential (the benchmark's stub accepts any). */
 function requestFor(document: JsonNode, operation: ReturnType<typeof listOperations>[number]) {
-  return exampleRequest(document, operation, (scheme: JsonNode): Record<string, string> => {
-    if (scheme.type === 'apiKey' && scheme.in === 'cookie') return { Cookie: `${scheme.name}=bench` };
-    if (scheme.type === 'apiKey' && scheme.in === 'header') return { [scheme.name]: 'bench' };
-    return { Authorization: 'Bearer bench' };
-  });
+  return exampleRequest(document, operation, placeholderFor);
 }
 
 /** The first and the last GET of the document: the validator is built on first use, for the whole contract. */

@@ -23,7 +23,7 @@ import path from 'node:path';
 import { discoverServices } from '../../server-stubs/server.js';
 import { answerableKeys, contractOf, declares, documentsOnlyFailures, isSecured, type OperationInfo } from '../../server-stubs/lib/contract.js';
 import { contractChecker } from './contract-checker.js';
-import { credentialCarrier, defaultCredentialHeaders, PLACEHOLDER_SECRET, placeholderCredentials, seededCredentials } from './credentials.js';
+import { defaultCredentialHeaders, placeholderCredentials, placeholderFor, seededCredentials } from './credentials.js';
 import { exampleRequest } from './example-request.js';
 import { deref, listOperations, mountPathOf, type JsonNode } from './operations.js';
 import { defaultRoot } from './project.js';
@@ -370,12 +370,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
     // scheme, which a mock (presence only) accepts; a real server would want --header.
     const placeholders = placeholderCredentials(document);
     credentialNote = `placeholders in each declared scheme (${placeholders.map((c) => c.scheme).join(', ')}); give --header or CONTRACT_HEADERS for a real server`;
-    exampleCredentials = (scheme, name) => {
-      const value = placeholders.find((c) => c.scheme === name)?.value ?? PLACEHOLDER_SECRET;
-      const carrier = credentialCarrier(document, name, value);
-      // exampleRequest takes an apiKey in the query as a header of its name, and moves it.
-      return { ...carrier.headers, ...Object.fromEntries(carrier.query) };
-    };
+    exampleCredentials = placeholderFor;
     fuzzSources = [{ slug, credentials: placeholders }];
   } else {
     credentialNote = 'none (give --header or CONTRACT_HEADERS)';

@@ -27,23 +27,24 @@ export interface CredentialCarrier {
 }
 
 /**
- * A credential for a security scheme as a client sends it: HTTP Basic as `user:password` in base64
- * (RFC 7617), any other HTTP scheme, OAuth 2 and OpenID Connect as `<Scheme> <token>`, an apiKey
- * in its header, query parameter or cookie. Mutual TLS travels outside HTTP: nothing to send.
+ * The one place a client's credential is written for a security scheme (`scheme` is its name in the
+ * document, or the scheme itself): HTTP Basic as `user:password` in base64 (RFC 7617), any other
+ * HTTP scheme, OAuth 2 and OpenID Connect as `<Scheme> <token>`, an apiKey in its header, query
+ * parameter or cookie. Mutual TLS travels outside HTTP: nothing to send.
  */
-export function credentialCarrier(document: JsonNode, schemeName: string, value: string): CredentialCarrier {
-  const scheme: JsonNode = deref(document, document.components?.securitySchemes?.[schemeName]) ?? {};
+export function credentialCarrier(document: JsonNode, scheme: string | JsonNode, value: string): CredentialCarrier {
+  const declared: JsonNode = (typeof scheme === 'string' ? deref(document, document.components?.securitySchemes?.[scheme]) : scheme) ?? {};
   const none: CredentialCarrier = { headers: {}, query: [] };
-  if (scheme.type === 'http') {
-    const name = String(scheme.scheme ?? 'bearer').toLowerCase();
+  if (declared.type === 'http') {
+    const name = String(declared.scheme ?? 'bearer').toLowerCase();
     if (name === 'basic') return { ...none, headers: { Authorization: `Basic ${Buffer.from(value.includes(':') ? value : `${value}:`).toString('base64')}` } };
-    return { ...none, headers: { Authorization: `${name === 'bearer' ? 'Bearer' : scheme.scheme} ${value}` } };
+    return { ...none, headers: { Authorization: `${name === 'bearer' ? 'Bearer' : declared.scheme} ${value}` } };
   }
-  if (scheme.type === 'oauth2' || scheme.type === 'openIdConnect') return { ...none, headers: { Authorization: `Bearer ${value}` } };
-  if (scheme.type === 'apiKey' && typeof scheme.name === 'string') {
-    if (scheme.in === 'query') return { ...none, query: [[scheme.name, value]] };
-    if (scheme.in === 'cookie') return { ...none, headers: { Cookie: `${scheme.name}=${value}` } };
-    return { ...none, headers: { [scheme.name]: value } };
+  if (declared.type === 'oauth2' || declared.type === 'openIdConnect') return { ...none, headers: { Authorization: `Bearer ${value}` } };
+  if (declared.type === 'apiKey' && typeof declared.name === 'string') {
+    if (declared.in === 'query') return { ...none, query: [[declared.name, value]] };
+    if (declared.in === 'cookie') return { ...none, headers: { Cookie: `${declared.name}=${value}` } };
+    return { ...none, headers: { [declared.name]: value } };
   }
   return none;
 }
@@ -51,12 +52,43 @@ export function credentialCarrier(document: JsonNode, schemeName: string, value:
 /** What a client of a service with no seeded credentials sends: the mock checks presence only. */
 export const PLACEHOLDER_SECRET = 'placeholder-credential';
 
+/** The placeholder for a scheme: Basic wants a user as well as a password. */
+function placeholderValue(scheme: JsonNode | undefined): string {
+  return scheme?.type === 'http' && String(scheme.scheme).toLowerCase() === 'basic' ? `user:${PLACEHOLDER_SECRET}` : PLACEHOLDER_SECRET;
+}
+
 /** One placeholder credential per security scheme of the document, in the stubs' structured form. */
 export function placeholderCredentials(document: JsonNode): Array<{ label: string; scheme: string; value: string }> {
-  return Object.entries<JsonNode>(document.components?.securitySchemes ?? {}).map(([scheme, raw]) => {
-    const basic = deref(document, raw)?.type === 'http' && String(deref(document, raw)?.scheme).toLowerCase() === 'basic';
-    return { label: `placeholder (${scheme})`, scheme, value: basic ? `user:${PLACEHOLDER_SECRET}` : PLACEHOLDER_SECRET };
-  });
+  return Object.entries<JsonNode>(document.components?.securitySchemes ?? {}).map(([scheme, raw]) => ({
+    label: `placeholder (${scheme})`,
+    scheme,
+    value: placeholderValue(deref(document, raw)),
+  }));
+}
+
+/** Credential headers for one security scheme of the document, by its name there (exampleRequest's `credentials`). */
+export type SchemeCredentials = (scheme: JsonNode, name: string) => Record<string, string>;
+
+/**
+ * A carrier as a `SchemeCredentials` answer: an apiKey that travels in the query comes back as a
+ * header of its name, which exampleRequest moves to the query.
+ */
+export function carrierHeaders(carrier: CredentialCarrier): Record<string, string> {
+  return { ...carrier.headers, ...Object.fromEntries(carrier.query) };
+}
+
+/**
+ * A placeholder credential in the scheme's own shape: what a server that checks only that a
+ * credential is present (the contract-only stub, the mock) accepts.
+ */
+export const placeholderFor: SchemeCredentials = (scheme) => carrierHeaders(credentialCarrier({}, scheme, placeholderValue(scheme)));
+
+/** The service's seeded credential for a scheme where it has one, else a placeholder in the scheme's shape. */
+export function seededOrPlaceholder(seeded: SchemeCredentials): SchemeCredentials {
+  return (scheme, name) => {
+    const headers = seeded(scheme, name);
+    return Object.keys(headers).length > 0 ? headers : placeholderFor(scheme, name);
+  };
 }
 
 /** Headers and cookies of several carriers as one request's: cookies joined, not overwritten. */

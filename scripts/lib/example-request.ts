@@ -1,7 +1,25 @@
-import { credentialCarrier, mergeCarriers, type CredentialCarrier } from './credentials.js';
+import { credentialCarrier, mergeCarriers, type CredentialCarrier, type SchemeCredentials } from './credentials.js';
 import { deref, firstExample, requestBodyOf, type Operation, type JsonNode } from './operations.js';
 import { serializeParameter } from './parameter-style.js';
-import { sampleOf } from './sample.js';
+import { isFormType, isJsonType, isMultipartType, isTextType, isXmlType } from '../../server-stubs/lib/media-types.js';
+import { sampleOf } from '../../server-stubs/lib/schema-sample.js';
+
+/** What a caller wants of the request beyond the contract's examples. */
+export interface RequestOptions {
+  /** raw values for named parameters, in place of their examples */
+  overrides?: Record<string, string>;
+  /**
+   * optional parameters too, from their examples or sampled: a document brought in is exercised on
+   * everything it reads, and a stub is checked on every parameter it parses
+   */
+  optionalParameters?: boolean;
+  /**
+   * the body in the first declared media type, whatever the examples, as a browser sends it:
+   * multipart as FormData with a file for each binary field, a form as URLSearchParams, a wildcard
+   * type as text or bytes; never for GET or HEAD
+   */
+  firstMediaType?: boolean;
+}
 
 export interface BuiltRequest {
   url: string; // path and query, relative to the base URL
@@ -23,33 +41,33 @@ function fromSchema(document: JsonNode, schema: JsonNode): unknown {
   if (type === 'boolean') return true;
   // Arrays, objects, patterns and formats: the sampler knows their shapes.
   // An object parameter with none of its properties would be an empty path segment or no query at all.
-  const sampled = sampleOf(document, s, 'request', { requiredOnly: false });
-  return sampled.found ? sampled.value : 'example';
+  return sampleOf(document, s, { direction: 'request' }) ?? 'example';
 }
 
 /**
  * The request a client would send from the contract's own examples: path and required query,
  * header and cookie parameters (each in its style), the first request-body example, and the
  * credentials of the operation's first security requirement. Where the contract gives no example,
- * values are sampled from the schemas (scripts/lib/sample.ts).
+ * values are sampled from the schemas (server-stubs/lib/schema-sample.ts).
  *
- * `credentials` gives a scheme's headers as the stubs' `credentialHeaders` writes them; an apiKey
- * that travels in the query comes back as a header named after it and is moved to the query here.
+ * `credentials` gives a scheme's headers (`credentialCarrier` of scripts/lib/credentials.ts writes
+ * them); an apiKey that travels in the query comes back as a header named after it and is moved to
+ * the query here.
  */
 export function exampleRequest(
   document: JsonNode,
   operation: Operation,
-  credentials: (scheme: JsonNode, name: string) => Record<string, string>,
-  /** raw values for named parameters, in place of their examples */
-  overrides: Record<string, string> = {},
+  credentials: SchemeCredentials,
+  options: RequestOptions = {},
 ): BuiltRequest {
+  const overrides = options.overrides ?? {};
   let path = operation.path;
   const query = new URLSearchParams();
   const headers: Record<string, string> = {};
   const cookies: string[] = [];
   for (const p of operation.op.parameters ?? []) {
     if (!p || typeof p.name !== 'string') continue;
-    if (p.in !== 'path' && !p.required && !(p.name in overrides)) continue;
+    if (p.in !== 'path' && !p.required && !(p.name in overrides) && !options.optionalParameters) continue;
     if (p.name in overrides) {
       if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(overrides[p.name]!));
       else if (p.in === 'query') query.set(p.name, overrides[p.name]!);
@@ -66,7 +84,10 @@ export function exampleRequest(
     else if (p.in === 'header' && wire.header !== undefined) headers[p.name] = wire.header;
     else if (p.in === 'cookie' && wire.cookie) cookies.push(wire.cookie);
   }
-  const requirement = (operation.op.security ?? document.security ?? [])[0] ?? {};
+  // One Authorization header carries one credential: a requirement of two such schemes cannot be met.
+  const requirements: Array<Record<string, unknown>> = operation.op.security ?? document.security ?? [];
+  const usesAuthorization = (name: string) => ['http', 'oauth2', 'openIdConnect'].includes(deref(document, document.components?.securitySchemes?.[name])?.type);
+  const requirement = requirements.find((r) => Object.keys(r).filter(usesAuthorization).length <= 1) ?? requirements[0] ?? {};
   const carriers: CredentialCarrier[] = Object.keys(requirement).map((name) => {
     const scheme = deref(document, document.components?.securitySchemes?.[name]) ?? {};
     const given = credentials(scheme, name);
@@ -79,12 +100,20 @@ export function exampleRequest(
   const init: RequestInit = { method: operation.method.toUpperCase(), headers };
   let sampledBody: BuiltRequest['sampledBody'];
   const body = requestBodyOf(document, operation);
-  if (body?.content && Object.keys(body.content).length > 0) {
+  const [firstType, firstMedia] = Object.entries<JsonNode>(body?.content ?? {})[0] ?? [];
+  if (options.firstMediaType) {
+    if (firstType && firstMedia && operation.method !== 'get' && operation.method !== 'head') Object.assign(init, browserBody(document, firstType, firstMedia, headers));
+  } else if (body?.content && Object.keys(body.content).length > 0) {
     const entries = Object.entries<JsonNode>(body.content);
     // The first media type with an example, else the first whose schema gives a sample.
     const withExample = entries.map(([type, media]) => [type, firstExample(document, media)] as const).find(([, e]) => e.found);
     // A JSON body gets its required properties only; a form without a single field is no form.
-    const chosen = withExample ?? entries.map(([type, media]) => [type, sampleOf(document, media?.schema, 'request', { requiredOnly: /json/i.test(type) })] as const).find(([, e]) => e.found);
+    const chosen =
+      withExample ??
+      entries
+        .map(([type, media]) => [type, sampleOf(document, media?.schema, { direction: 'request', requiredOnly: /json/i.test(type) })] as const)
+        .filter(([, value]) => value !== undefined)
+        .map(([type, value]) => [type, { found: true, value }] as const)[0];
     if (chosen) {
       const [mediaType, example] = chosen;
       const encoded = encodeRequestBody(mediaType, example.value);
@@ -93,10 +122,55 @@ export function exampleRequest(
       if (!withExample) sampledBody = { mediaType, value: example.value };
     }
   }
-  const qs = query.toString();
+  // Percent-encoded, not form-encoded: `+` for a space is a reserved character to a strict server
+  // (a spaceDelimited value is refused), and `!'()*` are reserved too.
+  const qs = [...query].map(([k, v]) => `${strictEncode(k)}=${strictEncode(v)}`).join('&');
   return { url: `${path}${qs ? `?${qs}` : ''}`, init, ...(sampledBody ? { sampledBody } : {}) };
 }
 
+/** Percent-encoding of everything RFC 3986 reserves, `!'()*` included (encodeURIComponent leaves those). */
+const strictEncode = (text: string) => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/** A body in `type` as a browser sends it (see RequestOptions.firstMediaType); sets its Content-Type where fetch does not. */
+function browserBody(document: JsonNode, type: string, media: JsonNode, headers: Record<string, string>): Pick<RequestInit, 'body'> {
+  const schema = deref<JsonNode | undefined>(document, media.schema);
+  const example = firstExample(document, media);
+  const value = example.found ? example.value : sampleOf(document, schema, { direction: 'request', xml: isXmlType(type) });
+  const sent = type.includes('*') ? (type.startsWith('text') ? 'text/plain' : 'application/octet-stream') : type;
+  const fields = Object.entries<unknown>((value && typeof value === 'object' ? value : {}) as Record<string, unknown>);
+  if (isMultipartType(sent)) {
+    const form = new FormData();
+    for (const [name, field] of fields) {
+      const property = deref<JsonNode | undefined>(document, propertySchema(document, schema, name));
+      if (isBinary(property)) form.append(name, new Blob([Buffer.from('file bytes')], { type: 'application/octet-stream' }), 'upload.bin');
+      else if (Array.isArray(field) && isBinary(deref(document, property?.items))) for (let i = 0; i < 2; i++) form.append(name, new Blob([Buffer.from(`file ${i}`)]), `upload${i}.bin`);
+      else for (const item of Array.isArray(field) ? field : [field]) form.append(name, formText(item));
+    }
+    return { body: form };
+  }
+  if (isFormType(sent)) return { body: new URLSearchParams(fields.flatMap(([name, field]) => [field].flat().map((item) => [name, formText(item)]))) };
+  headers['content-type'] = sent;
+  if (isJsonType(sent)) return { body: JSON.stringify(value ?? {}) };
+  if (isTextType(sent)) return { body: typeof value === 'string' ? value : JSON.stringify(value ?? '') };
+  return { body: new Uint8Array(Buffer.from('some bytes')) };
+}
+
+/** A property's schema, through `allOf`. */
+function propertySchema(document: JsonNode, schema: JsonNode | undefined, name: string): unknown {
+  if (!schema) return undefined;
+  if (schema.properties?.[name]) return schema.properties[name];
+  for (const part of schema.allOf ?? []) {
+    const found = propertySchema(document, deref(document, part), name);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** A field a multipart body carries as a file. */
+function isBinary(schema: JsonNode | undefined): boolean {
+  if (!schema) return false;
+  return schema.format === 'binary' || schema.format === 'base64' || (schema.type === 'string' && (schema.contentMediaType !== undefined || schema.contentEncoding !== undefined));
+}
 
 /** A body example on the wire: JSON, form fields, or raw text (`text/plain`, `message/rfc822`). */
 export function encodeBody(mediaType: string, value: unknown): string {

@@ -56,6 +56,12 @@ export function serializeParameter(parameter: JsonNode, value: unknown): Seriali
         return { path: explode ? entries.map(([k, v]) => `;${k}=${v}`).join('') : `;${name}=${flat}` };
       case 'form':
         return place(where, name, explode ? entries.map(([k, v]) => [k, v]) : [[name, flat]], explode ? pairs.join(',') : flat);
+      // The specification's Style Values table writes these without the parameter's name
+      // (`R%20100%20G%20200`): keys and values in one list, as the array styles join their items.
+      case 'spaceDelimited':
+        return place(where, name, [[entries.flat().join(' '), '']], entries.flat().join('%20'));
+      case 'pipeDelimited':
+        return place(where, name, [[entries.flat().join('|'), '']], entries.flat().join('|'));
       default:
         return place(where, name, [[name, explode ? pairs.join(',') : flat]], explode ? pairs.join(',') : flat);
     }

@@ -1,6 +1,9 @@
 /**
- * A value of a schema for a document that gives no example: openapi-sampler, as Redoc renders one, so
- * the stub answers what the reference docs show.
+ * The one schema sampler of the toolkit: a value of a schema for a document that gives no example,
+ * by openapi-sampler as Redoc renders one, so the stub answers what the reference docs show and a
+ * client (the runner, the fuzzer, the tests' requests) sends what a reader of those docs would.
+ * `document` should be the schema view (scripts/lib/schema-view.ts) where the document's patterns
+ * are not JavaScript's: the sampler builds strings from them.
  */
 import { sample } from 'openapi-sampler';
 import type { JSONSchema7 } from 'json-schema';
@@ -11,6 +14,11 @@ export interface SampleOptions {
   direction: 'response' | 'request';
   /** an XML text instead of a value */
   xml?: boolean;
+  /**
+   * only required properties: a JSON request body has fewer optional oddities (a `default: null`
+   * on a string) to get wrong, while a form without a single field is no form
+   */
+  requiredOnly?: boolean;
 }
 
 /** The sample, or undefined where the schema has none (no schema, or one the sampler cannot walk). */
@@ -18,6 +26,7 @@ export function sampleOf(document: JsonNode, schema: unknown, options: SampleOpt
   if (schema === undefined || schema === null || typeof schema !== 'object') return undefined;
   try {
     return sample(schema as JSONSchema7, {
+      skipNonRequired: options.requiredOnly ?? false,
       skipReadOnly: options.direction === 'request',
       skipWriteOnly: options.direction === 'response',
       quiet: true,
@@ -28,6 +37,7 @@ export function sampleOf(document: JsonNode, schema: unknown, options: SampleOpt
       maxSampleDepth: 8,
     }, document);
   } catch {
+    // A schema the sampler trips on (it is best effort on odd compositions): no sample, not a crash.
     return undefined;
   }
 }

@@ -16,10 +16,10 @@ import { declaredStatuses, loadContract } from '../../server-stubs/lib/contract.
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
 import { startMockServer, type MockServer } from '../../mock/server.js';
 import { contractChecker } from '../../scripts/lib/contract-checker.js';
-import { defaultCredentialHeaders, seededCredentials } from '../../scripts/lib/credentials.js';
+import { defaultCredentialHeaders, seededCredentials, seededOrPlaceholder } from '../../scripts/lib/credentials.js';
 import { conformanceMatrix } from '../helpers/conformance-matrix.js';
 import { exampleRequest } from '../../scripts/lib/example-request.js';
-import { exampleOrSampledRequest, seededOrPlaceholder } from '../../scripts/lib/scenarios/examples.js';
+import { exampleOrSampledRequest } from '../../scripts/lib/scenarios/examples.js';
 import { runScenario, scenarioOrExamples, stubClockAdvance, type Regime, type ServiceScenario } from '../../scripts/lib/scenarios/index.js';
 
 const slugs = findApiServices(defaultRoot).map((s) => s.slug);
@@ -128,7 +128,7 @@ describe.each(slugs)('%s', (slug) => {
       });
       if (!param || !probes(operation, '400')) continue;
       const { status } = await callAndCheck(origin, operation, withCredentials, (request) => {
-        Object.assign(request, exampleRequest(document, operation, withCredentials, { [param.name]: 'not-a-valid-id' }));
+        Object.assign(request, exampleRequest(document, operation, withCredentials, { overrides: { [param.name]: 'not-a-valid-id' } }));
       });
       matrix.record(operation.id, status);
     }

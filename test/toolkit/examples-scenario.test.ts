@@ -8,8 +8,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { defaultCredentialHeaders, seededCredentials } from '../../scripts/lib/credentials.js';
-import { examplesScenario, placeholderCredentials, seededOrPlaceholder } from '../../scripts/lib/scenarios/examples.js';
+import { defaultCredentialHeaders, PLACEHOLDER_SECRET, placeholderFor, seededCredentials, seededOrPlaceholder } from '../../scripts/lib/credentials.js';
+import { examplesScenario } from '../../scripts/lib/scenarios/examples.js';
 import { runScenario, scenarioOrExamples, stubClockAdvance } from '../../scripts/lib/scenarios/index.js';
 import { seoScenario } from '../../scripts/lib/scenarios/seo.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
@@ -106,10 +106,10 @@ describe('the example scenario', () => {
   });
 
   test('a placeholder has the shape of its scheme', () => {
-    expect(placeholderCredentials({ type: 'http', scheme: 'bearer' })).toEqual({ authorization: 'Bearer placeholder-token' });
-    expect(placeholderCredentials({ type: 'http', scheme: 'Basic' }).authorization).toMatch(/^Basic [A-Za-z0-9+/]+=*$/);
-    expect(placeholderCredentials({ type: 'apiKey', in: 'header', name: 'X-Api-Key' })).toEqual({ 'X-Api-Key': 'placeholder-key' });
-    expect(placeholderCredentials({ type: 'apiKey', in: 'cookie', name: 'session' })).toEqual({ cookie: 'session=placeholder' });
-    expect(placeholderCredentials({ type: 'mutualTLS' })).toEqual({});
+    expect(placeholderFor({ type: 'http', scheme: 'bearer' }, 'b')).toEqual({ Authorization: `Bearer ${PLACEHOLDER_SECRET}` });
+    expect(placeholderFor({ type: 'http', scheme: 'Basic' }, 'b').Authorization).toMatch(/^Basic [A-Za-z0-9+/]+=*$/);
+    expect(placeholderFor({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }, 'k')).toEqual({ 'X-Api-Key': PLACEHOLDER_SECRET });
+    expect(placeholderFor({ type: 'apiKey', in: 'cookie', name: 'session' }, 'c')).toEqual({ Cookie: `session=${PLACEHOLDER_SECRET}` });
+    expect(placeholderFor({ type: 'mutualTLS' }, 'm')).toEqual({});
   });
 });

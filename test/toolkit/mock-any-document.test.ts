@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock/server.js';
 import { contractChecker } from '../../scripts/lib/contract-checker.js';
-import { credentialCarrier, placeholderCredentials } from '../../scripts/lib/credentials.js';
+import { placeholderFor } from '../../scripts/lib/credentials.js';
 import { exampleRequest } from '../../scripts/lib/example-request.js';
 import { listOperations, type JsonNode } from '../../scripts/lib/operations.js';
 import { schemaView } from '../../scripts/lib/schema-view.js';
@@ -55,11 +55,7 @@ function request(slug: string, operationId: string) {
   const document = documents[slug]!;
   const operation = listOperations(document).find((o) => o.id === operationId);
   if (!operation) throw new Error(`${slug} has no operation ${operationId}`);
-  const placeholders = placeholderCredentials(document);
-  const built = exampleRequest(document, operation, (_scheme, name) => {
-    const carrier = credentialCarrier(document, name, placeholders.find((c) => c.scheme === name)!.value);
-    return { ...carrier.headers, ...Object.fromEntries(carrier.query) };
-  });
+  const built = exampleRequest(document, operation, placeholderFor);
   return { operation, built };
 }
 

@@ -6,67 +6,17 @@
  * beyond what the caller checks of every call: a declared success, with a body valid against the
  * contract.
  */
-import { sample } from 'openapi-sampler';
-import { encodeBody, exampleRequest, type BuiltRequest } from '../example-request.js';
-import { deref, firstExample, listOperations, requestBodyOf, type JsonNode, type Operation } from '../operations.js';
+import { exampleRequest, type BuiltRequest } from '../example-request.js';
+import { listOperations, type JsonNode, type Operation } from '../operations.js';
+import type { SchemeCredentials } from '../credentials.js';
 import type { ScenarioContext, ServiceScenario } from './scenario.js';
 
-/** Credential headers for one security scheme of the document, by its name there. */
-export type SchemeCredentials = (scheme: JsonNode, name: string) => Record<string, string>;
-
 /**
- * A credential in the scheme's own shape whose value is a placeholder: what a server that checks
- * only that a credential is present (the contract-only stub, the mock) accepts.
+ * The operation's example request; what the contract gives no example of (a parameter, optional
+ * ones included, or a required body) is sampled in its schema's own shape (format, pattern, bounds).
  */
-export function placeholderCredentials(scheme: JsonNode): Record<string, string> {
-  if (scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'basic') return { authorization: `Basic ${Buffer.from('placeholder:placeholder').toString('base64')}` };
-  if (scheme.type === 'http' || scheme.type === 'oauth2' || scheme.type === 'openIdConnect') return { authorization: 'Bearer placeholder-token' };
-  if (scheme.type === 'apiKey' && scheme.in === 'header') return { [String(scheme.name)]: 'placeholder-key' };
-  if (scheme.type === 'apiKey' && scheme.in === 'cookie') return { cookie: `${String(scheme.name)}=placeholder` };
-  return {};
-}
-
-/** The service's seeded credential for a scheme where it has one, else a placeholder in the scheme's shape. */
-export function seededOrPlaceholder(seeded: SchemeCredentials): SchemeCredentials {
-  return (scheme, name) => {
-    const headers = seeded(scheme, name);
-    return Object.keys(headers).length > 0 ? headers : placeholderCredentials(scheme);
-  };
-}
-
-/**
- * A value in the schema's own shape (format, pattern, bounds), for what a document brought in gives
- * no example of: exampleRequest's stand-in for a parameter (the string `example`) fails a date or a
- * pattern, and a required body it leaves out is refused. None when the schema cannot be sampled.
- */
-function sampled(document: JsonNode, schema: JsonNode | undefined): { found: boolean; value?: unknown } {
-  if (!schema) return { found: false };
-  try {
-    return { found: true, value: sample(deref(document, schema) ?? {}, { skipReadOnly: true, enablePatterns: true, quiet: true }, document) };
-  } catch {
-    return { found: false };
-  }
-}
-
-/** The operation's example request, with a sample where the contract has no example of a parameter or of a required body. */
 export function exampleOrSampledRequest(document: JsonNode, operation: Operation, credentials: SchemeCredentials): BuiltRequest {
-  const overrides: Record<string, string> = {};
-  for (const parameter of operation.op.parameters ?? []) {
-    if (firstExample(document, parameter).found) continue;
-    const value = sampled(document, parameter.schema);
-    if (value.found && value.value !== undefined) overrides[parameter.name] = typeof value.value === 'object' ? JSON.stringify(value.value) : String(value.value);
-  }
-  const request = exampleRequest(document, operation, credentials, overrides);
-  const body = requestBodyOf(document, operation);
-  const [mediaType, media] = Object.entries<JsonNode>(body?.content ?? {})[0] ?? [];
-  if (request.init.body === undefined && body?.required && mediaType) {
-    const value = sampled(document, media?.schema);
-    if (value.found) {
-      request.init.headers = { ...(request.init.headers as Record<string, string>), 'content-type': mediaType };
-      request.init.body = encodeBody(mediaType, value.value);
-    }
-  }
-  return request;
+  return exampleRequest(document, operation, credentials, { optionalParameters: true });
 }
 
 /** The answer as a scenario outcome: a JSON body parsed, an event stream as its text, anything else by its status alone. */

@@ -7,7 +7,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { JsonNode } from '../operations.js';
-import { examplesScenario, type SchemeCredentials } from './examples.js';
+import type { SchemeCredentials } from '../credentials.js';
+import { examplesScenario } from './examples.js';
 import type { ServiceScenario } from './scenario.js';
 
 const folder = path.dirname(fileURLToPath(import.meta.url));
