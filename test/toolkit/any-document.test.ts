@@ -18,7 +18,7 @@ import { build, type BuildResult } from '../../scripts/lib/pipeline.js';
 import { startMockServer, type MockServer } from '../../mock/server.js';
 import { runContract } from '../../scripts/contract.js';
 import { exampleRequest } from '../../scripts/lib/example-request.js';
-import { placeholderCredentials } from '../../scripts/lib/scenarios/examples.js';
+import { placeholderFor } from '../../scripts/lib/credentials.js';
 import { listOperations, mountPathOf, type JsonNode } from '../../scripts/lib/operations.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
 import { defaultRoot, findApiServices } from '../../scripts/lib/project.js';
@@ -213,7 +213,7 @@ describe('served by npm start and npm run mock, checked by npm run contract', ()
       // WHATWG fetch turns any 407 into a network error outside a browser window; npm run contract
       // (node:http) checks that operation below.
       if (Object.keys(operation.op.responses ?? {}).join() === '407') continue;
-      const request = exampleRequest(document, operation, placeholderCredentials);
+      const request = exampleRequest(document, operation, placeholderFor);
       for (const port of [stubs.port, mock.port]) {
         const response = await fetch(`http://127.0.0.1:${port}${mount}${request.url}`, { ...request.init, redirect: 'manual' });
         const body = await response.text();
