@@ -27,7 +27,7 @@ import { credentialCarrier, defaultCredentialHeaders, PLACEHOLDER_SECRET, placeh
 import { exampleRequest } from './example-request.js';
 import { deref, listOperations, mountPathOf, type JsonNode } from './operations.js';
 import { defaultRoot } from './project.js';
-import { schemaView, type SchemaView } from './schema-view.js';
+import { schemaView, type SchemaView } from '../../server-stubs/lib/compilable-document.js';
 import { runScenario, ScenarioSetupError, scenarioFor, stubClockAdvance } from './scenarios/index.js';
 import { fuzzConfig } from './fuzz/config.js';
 import type { CredentialSource } from './fuzz/contract-model.js';
