@@ -18,6 +18,8 @@ import type { JsonNode } from '../../scripts/lib/operations.js';
 /** Members whose values are data, not schemas or OpenAPI objects: never rewritten. */
 const dataKeys = new Set(['example', 'examples', 'default', 'enum', 'const', 'value', 'x-examples', 'x-wire-example']);
 
+const JSON_TYPES = new Set(['null', 'boolean', 'object', 'array', 'number', 'integer', 'string']);
+
 /** Patterns and formats already warned about: one warning each per process, not one per operation. */
 const warnedPatterns = new Set<string>();
 const warnedFormats = new Set<string>();
@@ -100,6 +102,7 @@ function rewrite(node: unknown, seen: Set<object>, version30: boolean): void {
   foreignPattern(object);
   unusableDefault(object);
   parameterWithoutSchema(object);
+  foreignKeywords(object, version30);
   for (const [key, value] of Object.entries<unknown>(object)) if (!dataKeys.has(key)) rewrite(value, seen, version30);
 }
 
@@ -165,6 +168,26 @@ export function compilablePattern(pattern: string): boolean {
   }
 }
 
+/** The `type`s of security schemes, which the walk meets beside schemas' own. */
+const securityTypes = new Set(['apiKey', 'http', 'oauth2', 'openIdConnect', 'mutualTLS']);
+
+/**
+ * What no dialect the validator speaks compiles, as the 2020-12 view (`schemaView`) drops it too: a
+ * `type` that is no JSON type (`file`, from Swagger 2), a schema's boolean `required` (draft 3), and in
+ * 3.1 a tuple written as an `items` array. Parameters, headers, bodies and security schemes have a
+ * `type` or `required` of their own, and are left alone.
+ */
+function foreignKeywords(object: JsonNode, version30: boolean): void {
+  if ('in' in object || 'schema' in object || 'content' in object || securityTypes.has(object.type)) return;
+  if (typeof object.type === 'string' && !JSON_TYPES.has(object.type)) delete object.type;
+  else if (Array.isArray(object.type) && object.type.some((t: unknown) => !JSON_TYPES.has(String(t)))) object.type = object.type.filter((t: unknown) => JSON_TYPES.has(String(t)));
+  if (typeof object.required === 'boolean') delete object.required;
+  if (!version30 && Array.isArray(object.items) && !Array.isArray(object.prefixItems)) {
+    object.prefixItems = object.items;
+    delete object.items;
+  }
+}
+
 /**
  * A `readOnly` property with a `default`: the validator fills the default into a request and then
  * refuses the request for carrying a read-only property. A request never carries it; its default is
@@ -198,7 +221,6 @@ export interface SchemaView {
   notes: string[];
 }
 
-const JSON_TYPES = new Set(['null', 'boolean', 'object', 'array', 'number', 'integer', 'string']);
 /**
  * An imported document's schemas as the toolkit's Ajv reads them. Ajv speaks JSON Schema 2020-12 and compiles
  * `pattern` with the `u` flag, so a valid OpenAPI 3.0 document can still stop it cold:
