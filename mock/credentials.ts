@@ -9,7 +9,7 @@ import { bearerToken, credentialHeaders } from '../server-stubs/lib/auth.js';
 import type { OperationInfo } from '../server-stubs/lib/contract.js';
 import type { StubCredential, StubService } from '../server-stubs/lib/service.js';
 import { loadService, serviceSlugs } from '../server-stubs/server.js';
-import { deref, type JsonNode } from '../scripts/lib/operations.js';
+import type { JsonNode } from '../scripts/lib/operations.js';
 
 /**
  * The stub's default export, for its `credentials` and `errors` only: importing an app module
@@ -71,47 +71,4 @@ function schemeState(document: JsonNode, scheme: string, credentials: ReadonlyAr
   // value: a stateless mock cannot check it, so anything else presented passes, as Prism lets it.
   // A scheme with no seed at all (mail's OAuth tokens, issued by its flow) has nothing to pass.
   return seeds.length > 0 && seeds.every((c) => c.valid === false) ? { state: 'valid' } : { state: 'unknown' };
-}
-
-/**
- * For a service without a stub (an imported document): no credential is known, so one that is
- * present in the place and form its scheme declares passes, as Prism checks it. HTTP Basic needs
- * `Basic <token>`, any other HTTP scheme, OAuth 2 and OpenID Connect their scheme name and a token,
- * an apiKey a non-empty header, query parameter or cookie; mutual TLS cannot be seen here.
- */
-export function checkPresence(document: JsonNode, operation: OperationInfo, req: Request): CredentialVerdict {
-  const requirements: Array<Record<string, string[]>> = operation.op.security ?? document.security ?? [];
-  if (requirements.length === 0 || requirements.some((r) => Object.keys(r).length === 0)) return { ok: true };
-  if (requirements.some((r) => Object.keys(r).every((name) => present(document, name, req)))) return { ok: true };
-  const ways = requirements.map((r) => Object.keys(r).map((name) => wayOf(document, name)).join(' and '));
-  return { ok: false, message: `Missing credentials: send ${[...new Set(ways)].join(' or ')}` };
-}
-
-function present(document: JsonNode, name: string, req: Request): boolean {
-  const scheme: JsonNode | undefined = deref(document, document.components?.securitySchemes?.[name]);
-  if (!scheme) return true;
-  const authorization = typeof req.headers.authorization === 'string' ? req.headers.authorization : '';
-  switch (scheme.type) {
-    case 'http': {
-      const match = /^(\S+)\s+(\S.*)$/.exec(authorization);
-      return Boolean(match && match[1]!.toLowerCase() === String(scheme.scheme ?? 'bearer').toLowerCase());
-    }
-    case 'oauth2':
-    case 'openIdConnect':
-      return /^Bearer\s+\S/i.test(authorization);
-    case 'apiKey': {
-      const key = String(scheme.name ?? '');
-      const value = scheme.in === 'query' ? req.query[key] : scheme.in === 'cookie' ? (req.cookies as Record<string, string> | undefined)?.[key] : req.headers[key.toLowerCase()];
-      return value !== undefined && value !== '';
-    }
-    default:
-      return true;
-  }
-}
-
-function wayOf(document: JsonNode, name: string): string {
-  const scheme: JsonNode = deref(document, document.components?.securitySchemes?.[name]) ?? {};
-  if (scheme.type === 'http') return `Authorization: ${String(scheme.scheme ?? 'Bearer').replace(/^./, (c) => c.toUpperCase())} <credential>`;
-  if (scheme.type === 'apiKey') return scheme.in === 'query' ? `the query parameter ${scheme.name}` : scheme.in === 'cookie' ? `the cookie ${scheme.name}` : `${scheme.name}: <credential>`;
-  return 'Authorization: Bearer <token>';
 }

@@ -15,10 +15,11 @@ import { contractOf, declares, type Contract, type OperationInfo } from '../serv
 import type { ErrorMapper, Failure } from '../server-stubs/lib/errors.js';
 import { failureOf, isFailure } from '../server-stubs/lib/failures.js';
 import { createValidatingProxy } from '../server-stubs/lib/proxy.js';
-import { jsonType } from '../server-stubs/lib/results.js';
+import { writeError } from '../server-stubs/lib/results.js';
 import type { StubCredential } from '../server-stubs/lib/service.js';
-import { checkCredentials, checkPresence } from './credentials.js';
-import { failureFor, NO_BODY, NO_BODY_TEXT } from './errors.js';
+import { checkCredentials } from './credentials.js';
+import { checkPresence } from '../server-stubs/lib/presence-security.js';
+import { failureFor } from './errors.js';
 import { resolvePreference } from '../server-stubs/lib/prefer.js';
 
 export interface FrontService {
@@ -122,37 +123,10 @@ export function serviceRouter(service: FrontService, options: FrontOptions = {})
   router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (!isFailure(error)) return next(error);
     const mapped = errors(failureFor(res.locals.operation, error as Failure));
-    res.status(mapped.status).set({ ...(error.headers ?? {}), ...(mapped.headers ?? {}) });
-    if (mapped.body === NO_BODY) return void res.end();
-    if (!res.hasHeader('content-type')) res.type('application/json');
-    res.send(JSON.stringify(mapped.body));
+    writeError(res.status(mapped.status).set({ ...(error.headers ?? {}), ...(mapped.headers ?? {}) }), mapped);
   });
-  router.use(keepErrorMediaType);
   router.use(createValidatingProxy({ slug: service.slug, upstream: service.upstream, errors, strict: true, forwardTolerated: true, contract: proxyContract(contract), log: options.log ?? (() => {}) }));
   return router;
-}
-
-/**
- * The validating proxy writes the answers it gives itself (a request off the contract) as
- * `application/json` after setting the mapper's headers, so an imported document's declared error
- * media type (`application/problem+json`, say) would be overwritten. A Content-Type the mapper set
- * stays; the proxy's default only fills a gap. (The proxy is the stubs' code, not the mock's: an
- * ErrorResponse that carried its media type would make this unnecessary.) Likewise a body declared
- * as none (mock/errors.ts `NO_BODY`).
- */
-function keepErrorMediaType(_req: Request, res: Response, next: NextFunction) {
-  const setHeader = res.setHeader.bind(res);
-  res.setHeader = (name: string, value: number | string | readonly string[]) =>
-    name.toLowerCase() === 'content-type' && value === jsonType && res.hasHeader('content-type') ? res : setHeader(name, value);
-  // An error declared without content, which the proxy can only write as JSON text: sent empty.
-  const end = res.end.bind(res) as (...args: unknown[]) => Response;
-  res.end = ((...args: unknown[]) => {
-    if (args[0] !== NO_BODY_TEXT) return end(...args);
-    res.removeHeader('content-type');
-    res.removeHeader('content-length');
-    return end();
-  }) as Response['end'];
-  next();
 }
 
 /** Where a service that could not start is mounted: every request answers 503 naming the problem. */

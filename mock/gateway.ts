@@ -9,7 +9,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Contract } from '../server-stubs/lib/contract.js';
 import type { ErrorMapper } from '../server-stubs/lib/errors.js';
-import { failureFor, NO_BODY } from './errors.js';
+import { failureFor } from './errors.js';
+import { writeError } from '../server-stubs/lib/results.js';
+import type { ErrorResponse } from '../server-stubs/lib/errors.js';
 
 export interface GatewayTarget {
   /** Prism's port on 127.0.0.1 */
@@ -54,7 +56,7 @@ export async function startPrismGateway(targets: Map<string, GatewayTarget>, log
         const mapped = target.errors(
           failureFor(operation, { kind: 'validation', status: 400, message: `The request breaks the contract: ${issues.map((i) => i.message).join('; ')}`, issues }),
         );
-        return answerJson(res, mapped.status, mapped.body, mapped.headers);
+        return answerMapped(res, mapped);
       }
       if (violations.length > 0) log(`[mock ${slug}] ${req.method} ${requestPath}: Prism flags its own answer: ${violations.map((v) => v.message).join('; ')}`);
       if (String(answer.headers['content-type'] ?? '').startsWith('application/problem+json')) return prismProblem(answer);
@@ -91,7 +93,7 @@ export async function startPrismGateway(targets: Map<string, GatewayTarget>, log
           const operation = match.kind === 'operation' ? match.operation : undefined;
           const issues = body.validation!.map((v) => ({ path: (v.location ?? []).join('.'), message: v.message ?? String(v.code ?? 'is invalid') }));
           const mapped = target!.errors(failureFor(operation, { kind: 'validation', status: 400, message: `The request breaks the contract: ${issues.map((i) => i.message).join('; ')}`, issues }));
-          answerJson(res, mapped.status, mapped.body, mapped.headers);
+          answerMapped(res, mapped);
         });
       }
     });
@@ -120,14 +122,16 @@ function parseViolations(header: string | string[] | undefined): Violation[] {
   }
 }
 
-function answerJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+function answerJson(res: http.ServerResponse, status: number, body: unknown) {
   if (res.headersSent) return void res.end();
-  // The mapper may name the media type (an imported document's declared error type); else JSON.
-  if (body === NO_BODY) {
-    res.writeHead(status, headers);
-    return void res.end();
-  }
-  const typed = Object.keys(headers).some((name) => name.toLowerCase() === 'content-type');
-  res.writeHead(status, typed ? headers : { ...headers, 'content-type': 'application/json' });
+  res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
+}
+
+/** A request Prism refused, in the service's error as the stubs write theirs. */
+function answerMapped(res: http.ServerResponse, mapped: ErrorResponse) {
+  if (res.headersSent) return void res.end();
+  res.statusCode = mapped.status;
+  for (const [name, value] of Object.entries(mapped.headers ?? {})) res.setHeader(name, value);
+  writeError(res, mapped);
 }

@@ -21,7 +21,7 @@ import { documentErrors, foldedErrors } from './errors.js';
 import { createFront, serviceRouter, unavailableRouter } from './front.js';
 import { startPrismGateway, type GatewayTarget } from './gateway.js';
 import { bundledServices, defaultBundlesDir, freePort, prepareBundle, startPrism, stopPrism } from './prism.js';
-import { schemaView } from '../scripts/lib/schema-view.js';
+import { schemaView } from '../server-stubs/lib/compilable-document.js';
 import { stopOnSignals } from '../scripts/lib/shutdown.js';
 
 export { bundledServices, prismDocument } from './prism.js';

@@ -27,7 +27,7 @@ import { defaultCredentialHeaders, placeholderCredentials, placeholderFor, seede
 import { exampleRequest } from './example-request.js';
 import { deref, listOperations, mountPathOf, type JsonNode } from './operations.js';
 import { defaultRoot } from './project.js';
-import { schemaView, type SchemaView } from './schema-view.js';
+import { schemaView, type SchemaView } from '../../server-stubs/lib/compilable-document.js';
 import { runScenario, ScenarioSetupError, scenarioFor, stubClockAdvance } from './scenarios/index.js';
 import { fuzzConfig } from './fuzz/config.js';
 import type { CredentialSource } from './fuzz/contract-model.js';
@@ -36,6 +36,7 @@ import type { Violation } from './fuzz/oracle.js';
 import { formatCases, formatReport } from './fuzz/report.js';
 import { runFuzz, type FuzzTarget, type Judged } from './fuzz/runner.js';
 import { createSender, curlLine, describeObserved, type FuzzRequest, type Observed, type Sender } from './fuzz/wire.js';
+import { isJsonType } from '../../server-stubs/lib/media-types.js';
 
 export const DEFAULT_CONTRACT_RUNS = 300;
 
@@ -439,7 +440,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       const built = exampleRequest(document, operation, exampleCredentials);
       // A body sampled from the schema that the schema itself refuses (a format or a default the
       // sampler cannot honour) calls nothing: a refusal of it would be the runner's fault.
-      const unfit = built.sampledBody && /json/i.test(built.sampledBody.mediaType) ? compiledOr([] as string[], () => checker.requestErrors(operation.path, operation.method, built.sampledBody!.value, built.sampledBody!.mediaType)) : [];
+      const unfit = built.sampledBody && isJsonType(built.sampledBody.mediaType) ? compiledOr([] as string[], () => checker.requestErrors(operation.path, operation.method, built.sampledBody!.value, built.sampledBody!.mediaType)) : [];
       if (unfit.length > 0) {
         results.push({ kind: 'examples', name: operation.label, outcome: 'skipped', message: `no request example, and none could be built from the schemas (${unfit.slice(0, 2).join('; ')})`, ms: 0 });
         continue;
@@ -480,7 +481,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
     }
     for (const operation of answerable) {
       const media = Object.keys(deref(document, operation.op.requestBody)?.content ?? {});
-      if (!media.some((type) => type.includes('json'))) continue;
+      if (!media.some(isJsonType)) continue;
       const r = withExtra(asWireRequest(exampleRequest(document, operation, exampleCredentials), 'malformed JSON'));
       r.headers = { ...r.headers, 'content-type': 'application/json' };
       r.body = ['{"truncated":'];

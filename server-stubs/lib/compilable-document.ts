@@ -1,18 +1,30 @@
 /**
- * What express-openapi-validator is given: an operation's slice of the contract with what vendors'
- * documents legally say, but its Ajv cannot compile or applies wrongly, rewritten to mean the same.
- * The contract itself is left as it is (the answers and the docs read it).
+ * A document as a validator can compile it: what vendors' documents legally say, but Ajv cannot
+ * compile or applies wrongly, rewritten to mean the same (DECISIONS I-1: the document itself is never
+ * edited; these are copies for checking). Two validators read it, in two dialects, so there are two
+ * views built on one set of rules of what compiles (formats, patterns, which members are values):
+ *
+ * - `compilableDocument`, for express-openapi-validator (the stubs' request and response checks),
+ *   which compiles a 3.0 document as 3.0 (draft 4 bounds, `nullable`) and a 3.1 one as 2020-12;
+ * - `schemaView`, for the toolkit's own Ajv, which speaks 2020-12 only (the mock's contract, the
+ *   contract runner and checker, the fuzzer): every document is turned into 2020-12.
+ *
+ * It lives in the stubs' lib, the house's one place for server-side mechanisms the mock and the
+ * scripts share: the stubs' validation is the consumer that runs in every served process, and the
+ * mock and the scripts already import from here.
  */
 import type { JsonNode } from '../../scripts/lib/operations.js';
 
-/** Keys whose values are data, not schemas or OpenAPI objects: never rewritten. */
-const dataKeys = new Set(['example', 'examples', 'default', 'enum', 'const', 'value', 'x-examples']);
+/** Members whose values are data, not schemas or OpenAPI objects: never rewritten. */
+const dataKeys = new Set(['example', 'examples', 'default', 'enum', 'const', 'value', 'x-examples', 'x-wire-example']);
+
+const JSON_TYPES = new Set(['null', 'boolean', 'object', 'array', 'number', 'integer', 'string']);
 
 /** Patterns and formats already warned about: one warning each per process, not one per operation. */
 const warnedPatterns = new Set<string>();
 const warnedFormats = new Set<string>();
 
-/** The formats the validator checks (ajv-formats' full set and OpenAPI's own). */
+/** The formats the validators check (ajv-formats' full set, which scripts/lib/ajv.ts loads too, and OpenAPI's own). */
 const knownFormats = new Set([
   ...['date', 'time', 'date-time', 'iso-time', 'iso-date-time', 'duration', 'uri', 'uri-reference', 'uri-template', 'url', 'email', 'hostname', 'ipv4', 'ipv6', 'regex', 'uuid'],
   ...['json-pointer', 'json-pointer-uri-fragment', 'relative-json-pointer', 'byte', 'int32', 'int64', 'float', 'double', 'password', 'binary'],
@@ -90,6 +102,7 @@ function rewrite(node: unknown, seen: Set<object>, version30: boolean): void {
   foreignPattern(object);
   unusableDefault(object);
   parameterWithoutSchema(object);
+  foreignKeywords(object, version30);
   for (const [key, value] of Object.entries<unknown>(object)) if (!dataKeys.has(key)) rewrite(value, seen, version30);
 }
 
@@ -137,15 +150,41 @@ function exclusiveBounds(schema: JsonNode, version30: boolean): void {
  * request of the operation.
  */
 function foreignPattern(schema: JsonNode): void {
-  if (typeof schema.pattern !== 'string') return;
+  if (typeof schema.pattern !== 'string' || compilablePattern(schema.pattern)) return;
+  if (!warnedPatterns.has(schema.pattern)) {
+    warnedPatterns.add(schema.pattern);
+    console.warn(`pattern ${JSON.stringify(schema.pattern)} is not a JavaScript regular expression; it is not checked`);
+  }
+  delete schema.pattern;
+}
+
+/** Whether JavaScript compiles a JSON Schema `pattern` as Ajv will (unicode mode). */
+export function compilablePattern(pattern: string): boolean {
   try {
-    new RegExp(schema.pattern, 'u');
+    new RegExp(pattern, 'u');
+    return true;
   } catch {
-    if (!warnedPatterns.has(schema.pattern)) {
-      warnedPatterns.add(schema.pattern);
-      console.warn(`pattern ${JSON.stringify(schema.pattern)} is not a JavaScript regular expression; it is not checked`);
-    }
-    delete schema.pattern;
+    return false;
+  }
+}
+
+/** The `type`s of security schemes, which the walk meets beside schemas' own. */
+const securityTypes = new Set(['apiKey', 'http', 'oauth2', 'openIdConnect', 'mutualTLS']);
+
+/**
+ * What no dialect the validator speaks compiles, as the 2020-12 view (`schemaView`) drops it too: a
+ * `type` that is no JSON type (`file`, from Swagger 2), a schema's boolean `required` (draft 3), and in
+ * 3.1 a tuple written as an `items` array. Parameters, headers, bodies and security schemes have a
+ * `type` or `required` of their own, and are left alone.
+ */
+function foreignKeywords(object: JsonNode, version30: boolean): void {
+  if ('in' in object || 'schema' in object || 'content' in object || securityTypes.has(object.type)) return;
+  if (typeof object.type === 'string' && !JSON_TYPES.has(object.type)) delete object.type;
+  else if (Array.isArray(object.type) && object.type.some((t: unknown) => !JSON_TYPES.has(String(t)))) object.type = object.type.filter((t: unknown) => JSON_TYPES.has(String(t)));
+  if (typeof object.required === 'boolean') delete object.required;
+  if (!version30 && Array.isArray(object.items) && !Array.isArray(object.prefixItems)) {
+    object.prefixItems = object.items;
+    delete object.items;
   }
 }
 
@@ -173,4 +212,122 @@ function parameterWithoutSchema(object: JsonNode): void {
   // Label and matrix path parameters are read before validation (parameter-styles.ts); the
   // validator's mutator refuses those styles, and has nothing left to split.
   if (object.in === 'path' && (object.style === 'label' || object.style === 'matrix')) object.style = 'simple';
+}
+
+export interface SchemaView {
+  /** the document with its schemas in the form above (the input when nothing needed changing) */
+  document: JsonNode;
+  /** one line per keyword dropped, naming where */
+  notes: string[];
+}
+
+/**
+ * An imported document's schemas as the toolkit's Ajv reads them. Ajv speaks JSON Schema 2020-12 and compiles
+ * `pattern` with the `u` flag, so a valid OpenAPI 3.0 document can still stop it cold:
+ *
+ * - 3.0 `nullable: true` is a type union with null (Ajv throws on `nullable` without `type`);
+ * - 3.0 boolean `exclusiveMinimum`/`exclusiveMaximum` beside `minimum`/`maximum` are the numeric
+ *   2020-12 forms;
+ * - 3.0 `items` given as an array (a tuple, as some generators write) is `prefixItems`;
+ * - a `format` Ajv does not know is left out (an annotation in 2020-12, which Ajv warns about);
+ * - a `pattern` JavaScript cannot compile under `u` (`\Z`, `(?i)`, `\:`), a `type` that is no JSON
+ *   type (`file`), a `required` that is not a list: the keyword is dropped with one note each,
+ *   so everything else of the schema is still checked.
+ *
+ * Examples, defaults, enums and extensions are values, not schemas: the walk never enters them.
+ */
+export function schemaView(document: JsonNode): SchemaView {
+  const notes: string[] = [];
+  const legacy = !/^3\.1/.test(String(document.openapi ?? ''));
+
+  /** Copies `node` only where a member changes, so an untouched document comes back as itself. */
+  const mapMembers = (node: JsonNode, visit: (key: string, value: unknown) => unknown): JsonNode => {
+    let out: JsonNode | undefined;
+    for (const [key, value] of Object.entries(node)) {
+      const next = visit(key, value);
+      if (next !== value) (out ??= (Array.isArray(node) ? [...node] : { ...node }) as JsonNode)[key] = next;
+    }
+    return out ?? node;
+  };
+
+  /** A schema: its fixes, then its subschemas. */
+  const inSchema = (node: unknown, at: string): unknown => {
+    if (!node || typeof node !== 'object' || Array.isArray(node)) return node;
+    const fixed = schemaFixes(node as JsonNode, at, legacy, notes);
+    return mapMembers(fixed, (key, value) => {
+      if (SUBSCHEMA.has(key)) return inSchema(value, `${at}/${key}`);
+      if (SUBSCHEMA_LISTS.has(key) && Array.isArray(value)) return mapMembers(value, (i, item) => inSchema(item, `${at}/${key}/${i}`));
+      if (SUBSCHEMA_MAPS.has(key) && value && typeof value === 'object') return mapMembers(value as JsonNode, (name, item) => inSchema(item, `${at}/${key}/${name}`));
+      return value;
+    });
+  };
+
+  /** Any other OpenAPI object: schemas are found under `schema` and `components.schemas`. */
+  const inDocument = (node: unknown, at: string): unknown => {
+    if (!node || typeof node !== 'object') return node;
+    return mapMembers(node as JsonNode, (key, value) => {
+      if (dataKeys.has(key) || key.startsWith('x-')) return value;
+      if (key === 'schema') return inSchema(value, `${at}/${key}`);
+      if (key === 'schemas' && at === '#/components' && value && typeof value === 'object') return mapMembers(value as JsonNode, (name, item) => inSchema(item, `${at}/schemas/${name}`));
+      return inDocument(value, `${at}/${key}`);
+    });
+  };
+
+  return { document: inDocument(document, '#') as JsonNode, notes };
+}
+
+const SUBSCHEMA = new Set(['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema', 'additionalItems']);
+const SUBSCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
+const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+
+/** The fixes above for one node, when it is a schema that needs them; the node itself otherwise. */
+function schemaFixes(node: JsonNode, at: string, legacy: boolean, notes: string[]): JsonNode {
+  let s = node;
+  const own = () => (s === node ? (s = { ...node }) : s);
+  if (typeof s.pattern === 'string' && !compilablePattern(s.pattern)) {
+    notes.push(`${at}: pattern ${JSON.stringify(s.pattern)} is not a JavaScript regular expression; that keyword is not checked`);
+    delete own().pattern;
+  }
+  if (s.type !== undefined && typeof s.type !== 'object' && !JSON_TYPES.has(String(s.type))) {
+    notes.push(`${at}: type ${JSON.stringify(s.type)} is not a JSON Schema type; that keyword is not checked`);
+    delete own().type;
+  } else if (Array.isArray(s.type) && s.type.some((t: unknown) => !JSON_TYPES.has(String(t)))) {
+    own().type = s.type.filter((t: unknown) => JSON_TYPES.has(String(t)));
+  }
+  if (typeof s.required === 'boolean') delete own().required;
+  // A format nobody defined (`uriref`, `iso-country-code`) is an annotation in 2020-12 and ignored
+  // anyway; Ajv would warn about it on every compile.
+  if (typeof s.format === 'string' && !knownFormats.has(s.format)) delete own().format;
+  for (const [exclusive, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+    if (typeof s[exclusive] !== 'boolean') continue;
+    const copy = own();
+    if (copy[exclusive] && typeof copy[bound] === 'number') {
+      copy[exclusive] = copy[bound];
+      delete copy[bound];
+    } else delete copy[exclusive];
+  }
+  if (Array.isArray(s.items) && !Array.isArray(s.prefixItems)) {
+    const copy = own();
+    copy.prefixItems = copy.items;
+    delete copy.items;
+  }
+  if ('nullable' in s && typeof s.nullable === 'boolean') {
+    const { nullable, ...rest } = own();
+    s = rest;
+    // In 3.1 `nullable` is no keyword at all: a 3.1 schema says null in its `type`.
+    if (nullable && legacy) s = withNull(rest);
+  }
+  return s;
+}
+
+/** A 3.0 schema with `nullable: true`: null is allowed besides what it says. */
+function withNull(schema: JsonNode): JsonNode {
+  if (typeof schema.type === 'string' || Array.isArray(schema.type)) {
+    const types = [schema.type].flat();
+    const out: JsonNode = { ...schema, type: types.includes('null') ? types : [...types, 'null'] };
+    if (Array.isArray(schema.enum) && !schema.enum.includes(null)) out.enum = [...schema.enum, null];
+    return out;
+  }
+  const constrained = ['$ref', 'allOf', 'anyOf', 'oneOf', 'enum', 'const', 'not'].some((k) => k in schema);
+  return constrained ? { anyOf: [schema, { type: 'null' }] } : schema;
 }

@@ -15,18 +15,28 @@ export const problemType = 'application/problem+json';
 /** Fields an error body carries its sentence in, by the names APIs use, most telling first. */
 const messageFields = ['message', 'detail', 'details', 'error_description', 'error', 'errorMessage', 'error_message', 'description', 'title', 'reason', 'msg'];
 
+export interface ContractErrorOptions {
+  /**
+   * Put the failure's sentence into a declared JSON example's message field too (never its status).
+   * The mock wants it: its refusals stand in for a real service's, which names what was wrong; a
+   * stub served from its contract alone answers the author's example as written.
+   */
+  toldExamples?: boolean;
+}
+
 /**
- * The mapper for a document. A failure carries no Accept header: a declared error answer takes the
- * first JSON type it declares, else its first.
+ * The mapper for a document, used by the contract-only stub and the mock of a document without a
+ * stub. A failure carries no Accept header: a declared error answer takes the first JSON type it
+ * declares, else its first.
  */
-export function contractErrors(document: JsonNode): ErrorMapper {
+export function contractErrors(document: JsonNode, options: ContractErrorOptions = {}): ErrorMapper {
   const operations = new Map(listOperations(document).map((operation) => [operation.id, operation]));
   return (failure) => {
     const operation = failure.operation ? operations.get(failure.operation.id) : undefined;
     const status = statusOf(failure);
     const key = operation ? responseKeyFor(operation, status) : undefined;
     if (!operation || key === undefined) return problem(status, failure);
-    return declaredError(document, operation, key, status, failure);
+    return declaredError(document, operation, key, status, failure, options);
   };
 }
 
@@ -50,7 +60,7 @@ export function problem(status: number, failure: Failure): ErrorResponse {
   return { status, body, contentType: problemType };
 }
 
-function declaredError(document: JsonNode, operation: OperationInfo, key: string, status: number, failure: Failure): ErrorResponse {
+function declaredError(document: JsonNode, operation: OperationInfo, key: string, status: number, failure: Failure, options: ContractErrorOptions): ErrorResponse {
   const response = deref<JsonNode | undefined>(document, operation.op.responses[key]);
   const content: JsonNode = response?.content ?? {};
   const type = chooseMediaType(Object.keys(content), undefined);
@@ -61,7 +71,8 @@ function declaredError(document: JsonNode, operation: OperationInfo, key: string
   const schema = deref<JsonNode | undefined>(document, media.schema);
   const example = declaredExamples(document, media)[0];
   if (isJsonType(sent)) {
-    const body = example !== undefined ? example : withMessage(document, schema, sampleOf(document, schema, { direction: 'response' }), failure.message, status);
+    const told = example !== undefined && options.toldExamples ? toldExample(document, schema, example, failure.message) : example;
+    const body = told !== undefined ? told : withMessage(document, schema, sampleOf(document, schema, { direction: 'response' }), failure.message, status);
     return body === undefined ? { status, body: undefined } : { status, body, contentType: sent };
   }
   if (isTextType(sent)) {
@@ -84,6 +95,14 @@ function withMessage(document: JsonNode, schema: JsonNode | undefined, sample: u
   if (field) out[field] = message;
   for (const name of ['status', 'code', 'statusCode']) if (isPlainType(properties[name], 'integer') && name in out) out[name] = status;
   return out;
+}
+
+/** A declared example with the failure's sentence in a message-like string field it already has. */
+function toldExample(document: JsonNode, schema: JsonNode | undefined, example: unknown, message: string): unknown {
+  if (example === null || typeof example !== 'object' || Array.isArray(example)) return example;
+  const properties = propertiesOf(document, schema);
+  const field = messageFields.find((name) => typeof (example as Record<string, unknown>)[name] === 'string' && isPlainType(properties[name], 'string'));
+  return field ? { ...(example as Record<string, unknown>), [field]: message } : example;
 }
 
 function isPlainType(schema: JsonNode | undefined, type: string): boolean {

@@ -6,7 +6,7 @@
 import type { Request } from 'express';
 import { bearerToken, fail, type SecurityHandler } from './auth.js';
 import { ApiError } from './errors.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import { deref, type JsonNode } from '../../scripts/lib/operations.js';
 
 /** One handler per security scheme of the document. */
 export function presenceSecurity(document: JsonNode): Record<string, SecurityHandler> {
@@ -33,59 +33,73 @@ export function presentation(scheme: JsonNode): string {
 }
 
 function presenceOf(name: string, scheme: JsonNode): SecurityHandler {
-  const refuse = (req: Request, message: string): never => fail(req, new ApiError(401, 'unauthenticated', message));
-  const accept = (req: Request, value: string) => {
+  return (req) => {
+    const value = presentedCredential(scheme, req);
+    if (value === undefined) return fail(req, new ApiError(401, 'unauthenticated', `${name}: send ${wayOf(scheme)}`));
     req.principal = { id: `${name}:${value}` };
     return true;
   };
+}
+
+export type PresenceVerdict = { ok: true } | { ok: false; message: string };
+
+/**
+ * Whether the request satisfies one of the operation's security requirements by presence alone, for
+ * a server with no framework security step in front of it (the mock of an imported document).
+ */
+export function checkPresence(document: JsonNode, operation: { op: JsonNode }, req: Request): PresenceVerdict {
+  const requirements: Array<Record<string, string[]>> = operation.op.security ?? document.security ?? [];
+  if (requirements.length === 0 || requirements.some((r) => Object.keys(r).length === 0)) return { ok: true };
+  const schemeOf = (name: string): JsonNode | undefined => deref(document, document.components?.securitySchemes?.[name]);
+  // A scheme the document does not define cannot be asked for: it does not hold the request back.
+  const present = (name: string) => {
+    const scheme = schemeOf(name);
+    return !scheme || presentedCredential(scheme, req) !== undefined;
+  };
+  if (requirements.some((r) => Object.keys(r).every(present))) return { ok: true };
+  const ways = requirements.map((r) => Object.keys(r).map((name) => wayOf(schemeOf(name) ?? {})).join(' and '));
+  return { ok: false, message: `Missing credentials: send ${[...new Set(ways)].join(' or ')}` };
+}
+
+/**
+ * The credential the request presents the way the scheme says, or undefined. HTTP Basic needs
+ * base64 of `user:password`, any other HTTP scheme its name and a value, OAuth 2 and OpenID Connect a
+ * bearer token, an apiKey a non-empty header, query parameter or cookie; mutualTLS and types not known
+ * here are presented by the connection, so they count as present.
+ */
+export function presentedCredential(scheme: JsonNode, req: Request): string | undefined {
   const type = String(scheme.type ?? '');
   if (type === 'http') {
-    const kind = String(scheme.scheme ?? '').toLowerCase();
-    if (kind === 'bearer') {
-      return (req) => {
-        const token = bearerToken(req);
-        return token ? accept(req, token) : refuse(req, `${name}: send Authorization: Bearer <token>`);
-      };
-    }
+    const kind = String(scheme.scheme ?? 'bearer').toLowerCase();
+    if (kind === 'bearer') return bearerToken(req) || undefined;
     if (kind === 'basic') {
-      return (req) => {
-        const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(req.headers.authorization ?? '');
-        const decoded = match ? Buffer.from(match[1]!, 'base64').toString('utf8') : '';
-        return decoded.includes(':') ? accept(req, decoded.slice(0, decoded.indexOf(':'))) : refuse(req, `${name}: send Authorization: Basic <base64 of user:password>`);
-      };
+      const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(req.headers.authorization ?? '');
+      const decoded = match ? Buffer.from(match[1]!, 'base64').toString('utf8') : '';
+      return decoded.includes(':') ? decoded.slice(0, decoded.indexOf(':')) : undefined;
     }
     const prefix = new RegExp(`^${kind.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+(\\S.*)$`, 'i');
-    return (req) => {
-      const value = prefix.exec(req.headers.authorization ?? '')?.[1];
-      return value ? accept(req, value) : refuse(req, `${name}: send Authorization: ${scheme.scheme} <credentials>`);
-    };
+    return prefix.exec(req.headers.authorization ?? '')?.[1];
   }
   if (type === 'apiKey') {
     const key = String(scheme.name ?? '');
-    if (scheme.in === 'query') {
-      return (req) => {
-        const value = (req.query as Record<string, unknown>)[key];
-        return typeof value === 'string' && value ? accept(req, value) : refuse(req, `${name}: send the query parameter ${key}`);
-      };
-    }
-    if (scheme.in === 'cookie') {
-      return (req) => {
-        const value = (req.cookies as Record<string, string> | undefined)?.[key];
-        return value ? accept(req, value) : refuse(req, `${name}: send the cookie ${key}`);
-      };
-    }
-    return (req) => {
-      const value = req.headers[key.toLowerCase()];
-      const text = Array.isArray(value) ? value[0] : value;
-      return text ? accept(req, text) : refuse(req, `${name}: send the header ${key}`);
-    };
+    const value =
+      scheme.in === 'query' ? (req.query as Record<string, unknown>)[key] : scheme.in === 'cookie' ? (req.cookies as Record<string, string> | undefined)?.[key] : req.headers[key.toLowerCase()];
+    const text = Array.isArray(value) ? value[0] : value;
+    return typeof text === 'string' && text ? text : undefined;
   }
-  if (type === 'oauth2' || type === 'openIdConnect') {
-    return (req) => {
-      const token = bearerToken(req);
-      return token ? accept(req, token) : refuse(req, `${name}: send Authorization: Bearer <access token>`);
-    };
+  if (type === 'oauth2' || type === 'openIdConnect') return bearerToken(req) || undefined;
+  return 'connection';
+}
+
+/** Where and how the scheme's credential is sent, for a refusal's message. */
+function wayOf(scheme: JsonNode): string {
+  const type = String(scheme.type ?? '');
+  if (type === 'http') {
+    const kind = String(scheme.scheme ?? 'bearer').toLowerCase();
+    if (kind === 'bearer') return 'Authorization: Bearer <token>';
+    if (kind === 'basic') return 'Authorization: Basic <base64 of user:password>';
+    return `Authorization: ${scheme.scheme} <credentials>`;
   }
-  // mutualTLS and types this stub does not know: the connection is what presents them, nothing to check here.
-  return () => true;
+  if (type === 'apiKey') return scheme.in === 'query' ? `the query parameter ${scheme.name}` : scheme.in === 'cookie' ? `the cookie ${scheme.name}` : `the header ${scheme.name}`;
+  return 'Authorization: Bearer <access token>';
 }

@@ -4,8 +4,9 @@ import { deref } from '../../scripts/lib/operations.js';
 import { badInputStatus, declares, loadContract, responseKeyFor, type Contract, type OperationInfo } from './contract.js';
 import { failedOperation, INVALID_JSON, type ErrorMapper, type Failure, type FailureKind } from './errors.js';
 import { pruneBody } from './request-body.js';
-import { hopByHop, jsonType, writeBody } from './results.js';
+import { hopByHop, writeError } from './results.js';
 import { parseEventStream } from './sse.js';
+import { isJsonType } from './media-types.js';
 
 export interface ProxyOptions {
   slug: string;
@@ -118,7 +119,7 @@ export function createValidatingProxy(options: ProxyOptions): Router {
 
 function reply(res: Response, errors: ErrorMapper, operation: OperationInfo | undefined, status: number, kind: FailureKind, message: string, more: Partial<Failure> = {}) {
   const mapped = errors({ ...more, kind, status, message, operation: operation && failedOperation(operation) });
-  writeBody(res.status(mapped.status).set(mapped.headers ?? {}), JSON.stringify(mapped.body), jsonType);
+  writeError(res.status(mapped.status).set(mapped.headers ?? {}), mapped);
 }
 
 /** ajv's errors of `value` against the schema at `place`; none where the contract has no schema there. */
@@ -159,7 +160,7 @@ function requestProblems(contract: Contract, operation: OperationInfo, req: Requ
   const requestBody = deref(contract.document, operation.op.requestBody);
   const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
   if (requestBody?.required && bytes.length === 0) problems.push({ path: 'body', message: 'is required' });
-  const jsonType = Object.keys(requestBody?.content ?? {}).find((type) => type.includes('json'));
+  const jsonType = Object.keys(requestBody?.content ?? {}).find(isJsonType);
   if (jsonType && bytes.length > 0 && req.is('json')) {
     let body: unknown;
     try {
@@ -192,7 +193,7 @@ function responseProblems(contract: Contract, operation: OperationInfo, status: 
   if (!content) return bytes.length > 0 ? [`status ${status} is declared without a body, and one came`] : [];
   const mediaType = Object.keys(content).find((declared) => type.split(';')[0]!.trim() === declared);
   if (!mediaType) return [`content type ${type || '(none)'} is not declared for ${status} (${Object.keys(content).join(', ')})`];
-  if (!mediaType.includes('json')) return [];
+  if (!isJsonType(mediaType)) return [];
   try {
     return schemaProblems(contract, [...place, mediaType, 'schema'], JSON.parse(bytes.toString('utf8'))).map((p) => `body${p}`);
   } catch {

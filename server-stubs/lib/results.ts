@@ -1,6 +1,8 @@
 import { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { Contract, OperationInfo } from './contract.js';
+import type { ErrorResponse } from './errors.js';
 import { eventStreamHeaders, openEventStream, type EventStream, type SseFrame } from './sse.js';
 
 /** A handler's answer as the router sees it at run time (`HandlerResult` is its typed face). */
@@ -65,10 +67,29 @@ export const jsonType = 'application/json; charset=utf-8';
  * and a conditional request must not become an undeclared 304) and no parsing of a type set here.
  * Node itself leaves out the body of an answer to HEAD.
  */
-export function writeBody(res: Response, body: string | Uint8Array, contentType?: string): void {
+export function writeBody(res: ServerResponse, body: string | Uint8Array, contentType?: string): void {
   if (contentType !== undefined) res.setHeader('Content-Type', contentType);
   res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
   res.end(body);
+}
+
+/**
+ * A mapped error as written on the wire, by every writer of one (the service router, the validating
+ * proxy, the mock's front and gateway): text in its media type, JSON in its own (`problem+json`,
+ * say) or else `jsonType`, and nothing at all for an error declared without a body.
+ */
+export function writeError(res: ServerResponse, mapped: ErrorResponse): void {
+  if (mapped.text !== undefined) return writeBody(res, mapped.text, mapped.contentType ?? 'text/plain; charset=utf-8');
+  if (mapped.body === undefined) {
+    res.removeHeader('content-type');
+    return void res.end();
+  }
+  writeBody(res, JSON.stringify(mapped.body), mapped.contentType ? withCharset(mapped.contentType) : jsonType);
+}
+
+/** A JSON media type as written on an answer: with its charset, as `jsonType`. */
+function withCharset(type: string): string {
+  return /;\s*charset=/i.test(type) ? type : `${type}; charset=utf-8`;
 }
 
 async function pipeUpstream(res: Response, upstream: globalThis.Response): Promise<void> {

@@ -2,7 +2,7 @@
  * The one schema sampler of the toolkit: a value of a schema for a document that gives no example,
  * by openapi-sampler as Redoc renders one, so the stub answers what the reference docs show and a
  * client (the runner, the fuzzer, the tests' requests) sends what a reader of those docs would.
- * `document` should be the schema view (scripts/lib/schema-view.ts) where the document's patterns
+ * `document` should be the schema view (`schemaView` of server-stubs/lib/compilable-document.ts) where the document's patterns
  * are not JavaScript's: the sampler builds strings from them.
  */
 import { sample } from 'openapi-sampler';

@@ -12,7 +12,7 @@ import { ApiError, failedOperation, type ErrorMapper } from './errors.js';
 import { failureFromThrown, failureOf } from './failures.js';
 import type { HandlerMap } from './handlers.js';
 import { RateLimiter, type RateLimitRule } from './rate-limit.js';
-import { jsonType, sendResult, writeBody, type RuntimeResult } from './results.js';
+import { sendResult, writeBody, writeError, type RuntimeResult } from './results.js';
 import type { JsonNode } from '../../scripts/lib/operations.js';
 
 export interface ServiceRouterOptions<Ops, P extends Principal, Defaults> {
@@ -207,15 +207,9 @@ function errorExit(slug: string, errors: ErrorMapper) {
       writeBody(res, mapped.page, 'text/html; charset=utf-8');
       return;
     }
-    // Sent as text so the response validator does not take an error body for a handler's answer;
-    // the conformance and fuzz tests hold the mappers to the contract.
-    if (mapped.text !== undefined) return writeBody(res, mapped.text, mapped.contentType ?? 'text/plain; charset=utf-8');
-    if (mapped.body === undefined) return void res.end();
-    writeBody(res, JSON.stringify(mapped.body), mapped.contentType ? withCharset(mapped.contentType) : jsonType);
+    // Sent as written bytes so the response validator does not take an error body for a handler's
+    // answer; the conformance and fuzz tests hold the mappers to the contract.
+    writeError(res, mapped);
   };
 }
 
-/** A JSON media type as written on an answer: with its charset, as `jsonType`. */
-function withCharset(type: string): string {
-  return /;\s*charset=/i.test(type) ? type : `${type}; charset=utf-8`;
-}

@@ -11,7 +11,7 @@ import { buildServiceModel } from '../../scripts/lib/fuzz/contract-model.js';
 import { httpRequestArbitrary } from '../../scripts/lib/fuzz/requests.js';
 import { serializeParameter } from '../../scripts/lib/parameter-style.js';
 import { sampleOf } from '../../server-stubs/lib/schema-sample.js';
-import { schemaView } from '../../scripts/lib/schema-view.js';
+import { schemaView } from '../../server-stubs/lib/compilable-document.js';
 import { contractOf } from '../../server-stubs/lib/contract.js';
 import { quirks } from '../helpers/imported-documents.js';
 

@@ -14,7 +14,7 @@ import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { placeholderFor } from '../../scripts/lib/credentials.js';
 import { exampleRequest } from '../../scripts/lib/example-request.js';
 import { listOperations, type JsonNode } from '../../scripts/lib/operations.js';
-import { schemaView } from '../../scripts/lib/schema-view.js';
+import { schemaView } from '../../server-stubs/lib/compilable-document.js';
 import { contractOf } from '../../server-stubs/lib/contract.js';
 import { bundleExample, quirks, unloadable, writeBundle } from '../helpers/imported-documents.js';
 

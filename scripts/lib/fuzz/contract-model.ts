@@ -10,6 +10,7 @@ import { loadContract, type Contract } from '../../../server-stubs/lib/contract.
 import { contractChecker, type ContractChecker } from '../contract-checker.js';
 import { createSchemaArbitraries, type JsonSchema, type PropertyHook, type SchemaArbitraries } from './arbitraries.js';
 import { credentialsFor, type OperationCredentials, type PublishedCredential } from './credentials.js';
+import { isJsonType } from '../../../server-stubs/lib/media-types.js';
 
 export interface ParamModel {
   name: string;
@@ -147,7 +148,7 @@ export function buildServiceModel(slug: string, services: ReadonlyArray<Credenti
       // `default` is where many documents put their one error shape.
       if (!/^4/.test(status) && status !== 'default') continue;
       for (const [mediaType, media] of Object.entries<JsonNode>(deref(document, raw)?.content ?? {})) {
-        if (!mediaType.includes('json')) continue;
+        if (!isJsonType(mediaType)) continue;
         for (const part of [media.schema, ...(deref(document, media.schema)?.allOf ?? [])]) {
           const name = /^#\/components\/schemas\/([^/]+)$/.exec(part?.$ref ?? '')?.[1];
           if (name && !errorSchemas.includes(name)) errorSchemas.push(name);

@@ -7,6 +7,7 @@ import { documentsOnlyFailures } from '../../../server-stubs/lib/contract.js';
 import { deref, type Operation, type JsonNode } from '../operations.js';
 import type { OperationModel, ServiceModel } from './contract-model.js';
 import { bodyText, type FuzzRequest, type Observed } from './wire.js';
+import { isJsonType } from '../../../server-stubs/lib/media-types.js';
 
 export interface Violation {
   /** stable category: the report groups by it, and it is the framework engineer's to-do item */
@@ -20,7 +21,6 @@ const header = (o: Observed, name: string) => {
   const v = o.headers[name];
   return Array.isArray(v) ? v.join(', ') : v;
 };
-const isJsonType = (type: string | undefined) => Boolean(type && /^application\/(?:[\w.+-]+\+)?json\b/i.test(type));
 
 /** A body's shape for grouping: strings elided unless they look like codes (`NOT_FOUND`). */
 function shapeOf(value: unknown, depth = 0): string {
@@ -109,7 +109,7 @@ export function createHttpOracle(model: ServiceModel) {
     const errorStatuses = Object.keys(m.operation.op.responses ?? {}).filter((s) => /^[45]/.test(s) || s === 'default');
     const fits = errorStatuses.some((s) => {
       const content = deref(document, m.operation.op.responses[s])?.content ?? {};
-      return Object.keys(content).some((type) => type.includes('json') && checker.responseErrors(m.operation.path, m.operation.method, s, body, type).length === 0);
+      return Object.keys(content).some((type) => isJsonType(type) && checker.responseErrors(m.operation.path, m.operation.method, s, body, type).length === 0);
     });
     const out: Violation[] = [];
     if (!fits) out.push({ kind: '501 without the documented error body', detail: `${m.label}: ${snippet(o.body, 70)} fits none of ${errorStatuses.join(', ')}` });
@@ -151,7 +151,7 @@ export function createHttpOracle(model: ServiceModel) {
         const declared = Object.keys(content).find((t) => t.toLowerCase() === type);
         if (!declared) {
           out.push({ kind: 'response media type not declared', detail: `${o.status} ${type || '(none)'} on ${m.label} (declared ${Object.keys(content).join(', ')})` });
-        } else if (declared.includes('json') && !o.truncated) {
+        } else if (isJsonType(declared) && !o.truncated) {
           let body: unknown;
           try {
             body = JSON.parse(o.body);
@@ -205,7 +205,7 @@ export function createHttpOracle(model: ServiceModel) {
     const out: Violation[] = leakViolations(o, requestText).filter((v) => v.kind !== 'HTML body' || !declaresHtml(r, o));
     const type = header(o, 'content-type');
     // An error is JSON, unless the operation declares a page for it (an OAuth refusal a browser sees).
-    if (o.status >= 400 && o.body !== '' && !isJsonType(type) && !declaresHtml(r, o)) {
+    if (o.status >= 400 && o.body !== '' && !isJsonType(type ?? '') && !declaresHtml(r, o)) {
       out.push({ kind: 'error answer is not JSON', detail: `${o.status} ${type ?? '(no content-type)'} for ${r.case}` });
     }
     if (o.status >= 500 && o.status !== 501 && !isDocumentedAnswer(r, o)) out.push({ kind: 'server error (5xx)', detail: `${o.status} ${snippet(o.body, 100)}` });

@@ -11,6 +11,7 @@ import type { LiveIds } from './live-ids.js';
 import { bodyText, percentEncode, type BodyPart, type FuzzRequest } from './wire.js';
 import type { JsonNode } from '../operations.js';
 import { serializeParameter, type SerializedParameter } from '../parameter-style.js';
+import { isFormType, isJsonType, isMultipartType } from '../../../server-stubs/lib/media-types.js';
 
 /** The valid pieces of a request for one operation, before they are put on the wire. */
 interface Parts {
@@ -46,20 +47,20 @@ const BOUNDARY = 'fuzzboundary';
 
 /** The Content-Type of a body in a media type: a multipart one names its boundary. */
 export function contentTypeOf(mediaType: string): string {
-  return mediaType.startsWith('multipart/') && !/boundary=/i.test(mediaType) ? `${mediaType}; boundary=${BOUNDARY}` : mediaType;
+  return isMultipartType(mediaType) && !/boundary=/i.test(mediaType) ? `${mediaType}; boundary=${BOUNDARY}` : mediaType;
 }
 
 const fieldText = (v: unknown) => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
 
 /** A body value on the wire in its media type. */
 export function encodeBody(mediaType: string, value: unknown): BodyPart[] {
-  if (mediaType.includes('json')) return encodeJson(value);
-  if (mediaType.startsWith('multipart/')) {
+  if (isJsonType(mediaType)) return encodeJson(value);
+  if (isMultipartType(mediaType)) {
     const fields = value && typeof value === 'object' && !Array.isArray(value) ? Object.entries(value) : [['value', value] as const];
     const parts = fields.flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${k.replace(/["\r\n]/g, '_')}"\r\n\r\n${fieldText(x)}\r\n`));
     return [`${parts.join('')}--${BOUNDARY}--\r\n`];
   }
-  if (mediaType === 'application/x-www-form-urlencoded') {
+  if (isFormType(mediaType)) {
     if (!value || typeof value !== 'object') return [percentEncode(String(value))];
     return [
       Object.entries(value)
@@ -75,14 +76,14 @@ export function encodeBody(mediaType: string, value: unknown): BodyPart[] {
 function parsedBody(mediaType: string, parts: BodyPart[]): { ok: true; value: unknown } | { ok: false } {
   const text = bodyText(parts);
   if (text === undefined) return { ok: false };
-  if (mediaType.includes('json')) {
+  if (isJsonType(mediaType)) {
     try {
       return { ok: true, value: JSON.parse(text) };
     } catch {
       return { ok: false };
     }
   }
-  if (mediaType === 'application/x-www-form-urlencoded') return { ok: true, value: Object.fromEntries(new URLSearchParams(text)) };
+  if (isFormType(mediaType)) return { ok: true, value: Object.fromEntries(new URLSearchParams(text)) };
   return { ok: true, value: text };
 }
 
@@ -103,7 +104,7 @@ function standIn(value: unknown): unknown {
 const isParamInPath = (p: ParamModel) => p.in === 'path';
 /** A header carries visible ASCII only: anything else cannot even be sent. */
 const sendable = (value: string) => value.replace(/[^\x20-\x7e]/g, '?');
-const jsonMedia = (m: OperationModel) => m.body?.media.find((x) => x.type.includes('json'));
+const jsonMedia = (m: OperationModel) => m.body?.media.find((x) => isJsonType(x.type));
 
 export function httpRequestArbitrary(model: ServiceModel, liveIds?: LiveIds): fc.Arbitrary<FuzzRequest> {
   const { schemas } = model;
@@ -423,9 +424,9 @@ export function httpRequestArbitrary(model: ServiceModel, liveIds?: LiveIds): fc
   const wrongContentType = forOps(withBody, (m) =>
     fc.tuple(validParts(m), fc.constantFrom(...contentTypes)).map(([parts, type]) => {
       const value = parts.body?.value ?? {};
-      const body: BodyPart[] = type.startsWith('multipart/')
+      const body: BodyPart[] = isMultipartType(type)
         ? [`--fuzzboundary\r\nContent-Disposition: form-data; name="json"\r\n\r\n${JSON.stringify(value)}\r\n--fuzzboundary--\r\n`]
-        : type === 'application/x-www-form-urlencoded'
+        : isFormType(type)
           ? encodeBody(type, value)
           : encodeJson(value);
       const essence = type.split(';')[0]!.trim().toLowerCase();
