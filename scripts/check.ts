@@ -82,7 +82,7 @@ export async function check(root: string, options: CheckOptions = {}): Promise<C
     for (const f of drift.missing) messages.push(`drift: generated/${f} is not committed (run npm run build)`);
     for (const f of drift.stale) messages.push(`drift: generated/${f} differs from a fresh build (run npm run build)`);
     for (const f of drift.extra) messages.push(`drift: generated/${f} is no longer generated (run npm run build)`);
-    const present = findApiServices(root).map((s) => s.slug);
+    const present = services.map((s) => s.slug);
     const bundles = new Map<string, JsonNode>();
     for (const slug of present) {
       const file = path.join(tmp, slug, 'openapi.json');

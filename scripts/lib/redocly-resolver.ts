@@ -24,16 +24,20 @@ function spellMappingsAsReferences(node: unknown, seen = new Set<object>()): voi
   for (const value of Object.values(record)) spellMappingsAsReferences(value, seen);
 }
 
-/** A resolver for `lint` and `bundle` (their `externalRefResolver`). */
+let resolverClass: Promise<new () => Resolver> | undefined;
+
+/** A resolver for `lint` and `bundle` (their `externalRefResolver`): a new one each time, since it caches the files it read. */
 export async function specificationResolver(): Promise<Resolver> {
-  const { BaseResolver } = await import('@redocly/openapi-core');
-  class SpecificationResolver extends BaseResolver {
-    override parseDocument(...args: Parameters<Resolver['parseDocument']>) {
-      const document = super.parseDocument(...args);
-      // `#/components/schemas/…` means the root's components only in the root file.
-      if (args[1] === true) spellMappingsAsReferences(document.parsed);
-      return document;
-    }
-  }
-  return new SpecificationResolver();
+  resolverClass ??= import('@redocly/openapi-core').then(
+    ({ BaseResolver }) =>
+      class SpecificationResolver extends BaseResolver {
+        override parseDocument(...args: Parameters<Resolver['parseDocument']>) {
+          const document = super.parseDocument(...args);
+          // `#/components/schemas/…` means the root's components only in the root file.
+          if (args[1] === true) spellMappingsAsReferences(document.parsed);
+          return document;
+        }
+      },
+  );
+  return new (await resolverClass)();
 }
