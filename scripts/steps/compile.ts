@@ -52,8 +52,9 @@ export async function compileRuntime(root: string): Promise<{ compiled: boolean;
     Object.keys(previous.sources).join('\n') === Object.keys(current.sources).join('\n');
   const { build } = await import('esbuild');
   const problems: string[] = [];
+  // Locations are relative to the working directory esbuild is given: the root, wherever this runs from.
   const transpileOnce = (entries: string[], outdir: string) =>
-    build({ entryPoints: entries.map((f) => path.join(root, f)), outdir, outbase: root, format: 'esm', platform: 'node', target: 'node20', sourcemap: 'linked', logLevel: 'silent' });
+    build({ entryPoints: entries.map((f) => path.join(root, f)), outdir, outbase: root, absWorkingDir: root, format: 'esm', platform: 'node', target: 'node20', sourcemap: 'linked', logLevel: 'silent' });
   /**
    * One file that does not compile (a generated file of a document the generators misread, a stub
    * saved half-written) must not stop the others: its problems are reported at file:line, it is left
