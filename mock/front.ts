@@ -11,7 +11,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { deref, type JsonNode } from '../scripts/lib/operations.js';
 import { parseCookies } from '../server-stubs/lib/auth.js';
 import { browserAccess, type CorsOrigins } from '../server-stubs/lib/browser.js';
-import { contractOf, declares, type Contract, type OperationInfo } from '../server-stubs/lib/contract.js';
+import { answerableKeys, contractOf, declares, type Contract, type OperationInfo } from '../server-stubs/lib/contract.js';
 import type { ErrorMapper, Failure } from '../server-stubs/lib/errors.js';
 import { failureOf, isFailure } from '../server-stubs/lib/failures.js';
 import { createValidatingProxy } from '../server-stubs/lib/proxy.js';
@@ -86,6 +86,8 @@ export function serviceRouter(service: FrontService, options: FrontOptions = {})
         res.locals.operation = match.operation;
         // A HEAD is the GET without its body (Node drops it); Prism knows only the GET.
         if (match.head) req.method = 'GET';
+        // The stubs take `/pulls/` for `/pulls`; Prism would match `/pulls/{id}` with an empty id.
+        if (req.path.length > 1 && req.path.endsWith('/') && !match.operation.path.endsWith('/')) req.url = req.url.replace(/\/+(?=\?|$)/, '');
         return next();
       case 'method_not_allowed':
         return next(failureOf('method_not_allowed', 405, `Method ${req.method} is not allowed on ${req.baseUrl}${req.path}; allowed: ${match.allow.join(', ')}`, { headers: { Allow: match.allow.join(', ') } }));
@@ -103,9 +105,10 @@ export function serviceRouter(service: FrontService, options: FrontOptions = {})
     next(failureOf('unauthenticated', 401, verdict.message));
   });
   router.use((_req: Request, res: Response, next: NextFunction) => {
-    if (Object.keys(res.locals.operation!.op.responses ?? {}).length > 0) return next();
+    if (answerableKeys(res.locals.operation!).length > 0) return next();
     // An operation that declares no responses (3.1 allows it) promises nothing to mock, and Prism
-    // would answer it 500: an empty success claims the least.
+    // would answer it 500; one that declares only a 1xx cannot end an exchange with it, and Prism
+    // would try. An empty success claims the least, as the contract stub answers both.
     res.status(204).end();
   });
   router.use((req: Request, res: Response, next: NextFunction) => {

@@ -1,6 +1,6 @@
 import { credentialCarrier, mergeCarriers, type CredentialCarrier, type SchemeCredentials } from './credentials.js';
 import { deref, firstExample, requestBodyOf, type Operation, type JsonNode } from './operations.js';
-import { serializeParameter } from './parameter-style.js';
+import { hasStyleSerialization, serializeParameter } from './parameter-style.js';
 import { isFormType, isJsonType, isMultipartType, isTextType, isXmlType } from '../../server-stubs/lib/media-types.js';
 import { sampleOf } from '../../server-stubs/lib/schema-sample.js';
 
@@ -67,7 +67,7 @@ export function exampleRequest(
   const cookies: string[] = [];
   for (const p of operation.op.parameters ?? []) {
     if (!p || typeof p.name !== 'string') continue;
-    if (p.in !== 'path' && !p.required && !(p.name in overrides) && !options.optionalParameters) continue;
+    if (p.in !== 'path' && !p.required && !(p.name in overrides) && (!options.optionalParameters || !hasStyleSerialization(document, p))) continue;
     if (p.name in overrides) {
       if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(overrides[p.name]!));
       else if (p.in === 'query') query.set(p.name, overrides[p.name]!);

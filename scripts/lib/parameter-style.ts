@@ -3,7 +3,7 @@
  * objects in a path segment, a query string, a header or a cookie. Primitives are written as text;
  * a parameter described by `content` instead of `schema` carries its value as JSON.
  */
-import type { JsonNode } from './operations.js';
+import { deref, type JsonNode } from './operations.js';
 
 export interface SerializedParameter {
   /** for `in: path`: the segment text, percent-encoded */
@@ -56,12 +56,13 @@ export function serializeParameter(parameter: JsonNode, value: unknown): Seriali
         return { path: explode ? entries.map(([k, v]) => `;${k}=${v}`).join('') : `;${name}=${flat}` };
       case 'form':
         return place(where, name, explode ? entries.map(([k, v]) => [k, v]) : [[name, flat]], explode ? pairs.join(',') : flat);
-      // The specification's Style Values table writes these without the parameter's name
-      // (`R%20100%20G%20200`): keys and values in one list, as the array styles join their items.
+      // Keys and values in one list, as the array styles join their items. The 3.0 Style Values
+      // table shows the list alone (`R%20100%20G%20200`); under the parameter's name, as the array
+      // forms and the validators and Prism read it, a server can find it.
       case 'spaceDelimited':
-        return place(where, name, [[entries.flat().join(' '), '']], entries.flat().join('%20'));
+        return place(where, name, [[name, entries.flat().join(' ')]], entries.flat().join('%20'));
       case 'pipeDelimited':
-        return place(where, name, [[entries.flat().join('|'), '']], entries.flat().join('|'));
+        return place(where, name, [[name, entries.flat().join('|')]], entries.flat().join('|'));
       default:
         return place(where, name, [[name, explode ? pairs.join(',') : flat]], explode ? pairs.join(',') : flat);
     }
@@ -70,6 +71,23 @@ export function serializeParameter(parameter: JsonNode, value: unknown): Seriali
   if (style === 'label') return { path: `.${atom}` };
   if (style === 'matrix') return { path: `;${name}=${atom}` };
   return place(where, name, [[name, atom]], atom);
+}
+
+/**
+ * Whether the styles can write a parameter's values: scalars, and arrays and objects of scalars.
+ * OpenAPI 3 defines no serialization for an array of objects or an object of arrays (a header list
+ * of records, say): a document that wants one describes the parameter by `content`. A client can only
+ * leave such a parameter out, which the request builders do where it is optional.
+ */
+export function hasStyleSerialization(document: JsonNode, parameter: JsonNode): boolean {
+  if (parameter.content || !parameter.schema) return true;
+  const schema = deref<JsonNode | undefined>(document, parameter.schema) ?? {};
+  const nested = (member: unknown) => {
+    const types = [deref<JsonNode | undefined>(document, member)?.type].flat();
+    return types.includes('object') || types.includes('array') || Boolean(deref<JsonNode | undefined>(document, member)?.properties);
+  };
+  if (schema.items && nested(schema.items)) return false;
+  return !Object.values<JsonNode>(schema.properties ?? {}).some(nested);
 }
 
 /** The same serialization for whichever place the parameter goes. */

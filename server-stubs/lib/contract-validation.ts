@@ -22,6 +22,7 @@ import { isFormType, isJsonType, isMultipartType, isTextType } from './media-typ
 import { operationDocument } from './operation-document.js';
 import { securityCheck } from './security-check.js';
 import { deref, type JsonNode } from '../../scripts/lib/operations.js';
+import { delimitedQueryReader } from './parameter-styles.js';
 
 const require = createRequire(import.meta.url);
 const eov = 'express-openapi-validator/dist';
@@ -263,6 +264,8 @@ function requestCheck(rv: any, operation: OperationInfo, metadata: OperationMeta
     return parameter?.in === 'query' ? parameter.style === 'deepObject' : !isPlainScalar(apiDoc, parameter);
   });
 
+  const readDelimited = delimitedQueryReader(apiDoc, operation);
+
   return (request) => {
     let query = request.query;
     if (mutatesWithoutQuery || request.originalUrl.includes('?')) {
@@ -270,6 +273,7 @@ function requestCheck(rv: any, operation: OperationInfo, metadata: OperationMeta
       Object.defineProperty(request, 'query', { writable: true, value: query });
       mutator.modifyRequest(request);
       query = request.query;
+      if (query) readDelimited?.(query as Record<string, unknown>);
     }
     // ajv coerces and fills defaults in place: the handler gets this object.
     request.matched!.query = query;

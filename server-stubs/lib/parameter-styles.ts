@@ -2,6 +2,7 @@
  * Path, header and cookie parameters as their `style` and `explode` write them (OpenAPI 3 "Style
  * Values"), read back into the arrays, objects and scalars their schemas describe before the
  * validator sees them: the validator's own mutator reads only query styles and non-exploded arrays.
+ * Of the query, the forms its mutator leaves as text are read after it (`delimitedQueryReader`).
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { Contract, OperationInfo } from './contract.js';
@@ -9,7 +10,7 @@ import { deref, type JsonNode } from '../../scripts/lib/operations.js';
 
 interface Styled {
   name: string;
-  in: 'path' | 'header' | 'cookie';
+  in: 'path' | 'header' | 'cookie' | 'query';
   style: string;
   explode: boolean;
   shape: 'array' | 'object' | 'scalar';
@@ -46,6 +47,32 @@ export function deserializeStyledParameters(contract: Contract) {
   };
 }
 
+/**
+ * For an operation, what reads the query values the validator's mutator leaves as text though their
+ * schema is an array or an object: an empty non-exploded list (`array=` is no items, not one empty
+ * one) and an object written non-exploded in the form, spaceDelimited or pipeDelimited style
+ * (`object=R|100|G|200`). Undefined where the operation has none.
+ */
+export function delimitedQueryReader(document: JsonNode, operation: OperationInfo): ((query: Record<string, unknown>) => void) | undefined {
+  const delimited: Styled[] = [];
+  for (const raw of operation.op.parameters as JsonNode[]) {
+    const p = deref<JsonNode | undefined>(document, raw);
+    if (!p || p.content || p.in !== 'query') continue;
+    const style: string = p.style ?? 'form';
+    const explode: boolean = p.explode ?? style === 'form';
+    const shape = shapeOf(document, p.schema);
+    if (shape !== 'scalar' && !explode && ['form', 'spaceDelimited', 'pipeDelimited'].includes(style)) delimited.push({ name: p.name, in: 'query', style, explode, shape });
+  }
+  if (delimited.length === 0) return undefined;
+  return (query) => {
+    for (const p of delimited) {
+      const value = query[p.name];
+      // The query parser has percent-decoded it already.
+      if (typeof value === 'string') query[p.name] = read(value, p, (text) => text);
+    }
+  };
+}
+
 function styledParameters(document: JsonNode, operation: OperationInfo): Styled[] {
   const out: Styled[] = [];
   for (const raw of operation.op.parameters as JsonNode[]) {
@@ -75,10 +102,12 @@ function shapeOf(document: JsonNode, schemaRef: unknown, depth = 0): Styled['sha
 }
 
 /** One parameter's text as its value. */
-function read(text: string, p: Styled): unknown {
+function read(text: string, p: Styled, decode = decodeText): unknown {
   let body = text;
   let separator = ',';
-  if (p.style === 'label') {
+  if (p.style === 'spaceDelimited') separator = ' ';
+  else if (p.style === 'pipeDelimited') separator = '|';
+  else if (p.style === 'label') {
     body = body.replace(/^\./, '');
     if (p.explode) separator = '.';
   } else if (p.style === 'matrix') {
@@ -104,7 +133,7 @@ function read(text: string, p: Styled): unknown {
   return object;
 }
 
-function decode(text: string): string {
+function decodeText(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {

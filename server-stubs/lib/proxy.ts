@@ -1,5 +1,9 @@
 import type { ErrorObject } from 'ajv';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import https from 'node:https';
+import { pipeline, type Readable } from 'node:stream';
+import zlib from 'node:zlib';
 import { deref } from '../../scripts/lib/operations.js';
 import { badInputStatus, declares, loadContract, responseKeyFor, type Contract, type OperationInfo } from './contract.js';
 import { failedOperation, INVALID_JSON, type ErrorMapper, type Failure, type FailureKind } from './errors.js';
@@ -65,38 +69,41 @@ export function createValidatingProxy(options: ProxyOptions): Router {
       }
       const tolerated = options.forwardTolerated && read.json !== undefined;
       const body = tolerated ? Buffer.from(JSON.stringify(read.json)) : Buffer.isBuffer(req.body) && req.body.length > 0 ? req.body : undefined;
-      const headers = new Headers();
+      // Node sets the length of the body it sends; the answer comes unencoded, as it is checked and passed on.
+      const headers: OutgoingHttpHeaders = { 'accept-encoding': 'identity' };
       for (const [name, value] of Object.entries(req.headers)) {
-        if (!hopByHop.has(name) && value !== undefined && !(tolerated && name === 'content-length')) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+        if (!hopByHop.has(name) && name !== 'accept-encoding' && value !== undefined) headers[name] = value;
       }
-      const answer = await fetch(`${upstream}${req.url}`, { method: req.method, headers, body: body && new Uint8Array(body), redirect: 'manual' });
-      const type = answer.headers.get('content-type') ?? '';
+      const answer = await forward(`${upstream}${req.url}`, req.method, headers, body);
+      const content = unencoded(answer);
+      const status = answer.statusCode ?? 502;
+      const type = String(answer.headers['content-type'] ?? '');
       const responseHeaders = (extra: string[]) => {
-        answer.headers.forEach((value, name) => {
-          if (!hopByHop.has(name)) res.setHeader(name, value);
-        });
+        for (const [name, value] of Object.entries(answer.headers)) {
+          if (!hopByHop.has(name) && value !== undefined) res.setHeader(name, value);
+        }
         const all = [...requestViolations.map((v) => `request: ${v}`), ...extra.map((v) => `response: ${v}`)];
         if (all.length > 0) res.setHeader(VIOLATIONS_HEADER, all.join(' | ').slice(0, 4000));
       };
-      if (type.startsWith('text/event-stream') && answer.body) {
-        const statusProblems = operation && !declares(operation, answer.status) ? [`status ${answer.status} is not declared`] : [];
-        res.status(answer.status);
+      if (type.startsWith('text/event-stream')) {
+        const statusProblems = operation && !declares(operation, status) ? [`status ${status} is not declared`] : [];
+        res.status(status);
         responseHeaders(statusProblems);
         res.flushHeaders();
-        await passFrames(answer.body, res, (frame) => {
-          const problems = operation ? schemaProblems(contract, [...responsePlace(operation, answer.status), 'text/event-stream', 'schema'], frame) : [];
+        await passFrames(content, res, (frame) => {
+          const problems = operation ? schemaProblems(contract, [...responsePlace(operation, status), 'text/event-stream', 'schema'], frame) : [];
           if (problems.length > 0) log(`[proxy ${options.slug}] ${label} frame: ${problems.join('; ')}`);
           return !(options.strict && problems.length > 0);
         });
         return;
       }
-      const bytes = Buffer.from(await answer.arrayBuffer());
-      const responseViolations = operation ? responseProblems(contract, operation, answer.status, type, bytes) : [];
+      const bytes = Buffer.concat(await content.toArray());
+      const responseViolations = operation ? responseProblems(contract, operation, status, type, bytes) : [];
       if (responseViolations.length > 0) {
-        log(`[proxy ${options.slug}] ${label} response ${answer.status}: ${responseViolations.join('; ')}`);
+        log(`[proxy ${options.slug}] ${label} response ${status}: ${responseViolations.join('; ')}`);
         if (options.strict) return reply(res, options.errors, operation, 502, 'internal', `The upstream answer breaks the contract: ${responseViolations.join('; ')}`);
       }
-      res.status(answer.status);
+      res.status(status);
       responseHeaders(responseViolations);
       res.end(bytes);
     } catch (error) {
@@ -115,6 +122,26 @@ export function createValidatingProxy(options: ProxyOptions): Router {
     reply(res, options.errors, operation, 502, 'internal', `The upstream ${upstream} did not answer`);
   });
   return router;
+}
+
+/**
+ * One exchange with the upstream over node:http, which reads every status as it came; WHATWG fetch
+ * turns a 407 into a network error outside a browser window.
+ */
+function forward(url: string, method: string, headers: OutgoingHttpHeaders, body: Buffer | undefined): Promise<IncomingMessage> {
+  const request = url.startsWith('https:') ? https.request : http.request;
+  return new Promise((resolve, reject) => {
+    const outgoing = request(url, { method, headers }, resolve);
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+/** The answer's body decoded, for an upstream that encodes it though asked not to. */
+function unencoded(answer: IncomingMessage): Readable {
+  const encoding = String(answer.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const decoder = encoding === 'gzip' || encoding === 'x-gzip' || encoding === 'deflate' ? zlib.createUnzip() : encoding === 'br' ? zlib.createBrotliDecompress() : undefined;
+  return decoder ? pipeline(answer, decoder, () => {}) : answer;
 }
 
 function reply(res: Response, errors: ErrorMapper, operation: OperationInfo | undefined, status: number, kind: FailureKind, message: string, more: Partial<Failure> = {}) {
@@ -202,22 +229,19 @@ function responseProblems(contract: Contract, operation: OperationInfo, status: 
 }
 
 /** Writes an event stream through as it arrives, checking each complete frame; `check` false ends it. */
-async function passFrames(body: ReadableStream<Uint8Array>, res: Response, check: (frame: unknown) => boolean) {
+async function passFrames(body: Readable, res: Response, check: (frame: unknown) => boolean) {
   const decoder = new TextDecoder();
   let pending = '';
-  const reader = body.getReader();
-  res.on('close', () => void reader.cancel().catch(() => {}));
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    pending += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n');
+  res.on('close', () => body.destroy());
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    pending += decoder.decode(chunk, { stream: true }).replace(/\r\n?/g, '\n');
     let end = pending.indexOf('\n\n');
     while (end !== -1) {
       const block = pending.slice(0, end + 2);
       pending = pending.slice(end + 2);
       for (const frame of parseEventStream(block).frames) {
         if (!check(frame)) {
-          void reader.cancel().catch(() => {});
+          body.destroy();
           res.end();
           return;
         }

@@ -58,6 +58,7 @@ describe('parameters by style', () => {
     [{ name: 'f', in: 'query', schema: { type: 'object' } }, { query: [['color', 'red'], ['size', 'L']] }],
     [{ name: 'f', in: 'query', explode: false, schema: { type: 'object' } }, { query: [['f', 'color,red,size,L']] }],
     [{ name: 'f', in: 'query', style: 'deepObject', explode: true, schema: { type: 'object' } }, { query: [['f[color]', 'red'], ['f[size]', 'L']] }],
+    [{ name: 'f', in: 'query', style: 'spaceDelimited', explode: false, schema: { type: 'object' } }, { query: [['f', 'color red size L']] }],
     [{ name: 'f', in: 'path', schema: { type: 'object' } }, { path: 'color,red,size,L' }],
     [{ name: 'f', in: 'path', explode: true, schema: { type: 'object' } }, { path: 'color=red,size=L' }],
     [{ name: 'f', in: 'path', style: 'matrix', explode: true, schema: { type: 'object' } }, { path: ';color=red;size=L' }],

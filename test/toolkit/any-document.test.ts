@@ -172,22 +172,6 @@ describe('real documents brought in by add-service', () => {
   });
 });
 
-/**
- * What `npm run contract` still finds, by document and server: the fuzzer's valid requests that a
- * server refuses. Each is a real disagreement about how a parameter is written on the wire.
- */
-const knownGaps: Record<string, { why: string; breaks: RegExp }> = {
-  'param-styles stub': {
-    why: 'the stubs read an empty non-exploded form array (`array=`) and a spaceDelimited object in the query as strings (express-openapi-validator)',
-    breaks: /400 on GET \/anything\/query\/(spaceDelimited|form)/,
-  },
-  'circular-paths stub': { why: 'an array of objects in a header (style simple) has no defined serialization the stubs can read', breaks: /400 on PUT \/anything/ },
-  'links mock': { why: 'Prism refuses a fuzzed valid query of this operation', breaks: /400 on GET \/2\.0\/repositories\/\{username\}\/\{slug\}\/pullrequests/ },
-  // Also on the mock, for the operations of a document that declare a 1xx: Prism answers it, and the
-  // validating front refuses what HTTP cannot send (502); the stubs answer another declared status.
-  'status-codes mock': { why: "the validating proxy reads Prism's answer with fetch, which turns a 407 into a network error", breaks: /GET \/status\/407: status 502/ },
-};
-
 describe('served by npm start and npm run mock, checked by npm run contract', () => {
   let stubs: PlatformServer;
   let mock: MockServer;
@@ -218,8 +202,6 @@ describe('served by npm start and npm run mock, checked by npm run contract', ()
       if (Object.keys(operation.op.responses ?? {}).join() === '407') continue;
       const request = exampleRequest(document, operation, placeholderFor);
       for (const port of [stubs.port, mock.port]) {
-        // knownGaps: Prism picks a declared 1xx, which HTTP cannot send as an answer; the front says 502.
-        if (port === mock.port && Object.keys(operation.op.responses ?? {}).some((key) => /^1/.test(key))) continue;
         const response = await fetch(`http://127.0.0.1:${port}${mount}${request.url}`, { ...request.init, redirect: 'manual' });
         const body = await response.text();
         // A 5xx only where it is all the operation documents (`GET /status/503`).
@@ -237,10 +219,7 @@ describe('served by npm start and npm run mock, checked by npm run contract', ()
     for (const [where, port] of [['stub', stubs.port], ['mock', mock.port]] as const) {
       const run = await runContract({ baseUrl: `http://127.0.0.1:${port}/${slug}`, service: slug, stateless: true, bundlesDir: generated(), runs: 30, shrinkMs: 500 });
       expect(run.report).not.toMatch(/\n\s+at (?:async )?\S+ \(|node_modules\/.*:\d+/);
-      const gap = knownGaps[`${slug} ${where}`];
-      // A known gap must still be one (fixed, it leaves this list), and break only as described.
-      expect(run.exitCode, `${where}:\n${run.report}`).toBe(gap ? 1 : 0);
-      if (gap) expect(run.report, gap.why).toMatch(gap.breaks);
+      expect(run.exitCode, `${where}:\n${run.report}`).toBe(0);
     }
   }, 180_000);
 });

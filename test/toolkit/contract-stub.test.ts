@@ -429,19 +429,22 @@ describe('a hand-written app takes over operation by operation', () => {
     }
   });
 
-  test('a form post is read with its schema types; header arrays and cookie objects as their style writes them', async () => {
+  test('a form post is read with its schema types; header arrays, cookie objects and delimited query values as their style writes them', async () => {
     const forms = await readmeExample('3.0/form-data');
     const styles = await readmeExample('3.0/parameters-style');
     const seen: unknown[] = [];
-    const echo = (ctx: { body: unknown; req: Request }): RuntimeResult => {
-      seen.push({ body: ctx.body, headers: { array: ctx.req.headers.array, object: ctx.req.headers.object }, cookies: ctx.req.cookies });
+    const echo = (ctx: { body: unknown; query: unknown; req: Request }): RuntimeResult => {
+      seen.push({ body: ctx.body, headers: { array: ctx.req.headers.array, object: ctx.req.headers.object }, cookies: ctx.req.cookies, query: ctx.query });
       return { status: 200 };
     };
     const formRouter = createServiceRouter({ slug: 'forms', document: forms, handlers: { ...contractAnswers(forms), demoFormData: echo } as never, security: {}, errors: contractErrors(forms), clock: systemClock });
     const styleRouter = createServiceRouter({
       slug: 'styles',
       document: styles,
-      handlers: { ...contractAnswers(styles), cookies_standard: echo, headers_simple_nonExploded: echo, headers_simple_exploded: echo } as never,
+      handlers: {
+        ...contractAnswers(styles),
+        ...Object.fromEntries(['cookies_standard', 'headers_simple_nonExploded', 'headers_simple_exploded', 'query_form_nonExploded', 'query_spaceDelimited_nonExploded', 'query_pipeDelimited_nonExploded'].map((id) => [id, echo])),
+      } as never,
       security: {},
       errors: contractErrors(styles),
       clock: systemClock,
@@ -463,6 +466,14 @@ describe('a hand-written app takes over operation by operation', () => {
       expect(seen.shift()).toMatchObject({ headers: { array: ['a', 'b'], object: { name: 'Ada', description: 'first' } } });
       expect((await headers('/cookies', 'GET', { cookie: 'primitive=p; array=a,b; object=name,Ada,description,first' })).status).toBe(200);
       expect(seen.shift()).toMatchObject({ cookies: { primitive: 'p', array: ['a', 'b'], object: { name: 'Ada', description: 'first' } } });
+
+      // An empty non-exploded list is no items; an object in a delimited style is its keys and values in one list.
+      expect((await headers('/anything/query/form?primitive=p&array=&object=', 'GET', {})).status).toBe(200);
+      expect(seen.shift()).toMatchObject({ query: { array: [], object: {} } });
+      expect((await headers('/anything/query/spaceDelimited?array=a%20b&object=R%20100%20G%20200', 'GET', {})).status).toBe(200);
+      expect(seen.shift()).toMatchObject({ query: { array: ['a', 'b'], object: { R: '100', G: '200' } } });
+      expect((await headers('/anything/query/pipeDelimited?array=a|b&object=R|100|G|200', 'GET', {})).status).toBe(200);
+      expect(seen.shift()).toMatchObject({ query: { array: ['a', 'b'], object: { R: '100', G: '200' } } });
     } finally {
       await formStub.close();
       await styleStub.close();

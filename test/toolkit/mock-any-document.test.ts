@@ -6,6 +6,7 @@
  * errors the front answers itself take the document's declared shape, else RFC 9457 problem+json.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -35,6 +36,8 @@ beforeAll(async () => {
     'parameters-cookies': '3.0/parameters-cookies',
     'form-data': '3.0/form-data',
     circular: '3.0/circular',
+    'status-codes': '3.0/http-status-codes',
+    links: '3.0/link-example',
   };
   for (const [slug, name] of Object.entries(examples)) documents[slug] = await bundleExample(name);
   documents.quirks = quirks;
@@ -158,5 +161,32 @@ describe('credentials and errors of a document without a stub', () => {
     const unknown = await call('/petstore/no/such/path');
     expect(unknown.status).toBe(404);
     expect(unknown.type).toMatch(/^application\/problem\+json/);
+  });
+});
+
+describe('statuses and paths Prism alone gets wrong', () => {
+  test('a 407 the document declares reaches the client (node:http reads it; WHATWG fetch cannot)', async () => {
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      http
+        .get(`${origin}/status-codes/status/407`, (res) => {
+          let body = '';
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        })
+        .on('error', reject);
+    });
+    expect(answer.status, answer.body).toBe(407);
+  });
+
+  test('an operation that declares only a 1xx answers an empty success, as the stubs do, never 502', async () => {
+    const continued = await call('/status-codes/status/100');
+    expect(continued.status).toBe(204);
+    expect(continued.text).toBe('');
+  });
+
+  test("a trailing slash addresses the operation, as on the stubs, not the next path's empty parameter", async () => {
+    const listed = await call('/links/2.0/repositories/alice/project/pullrequests/');
+    expect(listed.status, listed.text).toBe(200);
+    expect(Array.isArray(listed.json)).toBe(true);
   });
 });

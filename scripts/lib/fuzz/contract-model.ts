@@ -11,6 +11,7 @@ import { contractChecker, type ContractChecker } from '../contract-checker.js';
 import { createSchemaArbitraries, type JsonSchema, type PropertyHook, type SchemaArbitraries } from './arbitraries.js';
 import { credentialsFor, type OperationCredentials, type PublishedCredential } from './credentials.js';
 import { isJsonType } from '../../../server-stubs/lib/media-types.js';
+import { hasStyleSerialization } from '../parameter-style.js';
 
 export interface ParamModel {
   name: string;
@@ -86,7 +87,8 @@ export function buildServiceModel(slug: string, services: ReadonlyArray<Credenti
   const schemas = createSchemaArbitraries((ref) => (ref.startsWith('#/') ? deref(document, { $ref: ref }) : undefined), propertyHook);
 
   const operations: OperationModel[] = listOperations(document).map((operation) => {
-    const params: ParamModel[] = (operation.op.parameters ?? []).map((p: JsonNode) => {
+    const sendable = (operation.op.parameters ?? []).filter((p: JsonNode) => p.required || hasStyleSerialization(document, p));
+    const params: ParamModel[] = sendable.map((p: JsonNode) => {
       const example = firstExample(document, p);
       const media: JsonNode | undefined = p.content ? Object.values<JsonNode>(p.content)[0] : undefined;
       const raw = p.schema ?? media?.schema ?? {};
