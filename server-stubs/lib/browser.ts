@@ -57,7 +57,16 @@ export function browserAccess(contract: Contract, origins: CorsOrigins = true) {
         res.set('Allow', match.allow.join(', ')).status(204).end();
         return;
       }
+      // A preflight to a path no operation has still passes: the browser then sends the request and
+      // its page reads the 404, where a refused preflight shows only an opaque CORS failure.
+      if (isPreflight(req)) {
+        res.status(204).end();
+        return;
+      }
       next(failureOf('not_found', 404, `No route OPTIONS ${req.baseUrl}${req.path}`));
     });
   };
 }
+
+/** A CORS preflight: an OPTIONS a browser sends on its own, naming the method it wants to use. */
+const isPreflight = (req: Request) => req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined;

@@ -22,7 +22,9 @@ const page = `<!doctype html><meta charset="utf-8"><title>app</title><pre id="ou
     const list = await call(base + '/seo/projects?_=' + Date.now(), auth);
     const created = await call(base + '/seo/projects', { method: 'POST', headers: { ...auth.headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'From the browser' }) });
     const unauthenticated = await call(base + '/seo/projects', {});
-    return { list, created, unauthenticated };
+    // A mistyped path: its preflight passes, so the page reads the 404 instead of a CORS failure.
+    const mistyped = await call(base + '/seo/projectz', auth);
+    return { list, created, unauthenticated, mistyped };
   };
 </script>`;
 
@@ -59,6 +61,8 @@ describe.skipIf(!chromiumAvailable)('a page on another origin calls the stubs', 
     expect(result.list).toMatchObject({ status: 200, body: { projects: expect.any(Array) } });
     expect(result.created).toMatchObject({ status: 201, body: { project: { name: 'From the browser' } } });
     expect(result.unauthenticated).toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED' } });
+    expect(result.mistyped).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+    expect(preflights.some((url) => url.endsWith('/projectz'))).toBe(true);
     expect(preflights.length, 'the bearer header made the browser ask first').toBeGreaterThan(0);
     stubs.server.off('request', seen);
     await tab.close();

@@ -190,3 +190,17 @@ describe('statuses and paths Prism alone gets wrong', () => {
     expect(Array.isArray(listed.json)).toBe(true);
   });
 });
+
+describe('browsers', () => {
+  test('a preflight to a path no operation has passes with the CORS headers, so the page reads the 404', async () => {
+    const headers = { origin: 'https://app.example.com', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' };
+    const preflight = await fetch(`${origin}/petstore/pett/7`, { method: 'OPTIONS', headers });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/authorization/i);
+    const missing = await call('/petstore/pett/7', { headers: { origin: 'https://app.example.com', authorization: 'Bearer x' } });
+    expect(missing.status).toBe(404);
+    const plain = await call('/petstore/pett/7', { method: 'OPTIONS' });
+    expect(plain.status, 'an OPTIONS that is no preflight is a request like any other').toBe(404);
+  });
+});
