@@ -1,4 +1,4 @@
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import { ChainRpcError } from './errors.js';
 import { readEnvelope, rpcError } from './jsonrpc.js';
 
@@ -22,6 +22,21 @@ interface Pending {
   onResult: (result: unknown) => unknown;
 }
 
+/** `WebSocket.OPEN` of every implementation (the WHATWG value `ws` follows). */
+const OPEN = 1;
+
+/**
+ * `ws`, loaded when the first subscription opens a socket: queries and validators need no WebSocket,
+ * so the package loads without `ws` (an optional peer dependency) and only a subscription asks for it.
+ */
+async function loadWebSocket(url: string): Promise<typeof WebSocket> {
+  try {
+    return (await import('ws')).default;
+  } catch (err) {
+    throw new ChainRpcError('transport', `WebSocket ${url}: subscriptions need the \`ws\` package (npm install ws); queries work without it`, { cause: err });
+  }
+}
+
 /** One WebSocket carrying JSON-RPC 2.0 calls and notifications. */
 export class RpcSocket {
   private readonly pending = new Map<number, Pending>();
@@ -40,11 +55,12 @@ export class RpcSocket {
   }
 
   /** Opens the socket; rejects with `transport` or `timeout`. */
-  static open(options: RpcSocketOptions): Promise<RpcSocket> {
+  static async open(options: RpcSocketOptions): Promise<RpcSocket> {
+    const WebSocketClass = await loadWebSocket(options.url);
     return new Promise((resolve, reject) => {
       let ws: WebSocket;
       try {
-        ws = new WebSocket(options.url, { headers: options.headers });
+        ws = new WebSocketClass(options.url, { headers: options.headers });
       } catch (err) {
         // A bad URL, or a browser bundle, where `ws` is a stub that throws.
         reject(new ChainRpcError('transport', `WebSocket ${options.url}: ${err instanceof Error ? err.message : String(err)}`, { cause: err }));
@@ -72,7 +88,7 @@ export class RpcSocket {
   }
 
   get isOpen(): boolean {
-    return !this.closing && this.ws.readyState === WebSocket.OPEN;
+    return !this.closing && this.ws.readyState === OPEN;
   }
 
   /**

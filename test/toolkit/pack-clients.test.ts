@@ -4,7 +4,7 @@
  * seo stub over HTTP. One npm install for the whole file: it is the slow part.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -87,6 +87,21 @@ console.log(JSON.stringify({
 }));
 `;
 
+/** The chain-rpc subpath in Node without \`ws\` (an optional peer the consumer did not install). */
+const chainSource = `import { createChainRpcClient, validate } from '@platform/contracts/chain-rpc';
+
+const chain = createChainRpcClient({ endpoint: 'http://127.0.0.1:9/chain-rpc', wsEndpoint: 'ws://127.0.0.1:9/chain-rpc/ws', reconnect: false });
+let subscribed;
+try {
+  await chain.subscribe({ type: 'address', address: 'carol' }, () => {});
+  subscribed = 'opened';
+} catch (error) {
+  subscribed = { kind: error.kind, message: error.message };
+}
+await chain.close();
+console.log(JSON.stringify({ validated: validate.Block({}).ok, subscribed }));
+`;
+
 beforeAll(async () => {
   tmp = mkdtempSync(path.join(os.tmpdir(), 'pack-clients-'));
   packed = packClients({ outDir: path.join(tmp, 'out'), stagingDir: path.join(tmp, 'staging') });
@@ -136,6 +151,13 @@ describe('npm run pack:clients', () => {
     expect(out).toMatchObject({ listStatus: 200, projectValid: true, oneStatus: 200, anonymousStatus: 401, verified: true, tamperedVerified: false });
     expect(out.oneName).toBe(out.firstName);
     expect(out.anonymousError).toMatchObject({ code: expect.any(String), error: expect.any(String) });
+  }, 60_000);
+
+  test('the chain-rpc subpath loads in Node without ws; only a subscription asks for it, by name', async () => {
+    expect(existsSync(path.join(app, 'node_modules', 'ws')), 'ws is an optional peer: not installed').toBe(false);
+    writeFileSync(path.join(app, 'chain.mjs'), chainSource);
+    const { stdout } = await run(process.execPath, ['chain.mjs'], { cwd: app, timeout: 60_000 });
+    expect(JSON.parse(stdout)).toEqual({ validated: false, subscribed: { kind: 'transport', message: expect.stringMatching(/npm install ws/) } });
   }, 60_000);
 
   test('each service client bundles, openapi-fetch included, under 7 kB gzipped', async () => {

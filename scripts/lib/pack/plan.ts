@@ -79,7 +79,7 @@ export function planPackage(root: string): PackagePlan {
       subpath: './chain-rpc',
       module: 'entries/chain-rpc',
       reexports: ['clients/chain-rpc/index.js'],
-      summary: 'hand-written JSON-RPC client (HTTP and WebSocket; needs `ws` installed), schema types and validators',
+      summary: 'hand-written JSON-RPC client (HTTP; subscriptions over WebSocket need `ws` installed), schema types and validators',
       service: 'chain-rpc',
     });
   }

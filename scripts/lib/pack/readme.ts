@@ -80,6 +80,7 @@ types after the schema (\`Project\`) and they are separate declarations.
 ## Chain RPC
 
 \`${name}/chain-rpc\` is a JSON-RPC client over HTTP and WebSocket. Its subscriptions use the
-\`ws\` package, an optional peer dependency: \`npm install ws\` to use it.
+\`ws\` package, an optional peer dependency loaded only when a subscription opens its socket:
+queries and validators work without it; \`npm install ws\` to subscribe.
 `;
 }
