@@ -20,6 +20,9 @@ import { contractStub } from './lib/contract-stub.js';
 import { createStubControls } from './lib/controls.js';
 import { createExpressServer, isUnder, runMounted } from './lib/http-server.js';
 import type { RouterSwitches, StubInstance, StubService } from './lib/service.js';
+import type { ErrorResponse } from './lib/errors.js';
+import { writeError } from './lib/results.js';
+import { answerIn, errorFamilies, rawAnswer, requestLine, transportFailure, withoutAbsolutePaths } from './lib/transport-errors.js';
 import { mountPathOf, type JsonNode } from '../scripts/lib/operations.js';
 import { stopOnSignals } from '../scripts/lib/shutdown.js';
 
@@ -168,6 +171,10 @@ function wellKnownUnderIssuer(basePaths: string[]) {
   };
 }
 
+function sendError(res: Response, mapped: ErrorResponse): void {
+  writeError(res.status(mapped.status).set(mapped.headers ?? {}), mapped);
+}
+
 export async function startPlatformServer(port = 4000, host = '0.0.0.0', options: PlatformOptions = {}): Promise<PlatformServer> {
   // Lazy: listen first, and load each service on its first request or in the background, whichever
   // comes first, so one service's first answer does not wait for every other service's modules.
@@ -181,6 +188,9 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
   app.disable('x-powered-by');
   const services: StubService[] = [];
   const instances: Array<{ slug: string; instance: StubInstance }> = [];
+  /** Services whose create() threw: their error body still answers their 503. */
+  const failedToStart: StubService[] = [];
+  const families = errorFamilies(() => [...services, ...failedToStart]);
   // What each base path serves now: a running instance, or why it is broken (503). `replace` swaps
   // an entry while the server runs; requests in flight finish on the instance they started on.
   const slots = new Map<string, { instance: StubInstance } | { broken: BrokenService } | { loading: Promise<void> }>();
@@ -194,7 +204,8 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
       const serve = () => {
         const slot = slots.get(slug);
         if (slot && 'instance' in slot) return slot.instance.router(req, res, next);
-        res.status(503).json({ error: `The ${slug} stub failed to start: ${slot && 'broken' in slot ? slot.broken.error : 'not loaded'}` });
+        const problem = withoutAbsolutePaths(slot && 'broken' in slot ? slot.broken.error : 'not loaded', root);
+        sendError(res, answerIn(families, req.originalUrl, { kind: 'internal', status: 503, message: `The ${slug} stub failed to start: ${problem}` }));
       };
       const slot = slots.get(slug);
       if (slot && 'loading' in slot) void slot.loading.then(serve);
@@ -225,6 +236,7 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
       const wasBroken = broken.findIndex((b) => b.slug === service.slug);
       if (wasBroken >= 0) broken.splice(wasBroken, 1);
     } catch (error) {
+      if (!failedToStart.includes(service)) failedToStart.push(service);
       setBroken({ slug: service.slug, basePath: service.basePath, error: (error as Error).message });
     }
   };
@@ -278,13 +290,14 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
   });
   // Outside every service: still JSON, never Express's HTML page.
   const notFound = (req: Request, res: Response) => {
-    res.status(404).json({ error: `No route ${req.method} ${req.path}`, services: services.map((s) => s.basePath) });
+    res.status(404).json({ error: `No route ${req.method} ${req.path}`, code: 'NOT_FOUND', services: services.map((s) => s.basePath) });
   };
   const failed = (error: unknown, req: Request, res: Response) => {
     console.error(`${req.method} ${req.originalUrl}:`, error);
     if (res.headersSent) return void res.end();
     const status = (error as { status?: number }).status;
-    res.status(status && status >= 400 && status < 500 ? status : 500).json({ error: status && status < 500 ? 'Bad request' : 'Internal error' });
+    const refused = status !== undefined && status >= 400 && status < 500;
+    sendError(res, answerIn(families, req.originalUrl, refused ? { kind: 'validation', status, message: 'Bad request' } : { kind: 'internal', status: 500, message: 'Internal error' }));
   };
   app.use(notFound);
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => failed(error, req, res));
@@ -301,12 +314,12 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
     }
     app(req, res);
   });
-  // Requests Node refuses before Express sees them (headers or URL over 16 KB, broken HTTP) still get JSON.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+  // Requests Node refuses before Express sees them (headers or URL over 16 KB, broken HTTP, an
+  // unknown method) still get JSON, in the error body of the service their target names.
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket) => {
     if (!socket.writable) return void socket.destroy();
-    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-    const body = JSON.stringify({ error: status === 431 ? 'Request headers or URL too large (16 KB at most)' : 'Malformed HTTP request' });
-    socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    const target = requestLine(error.rawPacket)?.target ?? '/';
+    socket.end(rawAnswer(answerIn(families, target, transportFailure(error))));
   });
   server.on('upgrade', (req, socket, head) => {
     const dispatch = () => {

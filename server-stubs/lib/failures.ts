@@ -26,6 +26,7 @@ const bodyErrors: Record<string, { kind: FailureKind; status: number; code?: str
 
 interface ThrownError {
   status?: number;
+  code?: string;
   type?: string;
   message?: string;
   limit?: number;
@@ -50,6 +51,11 @@ function classify(error: unknown, req: Request): Failure {
     return { kind: 'api', status: error.status, message: error.message, code: error.code, extras: error.extras, headers: error.headers };
   }
   const e = (error ?? {}) as ThrownError;
+  // zlib's own words ("incorrect header check") say nothing of the request that caused them.
+  if (typeof e.code === 'string' && e.code.startsWith('Z_')) {
+    const encoding = String(req.headers['content-encoding'] ?? '');
+    return { kind: 'validation', status: 400, message: `The body is not valid ${encoding} data (Content-Encoding: ${encoding}); send it encoded so, or without the header` };
+  }
   const known = e.type ? bodyErrors[e.type] : undefined;
   if (known) {
     const message = known.message(e);
@@ -65,7 +71,7 @@ function classify(error: unknown, req: Request): Failure {
   if (status === 403) return { kind: 'forbidden', status, message: e.message ?? 'Forbidden' };
   if (status === 404) return { kind: 'not_found', status, message: `No route ${req.method} ${req.originalUrl.split('?')[0]}` };
   if (status === 405) return { kind: 'method_not_allowed', status, message: `Method ${req.method} not allowed on ${req.originalUrl.split('?')[0]}` };
-  if (status === 415) return { kind: 'unsupported_media_type', status, message: e.message ?? 'Unsupported media type' };
+  if (status === 415) return { kind: 'unsupported_media_type', status, message: unsupportedType(req) };
   if (status === 413) return { kind: 'payload_too_large', status, message: e.message ?? 'Request body too large' };
   if (status === 400) {
     const issues = (e.errors ?? []).map((i) => ({ path: readablePath(i.path), message: i.message ?? 'is invalid' }));
@@ -99,4 +105,12 @@ function declaredFailure(failure: Failure, operation: OperationInfo): Failure {
 function readablePath(pointer: string | undefined): string {
   if (!pointer) return '';
   return pointer.replace(/^\//, '').replaceAll('/', '.');
+}
+
+/** Which media type was refused and which the operation takes (the validator says "unsupported media type undefined"). */
+function unsupportedType(req: Request): string {
+  const sent = req.headers['content-type'];
+  const taken = Object.keys(req.matched?.operation.op.requestBody?.content ?? {});
+  const wanted = taken.length > 0 ? `; ${req.method} ${req.originalUrl.split('?')[0]} takes ${taken.join(', ')}` : '';
+  return sent ? `Content-Type ${sent} is not accepted${wanted}` : `A request body needs a Content-Type${wanted}`;
 }

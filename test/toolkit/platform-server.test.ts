@@ -2,10 +2,12 @@
  * `npm start`'s server: one port for every service, the development controls at /_stub
  * (CONVENTIONS §6), JSON everywhere, and a service that fails to start does not take the others down.
  */
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createManualClock } from '../../server-stubs/lib/clock.js';
 import type { StubService } from '../../server-stubs/lib/service.js';
 import seoService from '../../server-stubs/seo/app.js';
+import { seoErrors } from '../../server-stubs/seo/errors.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
 
 async function json(url: string, init: RequestInit = {}) {
@@ -108,11 +110,28 @@ describe('a service that fails to start', () => {
         throw new Error('no handler module for getProjectSummary');
       },
     };
-    const platform = await startPlatformServer(0, '127.0.0.1', { services: [broken, seoService as StubService] });
+    // A load error quotes files where they lie on this machine; the answer names them from the repo.
+    const here = process.cwd();
+    const leaky: StubService = {
+      slug: 'leaky',
+      basePath: '/leaky',
+      title: 'Leaky',
+      credentials: [],
+      errors: seoErrors,
+      create: () => {
+        throw new Error(`Cannot find module '${here}/server-stubs/leaky/handlers.ts' imported from /home/someone/elsewhere/app.ts`);
+      },
+    };
+    const platform = await startPlatformServer(0, '127.0.0.1', { services: [broken, leaky, seoService as StubService] });
     try {
       const origin = `http://127.0.0.1:${platform.port}`;
-      expect(platform.broken).toEqual([{ slug: 'broken', basePath: '/broken', error: 'no handler module for getProjectSummary' }]);
-      expect(await json(`${origin}/broken/anything`)).toMatchObject({ status: 503, body: { error: expect.stringContaining('getProjectSummary') } });
+      expect(platform.broken[0]).toEqual({ slug: 'broken', basePath: '/broken', error: 'no handler module for getProjectSummary' });
+      expect(await json(`${origin}/broken/anything`)).toMatchObject({ status: 503, body: { error: expect.stringContaining('getProjectSummary'), code: 'SERVICE_UNAVAILABLE' } });
+      const leaked = await json(`${origin}/leaky/anything`);
+      expect(leaked).toMatchObject({ status: 503, body: { code: 'INTERNAL_ERROR' } });
+      expect(leaked.body.error).toContain("'server-stubs/leaky/handlers.ts'");
+      expect(leaked.body.error).toContain('from app.ts');
+      expect(leaked.body.error).not.toMatch(/\/home\/|\/work\/|\/tmp\//);
       expect((await json(`${origin}/seo/projects`, { headers: seoKey })).status).toBe(200);
     } finally {
       await platform.close();
@@ -167,12 +186,58 @@ describe('a running service is handed its requests as app.use(basePath, router) 
 
   test('an error the service passes on, throws or rejects with is a 500 in JSON without its message, and the server lives on', async () => {
     const log = vi.spyOn(console, 'error').mockImplementation(() => {});
-    for (const path of ['/fail', '/throw', '/reject']) expect(await json(`${origin}/echo${path}`), path).toEqual({ status: 500, body: { error: 'Internal error' } });
+    for (const path of ['/fail', '/throw', '/reject']) expect(await json(`${origin}/echo${path}`), path).toEqual({ status: 500, body: { error: 'Internal error', code: 'INTERNAL' } });
     expect(log).toHaveBeenCalled();
     log.mockRestore();
   });
 
   test('a base path in other letter case still reaches the service, through the app', async () => {
     expect((await json(`${origin}/ECHO/items/b2`)).body).toMatchObject({ baseUrl: '/ECHO', path: '/items/b2' });
+  });
+});
+
+/** Raw bytes to the server and what came back: for requests no HTTP client would send. */
+function rawExchange(port: number, text: string): Promise<{ status: number; type: string; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(text));
+    let out = '';
+    socket.on('data', (chunk) => (out += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head = '', body = ''] = out.split('\r\n\r\n');
+      resolve({ status: Number(head.split(' ')[1]), type: /content-type: ([^\r]+)/i.exec(head)?.[1] ?? '', body: body ? JSON.parse(body) : undefined });
+    });
+  });
+}
+
+describe("what the HTTP server refuses itself is answered in the service's error body", () => {
+  let platform: PlatformServer;
+  let origin = '';
+  beforeAll(async () => {
+    platform = await startPlatformServer(0, '127.0.0.1');
+    origin = `http://127.0.0.1:${platform.port}`;
+  });
+  afterAll(() => platform.close());
+
+  test('an unknown method, headers over 16 KB: the body of the service the target names, else the platform’s', async () => {
+    expect(await rawExchange(platform.port, 'FOO /seo/projects HTTP/1.1\r\nHost: x\r\n\r\n')).toEqual({
+      status: 400,
+      type: 'application/json; charset=utf-8',
+      body: { error: '"FOO" is not an HTTP method this server knows', code: 'VALIDATION_ERROR' },
+    });
+    const big = await rawExchange(platform.port, `GET /seo/projects HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(big).toMatchObject({ status: 431, body: { code: 'VALIDATION_ERROR', error: expect.stringMatching(/16 KB/) } });
+    const mail = await rawExchange(platform.port, 'FOO /mail/v1/contacts HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(mail.status).toBe(400);
+    expect(mail.body).not.toHaveProperty('code', 'VALIDATION_ERROR');
+    expect(await rawExchange(platform.port, 'FOO /nowhere HTTP/1.1\r\nHost: x\r\n\r\n')).toMatchObject({ status: 400, body: { code: 'VALIDATION', error: expect.any(String) } });
+  });
+
+  test('a body that is not the gzip it claims, and a body without a content type, say so', async () => {
+    const post = (headers: Record<string, string>, body: string) => json(`${origin}/seo/projects`, { method: 'POST', headers: { ...seoKey, ...headers }, body });
+    const gzip = await post({ 'content-type': 'application/json', 'content-encoding': 'gzip' }, '{"name":"a"}');
+    expect(gzip).toEqual({ status: 400, body: { code: 'VALIDATION_ERROR', error: 'The body is not valid gzip data (Content-Encoding: gzip); send it encoded so, or without the header' } });
+    const untyped = await post({ 'content-type': 'text/plain' }, '{"name":"a"}');
+    expect(untyped).toEqual({ status: 400, body: { code: 'VALIDATION_ERROR', error: 'Content-Type text/plain is not accepted; POST /seo/projects takes application/json' } });
   });
 });
