@@ -21,7 +21,7 @@ const mcpSdk = async () => {
   return { Client, getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport };
 };
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { isBlockedAddress, LookupFailed, type Resolver } from '../lib/net-guard.js';
+import { isBlockedAddress, loopbackHint, LookupFailed, type Resolver } from '../lib/net-guard.js';
 
 /** Where relative stdio paths are resolved: the repository root, so the seeded command line works from any cwd. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -243,7 +243,7 @@ export class McpManager {
       throw error;
     }
     const inside = addresses.find((a) => isBlockedAddress(a, { allowLoopback: this.options.allowLoopback }));
-    if (inside) throw new ToolServerRefused(`Tool server not permitted: ${url.hostname} resolves to ${inside}, a loopback, private or link-local address`);
+    if (inside) throw new ToolServerRefused(`Tool server not permitted: ${url.hostname} resolves to ${inside}, a loopback, private or link-local address${loopbackHint(inside)}`);
   }
 
   /** Runs `work` within `ms`; a failure or the deadline becomes ToolServerUnreachable (typed refusals pass through). */

@@ -164,6 +164,18 @@ export function isBlockedAddress(address: string, options?: GuardOptions): boole
   return range !== 'unicast';
 }
 
+/**
+ * What a refusal tells a developer whose receiver runs on this machine: loopback (`127.0.0.1`, `::1`,
+ * `localhost`; a host or a URL) is let through by `STUB_ALLOW_LOOPBACK=1`, which nothing else would tell them.
+ * Empty for any other host: private and link-local addresses stay refused whatever is set.
+ */
+export function loopbackHint(hostOrUrl: string): string {
+  const host = hostOrUrl.includes('://') ? (URL.parse(hostOrUrl)?.hostname ?? '') : hostOrUrl;
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  const loopback = bare.toLowerCase() === 'localhost' || (isIP(bare) !== 0 && isBlockedAddress(bare, { allowLoopback: false }) && !isBlockedAddress(bare, { allowLoopback: true }));
+  return loopback ? ' (a receiver on this machine: start the stubs with STUB_ALLOW_LOOPBACK=1, for development only)' : '';
+}
+
 /** A URL the SSRF guard refuses: not http(s), a host that did not resolve, or a blocked address. */
 export class BlockedDestination extends Error {}
 
@@ -181,6 +193,6 @@ export async function guardedAddresses(url: URL, resolver: Resolver, options: Gu
     throw error;
   }
   const blocked = addresses.find((address) => isBlockedAddress(address, { allowLoopback: options.allowLoopback ?? allowLoopbackFromEnv() }));
-  if (blocked) throw new BlockedDestination(`${url.hostname} resolves to ${blocked}, an address the SSRF guard refuses`);
+  if (blocked) throw new BlockedDestination(`${url.hostname} resolves to ${blocked}, an address the SSRF guard refuses${loopbackHint(blocked)}`);
   return addresses;
 }

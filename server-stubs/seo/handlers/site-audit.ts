@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Fail } from '../../lib/handlers.js';
-import { isBlockedAddress, LookupFailed } from '../../lib/net-guard.js';
+import { isBlockedAddress, loopbackHint, LookupFailed } from '../../lib/net-guard.js';
 import type { SeoDeps, SeoHandlers } from '../context.js';
 import { auditStatusAt, isRunning } from '../crawl.js';
 import { limits, simulatedSitePages, type AuditRow } from '../store.js';
@@ -39,7 +39,7 @@ export function siteAuditHandlers({ store, resolver, crawl, stream }: SeoDeps) {
         // Every address must be public: a name with one private answer could still reach inside.
         const inside = addresses.find(isBlockedAddress);
         if (inside) {
-          fail(403, 'CRAWL_TARGET_BLOCKED', `Crawl target not permitted: ${url.hostname} resolves to ${inside}, a loopback, private or link-local address`);
+          fail(403, 'CRAWL_TARGET_BLOCKED', `Crawl target not permitted: ${url.hostname} resolves to ${inside}, a loopback, private or link-local address${loopbackHint(inside)}`);
         }
         if (CRAWL_FAILS.test(url.hostname)) {
           row.failure = { afterPages: Math.min(3, row.totalPages), code: 'CRAWL_FAILED', error: `Crawl of ${url.hostname} failed: the server stopped answering` };

@@ -4,6 +4,7 @@ import { isDomainName, normalizedDomain } from '../../deliverability/dns-check.j
 import { iso, pageOf } from '../../identity/handlers/paging.js';
 import { publishesInboundMx } from '../dns-checks.js';
 import { inboundExchanges, type InboundRouteRecord } from '../inbound-routes.js';
+import { loopbackHint } from '../../../lib/net-guard.js';
 
 type InboundRoute = components['schemas']['InboundRoute'];
 
@@ -31,7 +32,7 @@ export function inboundHandlers({ infrastructure, webhooks, dns, clock }: MailDe
     createInboundRoute: async ({ principal, body, fail }) => {
       const fieldErrors = {
         ...(!isDomainName(body.domain) && { domain: ['Invalid hostname'] }),
-        ...(webhooks.engine.refusesUrl(body.webhook_url) && { webhook_url: ['Must not point at a loopback, private or link-local address'] }),
+        ...(webhooks.engine.refusesUrl(body.webhook_url) && { webhook_url: [`Must not point at a loopback, private or link-local address${loopbackHint(body.webhook_url)}`] }),
       };
       if (Object.keys(fieldErrors).length > 0) fail(400, undefined, 'Validation failed', { details: { fieldErrors } });
       const domain = normalizedDomain(body.domain);

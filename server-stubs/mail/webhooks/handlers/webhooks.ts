@@ -3,6 +3,7 @@ import type { Fail } from '../../../lib/handlers.js';
 import type { MailDeps, MailHandlers } from '../../context.js';
 import { iso } from '../../identity/handlers/paging.js';
 import type { FormAEndpoint, FormBAttempt, FormBEndpoint, WebhooksStore } from '../webhooks-store.js';
+import { loopbackHint } from '../../../lib/net-guard.js';
 
 type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
 type WebhookDelivery = components['schemas']['WebhookDelivery'];
@@ -47,7 +48,7 @@ function shownA(e: FormAEndpoint): DashboardWebhook {
 /** A URL the SSRF guard would refuse by its address alone is refused when it is set. */
 function refuseBlockedUrl(url: string | undefined, webhooks: WebhooksStore, fail: Fail<400>): void {
   if (url !== undefined && webhooks.engine.refusesUrl(url)) {
-    fail(400, undefined, 'Validation failed', { details: { fieldErrors: { url: ['URL points at an address webhooks may not reach'] } } });
+    fail(400, undefined, 'Validation failed', { details: { fieldErrors: { url: [`URL points at an address webhooks may not reach${loopbackHint(url)}`] } } });
   }
 }
 
