@@ -46,8 +46,10 @@ export interface CheckOptions {
 
 export interface CheckResult {
   ok: boolean;
-  /** what fails the check */
+  /** what fails the check, one line per problem */
   messages: string[];
+  /** how to fix them where a tool knows (the allowlist entries to paste): printed after them, not counted */
+  advice: string[];
   /** worth a look, does not fail: allowlist entries no longer needed */
   warnings: string[];
   /** what the breaking-change gate compared with, or why it was skipped */
@@ -90,7 +92,7 @@ export async function check(root: string, options: CheckOptions = {}): Promise<C
     }
     const gate = await breakingGate(root, { bundles, present, sets: findSchemaSets(root) }, options.base);
     messages.push(...gate.failures);
-    return { ok: messages.length === 0, messages, warnings: gate.warnings, notes: gate.note ? [gate.note] : [] };
+    return { ok: messages.length === 0, messages, advice: gate.advice, warnings: gate.warnings, notes: gate.note ? [gate.note] : [] };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -141,11 +143,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.error(`check: ${(error as Error).message}`);
     process.exit(2);
   }
-  const { ok, messages, warnings, notes } = await check(defaultRoot, options);
+  const { ok, messages, advice, warnings, notes } = await check(defaultRoot, options);
   const contractsMs = Math.round(performance.now() - started);
   for (const n of notes) console.log(n);
   for (const w of warnings) console.warn(`warning: ${w}`);
   for (const m of messages) console.error(m);
+  for (const a of advice) console.error(a);
   console.log(`contracts ${String(contractsMs).padStart(7)} ms  lint, build, Spectral, drift, breaking changes: ${messages.length} problems`);
   // After the contract steps, not beside them: both are CPU-bound, and running them together on two cores gains little.
   const eslintStarted = performance.now();

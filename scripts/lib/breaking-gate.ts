@@ -294,8 +294,10 @@ export function allowlistSnippet(f: Finding): string {
 }
 
 export interface GateResult {
-  /** problems that fail the check */
+  /** problems that fail the check, one per problem */
   failures: string[];
+  /** what to do about them (the allowlist entries to paste): printed after them, not counted */
+  advice: string[];
   /** allowlist entries no longer needed, and other things worth a look */
   warnings: string[];
   /** what was compared with, or why nothing was */
@@ -306,24 +308,27 @@ export interface GateResult {
 /** The gate: findings against the base, less the allowlisted ones. */
 export async function breakingGate(root: string, heads: Heads, requestedBase?: string): Promise<GateResult> {
   const base = resolveBase(root, requestedBase);
-  if (base.kind === 'error') return { failures: [`breaking: ${base.message}`], warnings: [], note: '', findings: [] };
-  if (base.kind === 'skip') return { failures: [], warnings: [], note: base.note, findings: [] };
+  if (base.kind === 'error') return { failures: [`breaking: ${base.message}`], advice: [], warnings: [], note: '', findings: [] };
+  if (base.kind === 'skip') return { failures: [], advice: [], warnings: [], note: base.note, findings: [] };
   const { entries, problems } = loadAllowlist(root);
   const failures = problems.map((p) => `breaking: ${p}`);
   let findings: Finding[];
   try {
     findings = await findBreaking(root, base.commit, heads);
   } catch (error) {
-    return { failures: [...failures, `breaking: ${(error as Error).message}`], warnings: [], note: '', findings: [] };
+    return { failures: [...failures, `breaking: ${(error as Error).message}`], advice: [], warnings: [], note: '', findings: [] };
   }
   const { blocking, allowed, unused } = applyAllowlist(findings, entries);
   for (const f of blocking) failures.push(`breaking: ${formatFinding(f)}`);
-  if (blocking.length > 0) {
-    failures.push(`breaking: ${blocking.length} breaking changes against ${base.label}; if intended, list them in ${ALLOWLIST_FILE} with a reason:\n${blocking.map(allowlistSnippet).join('\n')}`);
-  }
-  const warnings = unused.map((e) => `breaking: ${ALLOWLIST_FILE} entry no longer needed (no such change against ${base.label}): ${e.service} ${e.where}: ${e.change}`);
-  const note = `breaking changes against ${base.label}: ${findings.length} (${allowed.length} allowlisted)${base.note ? `; ${base.note}` : ''}`;
-  return { failures, warnings, note, findings };
+  const advice =
+    blocking.length > 0 ? [`breaking: ${blocking.length} breaking changes against ${base.label}; if intended, list them in ${ALLOWLIST_FILE} with a reason:\n${blocking.map(allowlistSnippet).join('\n')}`] : [];
+  // On main itself the merge base is HEAD, so nothing is compared and every entry would look unused:
+  // entries are judged on a branch, against what the branch changes (or against a --base asked for).
+  const onBase = requestedBase === undefined && base.commit === commitOf(root, 'HEAD');
+  const warnings = onBase ? [] : unused.map((e) => `breaking: ${ALLOWLIST_FILE} entry no longer needed (no such change against ${base.label}): ${e.service} ${e.where}: ${e.change}`);
+  const judged = onBase && entries.length > 0 ? `; the ${entries.length} allowlist entries are judged on branches, not on the base itself` : '';
+  const note = `breaking changes against ${base.label}: ${findings.length} (${allowed.length} allowlisted)${base.note ? `; ${base.note}` : ''}${judged}`;
+  return { failures, advice, warnings, note, findings };
 }
 
 /** For the build's printout: one service (or schema set) against the same base, marked allowed or not. */

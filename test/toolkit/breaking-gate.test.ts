@@ -180,7 +180,7 @@ describe('the breaking-change gate', () => {
       'breaking: gadgets POST /gadgets: removed the required property `color` from the response with the `201` status [response-required-property-removed]',
       'breaking: gadgets GET /gadgets/{id}/events: response 200 stream: frame moved.data.y was removed',
     ]);
-    expect(failing.messages.join('\n')).toContain('reason: "<why this break is acceptable>"');
+    expect(failing.advice.join('\n')).toContain('reason: "<why this break is acceptable>"');
 
     allow(`  - service: gadgets
     where: POST /gadgets
@@ -215,6 +215,20 @@ describe('the breaking-change gate', () => {
     expect(passing.ok).toBe(true);
     expect(passing.notes[0]).toMatch(/: 3 \(3 allowlisted\)/);
     expect(passing.warnings).toEqual([expect.stringMatching(/entry no longer needed .*gadgets POST \/gadgets: something that no longer happens$/)]);
+
+    // Merged, on main itself: nothing is compared, and no entry is called unneeded for that.
+    git('add', '-A');
+    git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'allowlisted');
+    git('checkout', '-q', 'main');
+    git('merge', '-q', '--ff-only', 'feature');
+    try {
+      const onMain = await check(root);
+      expect(onMain.ok).toBe(true);
+      expect(onMain.warnings).toEqual([]);
+      expect(onMain.notes[0]).toMatch(/: 0 \(0 allowlisted\); the 4 allowlist entries are judged on branches, not on the base itself$/);
+    } finally {
+      git('checkout', '-q', '-b', 'feature-2');
+    }
   }, 60_000);
 
   test('compares the standalone schemas from git, and --base picks another base', async () => {

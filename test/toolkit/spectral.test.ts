@@ -41,3 +41,29 @@ test('an example off its schema is a Spectral error', { timeout: 60_000 }, async
   const problems = await lintWithSpectral(document, { root: defaultRoot });
   expect(problems.filter((p) => p.severity === 'error').map((p) => p.code)).toContain('oas3-valid-media-example');
 });
+
+test('a security requirement: role names of a bearer scheme pass (3.1); an undeclared OAuth scope or scheme is an error', { timeout: 60_000 }, async () => {
+  const operation = (security: unknown) => ({ operationId: 'op', tags: ['T'], summary: 's', description: 'd', security, responses: { 204: { description: 'done' } } });
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'Secured', version: '1.0.0', description: 'A fixture.', contact: { name: 'x' } },
+    servers: [{ url: 'http://localhost/x' }],
+    tags: [{ name: 'T', description: 'T' }],
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer' },
+        oauth: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'https://auth.example.com/token', scopes: { 'items:read': 'read' } } } },
+      },
+    },
+    paths: {
+      '/roles': { get: operation([{ bearer: ['leads:read'] }]) },
+      '/scoped': { get: { ...operation([{ oauth: ['items:read', 'items:write'] }]), operationId: 'scoped' } },
+      '/nobody': { get: { ...operation([{ nobody: [] }]), operationId: 'nobody' } },
+    },
+  };
+  const problems = (await lintWithSpectral(document, { root: defaultRoot })).filter((p) => /security/.test(p.code));
+  expect(problems.map((p) => [p.severity, p.path, p.message])).toEqual([
+    ['error', '/paths/~1scoped/get/security/0/oauth/1', `"items:write" must be listed among the scopes of "oauth"'s flows.`],
+    ['error', '/paths/~1nobody/get/security/0/nobody', '"nobody" is not a security scheme of components.securitySchemes.'],
+  ]);
+});
