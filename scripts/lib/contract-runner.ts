@@ -35,6 +35,7 @@ import { httpServiceTarget } from './fuzz/http-target.js';
 import type { Violation } from './fuzz/oracle.js';
 import { formatCases, formatReport } from './fuzz/report.js';
 import { runFuzz, type FuzzTarget, type Judged } from './fuzz/runner.js';
+import { cleanupLines } from './fuzz/cleanup.js';
 import { createSender, curlLine, describeObserved, type FuzzRequest, type Observed, type Sender } from './fuzz/wire.js';
 import { isJsonType } from '../../server-stubs/lib/media-types.js';
 
@@ -386,6 +387,8 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
   const unchecked = new Set<string>();
   let fuzzSummary: string | undefined;
   let fuzzReport: string | undefined;
+  /** what the run left on the server: resources it could not remove, rate windows it spent */
+  const leftBehind: string[] = [];
   const sender = createSender(baseUrl, { concurrency: 1, timeoutMs: 10_000, streamMs: options.streamMs ?? 1_500 });
   const lines: string[] = [
     `Contract check of ${slug} at ${baseUrl}${options.stateless ? ' (stateless mock)' : ''}`,
@@ -586,6 +589,15 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
           });
         }
         fuzzSummary = `fuzz: ${result.runs} requests in ${(result.ms / 1000).toFixed(1)} s (seed ${result.seed}${options.stateless ? ', stateless checks only' : ''}); cases: ${formatCases(result)}`;
+        // A stateful server may be a teammate's: what the run created goes, and what stays is said.
+        if (!options.stateless) {
+          const advance = stubClockAdvance(new URL(baseUrl).origin);
+          const waitOut = async (seconds: number) => {
+            if (!(await advance(seconds))) await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+          };
+          leftBehind.push(...cleanupLines(await base.cleanup.removeAll((r) => fuzzSender.send('', r), waitOut)));
+        }
+        if (base.rateLimited() > 0) leftBehind.push(`rate limits: ${base.rateLimited()} answers were 429; clients of the same credentials wait out the window (Retry-After) too`);
         if (result.kinds.length) {
           const replay = `npm run contract -- --base-url ${baseUrl} --service ${slug}${options.stateless ? ' --stateless' : ''} --seed ${seed} --runs ${runs}`;
           fuzzReport = formatReport(`fuzz ${slug}`, result, replay);
@@ -619,6 +631,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
     }
     for (const note of unchecked) lines.push(`Not checked: ${note}`);
     if (unchecked.size) lines.push('');
+    if (leftBehind.length) lines.push(...leftBehind, '');
     const failed = results.filter((r) => r.outcome === 'failed').length;
     lines.push(failed ? `FAILED: ${failed} check(s) broke the contract of ${slug}.` : `PASSED: ${slug} at ${baseUrl} keeps its contract.`);
     return { exitCode: failed ? 1 : 0, report: lines.join('\n'), junit: junitXml(slug!, results), service: slug!, results };

@@ -69,11 +69,13 @@ export function createValidatingProxy(options: ProxyOptions): Router {
       }
       const tolerated = options.forwardTolerated && read.json !== undefined;
       const body = tolerated ? Buffer.from(JSON.stringify(read.json)) : Buffer.isBuffer(req.body) && req.body.length > 0 ? req.body : undefined;
-      // Node sets the length of the body it sends; the answer comes unencoded, as it is checked and passed on.
+      // The answer comes unencoded, as it is checked and passed on. The length is the body's as sent
+      // (the tolerant reader may have shortened it); Node would send a DELETE's body without one.
       const headers: OutgoingHttpHeaders = { 'accept-encoding': 'identity' };
       for (const [name, value] of Object.entries(req.headers)) {
         if (!hopByHop.has(name) && name !== 'accept-encoding' && value !== undefined) headers[name] = value;
       }
+      if (body) headers['content-length'] = body.length;
       const answer = await forward(`${upstream}${req.url}`, req.method, headers, body);
       const content = unencoded(answer);
       const status = answer.statusCode ?? 502;

@@ -118,8 +118,21 @@ async function quietly<T>(run: () => Promise<T>): Promise<T> {
 
 describe('npm run contract', () => {
   test('the stubs keep the seo contract, with a JUnit report of the four check kinds', async () => {
+    const names = async () => {
+      const list = await fetch(`http://127.0.0.1:${stubs.port}/seo/projects`, { headers: { authorization: 'Bearer seo_test_key' } });
+      return ((await list.json()) as { projects: Array<{ id: string; name: string }> }).projects.map((p) => `${p.id} ${p.name.slice(0, 30)}`);
+    };
+    const before = await names();
     const run = await quietly(() => runContract({ baseUrl: `http://127.0.0.1:${stubs.port}/seo` }));
     expect(run.exitCode, run.report).toBe(0);
+    // What the fuzzer created on a stub others may share is removed: seo has DELETE /projects/{projectId}.
+    const cleanup = /^cleanup: removed (\d+) resources the run created$/m.exec(run.report);
+    expect(cleanup, run.report).not.toBeNull();
+    expect(Number(cleanup![1])).toBeGreaterThan(0);
+    expect(run.report).not.toMatch(/^ {2}left \d+ created by POST \/projects/m);
+    // What stays is the scenario's own few (it runs before the fuzzer, whose DELETEs cover only what it created).
+    const added = (await names()).filter((id) => !before.includes(id));
+    expect(added.length, `left: ${added.join(' | ')}`).toBeLessThan(Number(cleanup![1]));
     expect(run.service).toBe('seo');
     expect(run.report).toMatch(/^examples: \d+ passed, 0 failed/m);
     expect(run.report).toMatch(/^negative: \d+ passed, 0 failed/m);
@@ -134,7 +147,7 @@ describe('npm run contract', () => {
     for (const suite of suites) expect(Number(suite.attrs.tests)).toBeGreaterThan(0);
     expect(suites.every((s) => s.attrs.failures === '0')).toBe(true);
     expect(elements.filter((e) => e.name === 'testcase').map((e) => e.attrs.name)).toContain('GET /projects');
-  }, 30_000);
+  }, 120_000);
 
   test('the Prism mock keeps the seo contract as far as a stateless mock can', async () => {
     const run = await runContract({ baseUrl: `http://127.0.0.1:${mock.port}/seo`, stateless: true });

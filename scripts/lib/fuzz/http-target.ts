@@ -1,6 +1,7 @@
 /** One HTTP service as a fuzz target: its request generator, the sender and the oracle, tied together. */
 import type { Contract } from '../../../server-stubs/lib/contract.js';
 import { buildServiceModel, type CredentialSource } from './contract-model.js';
+import { createCleanup, type Cleanup } from './cleanup.js';
 import { createLiveIds } from './live-ids.js';
 import { createHttpOracle } from './oracle.js';
 import { httpRequestArbitrary } from './requests.js';
@@ -20,10 +21,19 @@ export interface HttpTargetOptions {
   contract?: Contract;
 }
 
-export function httpServiceTarget(slug: string, services: ReadonlyArray<CredentialSource>, sender: Sender, options: HttpTargetOptions = {}): FuzzTarget<FuzzRequest> {
+export interface HttpServiceTarget extends FuzzTarget<FuzzRequest> {
+  /** what the run's valid requests created, to remove at its end */
+  cleanup: Cleanup;
+  /** how many answers were 429: a shared server's rate window the run spent */
+  rateLimited(): number;
+}
+
+export function httpServiceTarget(slug: string, services: ReadonlyArray<CredentialSource>, sender: Sender, options: HttpTargetOptions = {}): HttpServiceTarget {
   const liveIds = createLiveIds();
+  let rateLimited = 0;
   const model = buildServiceModel(slug, services, (name, schema) => liveIds.arbitraryFor(name, schema), options.contract);
   const oracle = createHttpOracle(model);
+  const cleanup = createCleanup(model);
   const basePath = options.basePath ?? model.basePath;
 
   /** The request with the credential of another tenant in place of the valid one, when the stub names tenants. */
@@ -34,6 +44,8 @@ export function httpServiceTarget(slug: string, services: ReadonlyArray<Credenti
     return { ...r, case: 'cross-tenant', headers: { ...headers, ...otherTenant } };
   }
   return {
+    cleanup,
+    rateLimited: () => rateLimited,
     arbitrary: httpRequestArbitrary(model, liveIds),
     caseOf: (r) => r.case,
     async execute(generated) {
@@ -48,7 +60,10 @@ export function httpServiceTarget(slug: string, services: ReadonlyArray<Credenti
         }
       }
       const observed = await sender.send(basePath, r);
-      liveIds.harvest(model.match(r.path)?.template, observed, r.method === 'POST' && r.expect === 'accept');
+      const template = model.match(r.path)?.template;
+      liveIds.harvest(template, observed, r.method === 'POST' && r.expect === 'accept');
+      cleanup.record(template, r, observed);
+      if (observed.status === 429) rateLimited++;
       return { violations: oracle(r, observed), request: describe(r), response: describeObserved(observed) };
     },
   };

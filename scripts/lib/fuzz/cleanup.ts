@@ -1,0 +1,103 @@
+/**
+ * What a run against a shared, stateful server leaves behind. The fuzzer creates resources with its
+ * valid requests (a hundred projects with megabyte names, say); a teammate's stub should not keep
+ * them. Each resource a POST of the run created is deleted at the end where the contract has a
+ * DELETE for it (`DELETE /projects/{projectId}` beside `POST /projects`); the rest are counted, so
+ * the report says what stayed and where.
+ */
+import type { OperationModel, ServiceModel } from './contract-model.js';
+import type { FuzzRequest, Observed } from './wire.js';
+
+interface Created {
+  /** the collection the POST went to: `/projects` */
+  collection: string;
+  id: string;
+}
+
+export interface CleanupReport {
+  removed: number;
+  /** per collection, how many resources stayed and why */
+  left: Array<{ collection: string; count: number; why: string }>;
+}
+
+/** The id an answer to a POST gives its new resource: the `Location` header's last segment, else the first `id` in the body. */
+function createdId(observed: Observed): string | undefined {
+  const location = observed.headers.location;
+  if (typeof location === 'string' && location) return decodeURIComponent(location.split('?')[0]!.split('/').filter(Boolean).pop() ?? '') || undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(observed.body);
+  } catch {
+    return undefined;
+  }
+  const find = (node: unknown, depth: number): string | undefined => {
+    if (depth > 2 || node === null || typeof node !== 'object' || Array.isArray(node)) return undefined;
+    const id = (node as Record<string, unknown>).id;
+    if (typeof id === 'string' && id.length > 0 && id.length <= 200) return id;
+    for (const value of Object.values(node)) {
+      const found = find(value, depth + 1);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  return find(body, 0);
+}
+
+export function createCleanup(model: ServiceModel) {
+  const created: Created[] = [];
+  /** The DELETE of one member of a collection, if the contract has it. */
+  const deleteOf = (collection: string): OperationModel | undefined =>
+    model.operations.find((o) => o.operation.method === 'delete' && new RegExp(`^${collection.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\{[^/}]+\\}$`).test(o.operation.path));
+
+  return {
+    /** Notes what a valid request of the fuzzing tenant created. */
+    record(template: string | undefined, request: FuzzRequest, observed: Observed): void {
+      if (!template || request.method !== 'POST' || observed.status < 200 || observed.status >= 300) return;
+      const id = createdId(observed);
+      if (id) created.push({ collection: template, id });
+    },
+
+    /**
+     * Deletes what can be deleted, with the DELETE operation's own valid credential; answers what
+     * stayed. A 429 is waited out (`waitOut` gets its Retry-After) and the DELETE sent again, twice at most.
+     */
+    async removeAll(send: (r: FuzzRequest) => Promise<Observed>, waitOut: (seconds: number) => Promise<void>): Promise<CleanupReport> {
+      let removed = 0;
+      const left = new Map<string, { count: number; why: string }>();
+      const stay = (collection: string, why: string) => {
+        const entry = left.get(collection) ?? { count: 0, why };
+        entry.count++;
+        left.set(collection, entry);
+      };
+      for (const { collection, id } of created) {
+        const operation = deleteOf(collection);
+        if (!operation) {
+          stay(collection, `the contract has no DELETE ${collection}/{id}`);
+          continue;
+        }
+        const path = operation.operation.path.replace(/\{[^/}]+\}$/, encodeURIComponent(id));
+        const { valid, validQuery } = operation.credentials;
+        const request: FuzzRequest = { case: 'cleanup', method: 'DELETE', path, query: validQuery ?? [], headers: { ...(valid ?? {}) }, expect: 'any' };
+        let answer = await send(request);
+        for (let retry = 0; answer.status === 429 && retry < 2; retry++) {
+          await waitOut(Math.min(60, Math.max(1, Number(answer.headers['retry-after']) || 1)));
+          answer = await send(request);
+        }
+        if (answer.status >= 200 && answer.status < 300) removed++;
+        // Deleted already by the run itself is gone all the same.
+        else if (answer.status !== 404 && answer.status !== 410) stay(collection, `DELETE answered ${answer.status}`);
+      }
+      return { removed, left: [...left].map(([collection, entry]) => ({ collection, ...entry })) };
+    },
+  };
+}
+
+export type Cleanup = ReturnType<typeof createCleanup>;
+
+/** The report's lines about it; none when the run created nothing. */
+export function cleanupLines(report: CleanupReport): string[] {
+  if (report.removed === 0 && report.left.length === 0) return [];
+  const lines = [`cleanup: removed ${report.removed} resources the run created`];
+  for (const { collection, count, why } of report.left) lines.push(`  left ${count} created by POST ${collection} on the server (${why})`);
+  return lines;
+}
