@@ -169,6 +169,7 @@ function dispatch(handlers: Record<string, RuntimeHandler | undefined>, contract
         query: req.matched!.query ?? req.query,
         headers: req.headers,
         body: req.body,
+        cookies: req.cookies ?? noCookies,
         rawBody: req.rawBody,
         files: req.files,
         principal: req.principal,
@@ -183,6 +184,9 @@ function dispatch(handlers: Record<string, RuntimeHandler | undefined>, contract
     }
   };
 }
+
+/** The cookies of a request without any: one object for every such request. */
+const noCookies: Record<string, never> = Object.freeze({});
 
 /** A handler's `fail`: one function for every request (a closure per request would cost its allocation). */
 function failRequest(status: number, code: string | undefined, message: string, extras?: Record<string, unknown>, headers?: Record<string, string>): never {
