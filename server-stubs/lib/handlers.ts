@@ -36,9 +36,12 @@ export interface PassthroughResult {
   passthrough: globalThis.Response;
 }
 
-export type HandlerResult<Op> =
-  | (Op extends { responses: infer R } ? { [S in keyof R & SuccessStatus]: ResultFor<S, R[S]> }[keyof R & SuccessStatus] : never)
-  | PassthroughResult;
+type Successes<Op> = Op extends { responses: infer R } ? { [S in keyof R & SuccessStatus]: ResultFor<S, R[S]> }[keyof R & SuccessStatus] : never;
+
+export type HandlerResult<Op> = Successes<Op> | PassthroughResult;
+
+/** `HandlerResult` by the operation's name, as a compiler message prints it: `OperationResult<operations, "getProject">`. */
+export type OperationResult<Ops, K extends keyof Ops> = Successes<Ops[K]> | PassthroughResult;
 
 /** The error statuses an operation declares; any status where it declares a range or `default`. */
 export type ErrorStatus<Op> = Op extends { responses: infer R }
@@ -128,7 +131,7 @@ type DefaultsFor<Defaults, K> = K extends keyof Defaults ? (Defaults[K] extends 
 export interface OperationContext<Ops, K extends keyof Ops, P extends Principal, Defaults = {}> extends HandlerContext<Ops[K], P, DefaultsFor<Defaults, K>> {}
 
 export type HandlerMap<Ops, P extends Principal, Defaults = {}> = {
-  [K in keyof Ops]: (ctx: OperationContext<Ops, K, P, Defaults>) => HandlerResult<Ops[K]> | Promise<HandlerResult<Ops[K]>>;
+  [K in keyof Ops]: (ctx: OperationContext<Ops, K, P, Defaults>) => OperationResult<Ops, K> | Promise<OperationResult<Ops, K>>;
 };
 
 type JsonBodyOf<Op, S> = Op extends { responses: infer R }
