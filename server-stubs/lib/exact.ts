@@ -10,7 +10,9 @@ type Primitive = string | number | boolean | bigint | symbol | null | undefined;
 /** How deep an answer is walked: a recursive type (a tree, a JSON value) must end somewhere. */
 type Deeper = [never, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
 
-type At<Path extends string, K extends string> = Path extends '' ? K : `${Path}.${K}`;
+/** A child's path under its key (`project` + `price`, `items` + `[].price`), distributed over the child's paths. */
+type Under<K extends string, Child> = Child extends `[]${string}` ? `${K}${Child}` : Child extends string ? `${K}.${Child}` : never;
+type InArray<Child> = Child extends `[]${string}` ? `[]${Child}` : Child extends string ? `[].${Child}` : never;
 
 type KeysOf<D> = D extends unknown ? keyof D : never;
 type ValueOf<D, K> = D extends unknown ? (K extends keyof D ? D[K] : never) : never;
@@ -24,9 +26,11 @@ type Same<A, D> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends D ? 
  * The dotted paths (`project.price`, `items[].price`) of `A`'s properties that `D` does not declare;
  * `never` when there are none. A declared `unknown`, `any` or index signature (additionalProperties)
  * takes any key, a union of declared shapes (oneOf, nullable) any key one of its members declares;
- * a wrong type where a key is declared is the ordinary assignability check's business.
+ * a wrong type where a key is declared is the ordinary assignability check's business. Paths are
+ * built from the leaves up, so a shape met again (the same record in many answers) is walked once
+ * per depth and then taken from the compiler's cache.
  */
-export type Undeclared<A, D, Path extends string = '', Depth extends number = 10> = [Depth] extends [never]
+export type Undeclared<A, D, Depth extends number = 10> = [Depth] extends [never]
   ? never
   : Same<A, D> extends true
     ? never
@@ -37,20 +41,16 @@ export type Undeclared<A, D, Path extends string = '', Depth extends number = 10
         : A extends Primitive
           ? never
           : A extends readonly (infer E)[]
-            ? Undeclared<E, ElementOf<D>, `${Path}[]`, Deeper[Depth]>
+            ? InArray<Undeclared<E, ElementOf<D>, Deeper[Depth]>>
             : A extends object
-              ? UndeclaredKeys<A, Exclude<Extract<D, object>, readonly unknown[]>, Path, Depth>
+              ? UndeclaredKeys<A, Exclude<Extract<D, object>, readonly unknown[]>, Depth>
               : never;
 
-type UndeclaredKeys<A, D, Path extends string, Depth extends number> = [D] extends [never]
+type UndeclaredKeys<A, D, Depth extends number> = [D] extends [never]
   ? never
   : string extends KeysOf<D>
     ? never
     : {
         // An index signature of the answer's own type names no key: only its known keys can be wrong.
-        [K in keyof A & string]-?: string extends K
-          ? never
-          : K extends KeysOf<D>
-            ? Undeclared<A[K], ValueOf<D, K>, At<Path, K>, Deeper[Depth]>
-            : At<Path, K>;
+        [K in keyof A & string]-?: string extends K ? never : K extends KeysOf<D> ? Under<K, Undeclared<A[K], ValueOf<D, K>, Deeper[Depth]>> : K;
       }[keyof A & string];

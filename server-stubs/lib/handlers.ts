@@ -149,7 +149,8 @@ type UndeclaredIn<Op, Name extends string, Answer> = Answer extends { status: in
     : never
   : never;
 
-type AnswersOf<F> = F extends (...args: never[]) => infer R ? Awaited<R> : never;
+/** A handler's answers, from an `async` one too (one level: an answer is never itself a promise). */
+type AnswersOf<F> = F extends (...args: never[]) => infer R ? (R extends PromiseLike<infer A> ? A : R) : never;
 
 /**
  * Each handler as written, or, where it answers a property its schema does not declare or handles
