@@ -20,8 +20,8 @@ export interface ServiceRouterOptions<Ops, P extends Principal, Defaults> {
   /** the bundle to serve; generated/<slug>/openapi.json unless given (tests serve fixtures) */
   document?: JsonNode;
   /**
-   * The service's handlers by operationId (typed where they are declared, with
-   * `satisfies HandlerMap<operations, P, operationDefaults>`). An operation without one answers 501
+   * The service's handlers by operationId (typed where they are declared, by the service's
+   * `handlersFor` builder, and joined `satisfies HandlerMap<operations, P, operationDefaults>`). An operation without one answers 501
    * in the service's error body; a key that is not an operation of the contract fails at start.
    */
   handlers: Partial<HandlerMap<Ops, P, Defaults>>;
