@@ -1,7 +1,7 @@
 import type { operationDefaults, operations } from '../../generated/coder/types.gen.js';
 import type { Principal } from '../lib/auth.js';
 import type { Clock } from '../lib/clock.js';
-import type { HandlerMap } from '../lib/handlers.js';
+import { handlersFor, type HandlerMap } from '../lib/handlers.js';
 import type { Retriever } from '../lib/retrieval.js';
 import type { ChatRouter } from './router.js';
 import type { SessionsStore } from './sessions-store.js';
@@ -20,6 +20,9 @@ export interface CoderPrincipal extends Principal {
 }
 
 export type CoderHandlers = HandlerMap<operations, CoderPrincipal, operationDefaults>;
+
+/** Each handler module's map, checked against the contract as it is written (`handlersFor`). */
+export const coderHandlers = handlersFor<operations, CoderPrincipal, operationDefaults>();
 
 /** The test switches of DECISIONS coder-8, as app options (and environment variables of `npm start`). */
 export interface CoderSwitches {

@@ -2,7 +2,7 @@ import type { operations } from '../../generated/stub-controls/types.gen.js';
 import { ClockMoveRefused, type StubClock } from './clock.js';
 import type { ErrorMapper } from './errors.js';
 import { describeIssues } from './errors.js';
-import type { HandlerMap } from './handlers.js';
+import { handlersFor, type HandlerMap } from './handlers.js';
 import { createServiceRouter } from './service-router.js';
 import type { StubInstance } from './service.js';
 
@@ -17,7 +17,7 @@ export function createStubControls(clock: StubClock, services: () => Array<{ slu
   const runDue = async () => {
     for (const { instance } of services()) await instance.runDue?.();
   };
-  const handlers = {
+  const handlers = handlersFor<operations, never>()({
     getStubClock: () => ({ status: 200, body: state() }),
     moveStubClock: async ({ body, fail }) => {
       try {
@@ -46,6 +46,6 @@ export function createStubControls(clock: StubClock, services: () => Array<{ slu
       }
       return { status: 200, body: { reset } };
     },
-  } satisfies HandlerMap<operations, never>;
+  }) satisfies HandlerMap<operations, never>;
   return createServiceRouter<operations, never>({ slug: 'stub-controls', handlers, security: {}, errors: controlErrors, clock });
 }

@@ -20,8 +20,8 @@ export interface ServiceRouterOptions<Ops, P extends Principal, Defaults> {
   /** the bundle to serve; generated/<slug>/openapi.json unless given (tests serve fixtures) */
   document?: JsonNode;
   /**
-   * The service's handlers by operationId (typed where they are declared, with
-   * `satisfies HandlerMap<operations, P, operationDefaults>`). An operation without one answers 501
+   * The service's handlers by operationId (typed where they are declared, by the service's
+   * `handlersFor` builder, and joined `satisfies HandlerMap<operations, P, operationDefaults>`). An operation without one answers 501
    * in the service's error body; a key that is not an operation of the contract fails at start.
    */
   handlers: Partial<HandlerMap<Ops, P, Defaults>>;
@@ -169,6 +169,7 @@ function dispatch(handlers: Record<string, RuntimeHandler | undefined>, contract
         query: req.matched!.query ?? req.query,
         headers: req.headers,
         body: req.body,
+        cookies: req.cookies ?? noCookies,
         rawBody: req.rawBody,
         files: req.files,
         principal: req.principal,
@@ -183,6 +184,9 @@ function dispatch(handlers: Record<string, RuntimeHandler | undefined>, contract
     }
   };
 }
+
+/** The cookies of a request without any: one object for every such request. */
+const noCookies: Record<string, never> = Object.freeze({});
 
 /** A handler's `fail`: one function for every request (a closure per request would cost its allocation). */
 function failRequest(status: number, code: string | undefined, message: string, extras?: Record<string, unknown>, headers?: Record<string, string>): never {

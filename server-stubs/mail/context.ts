@@ -1,7 +1,7 @@
 import type { components, operationDefaults, operations } from '../../generated/mail/types.gen.js';
 import type { Clock } from '../lib/clock.js';
 import type { RecordResolver } from '../lib/dns-records.js';
-import type { HandlerMap } from '../lib/handlers.js';
+import { handlersFor, type HandlerMap } from '../lib/handlers.js';
 import type { ContactsStore } from './audience/contacts-store.js';
 import type { TrackingStore } from './analytics/tracking-store.js';
 import type { SegmentsStore } from './audience/segments-store.js';
@@ -30,6 +30,9 @@ import type { SsoVerifier } from './identity/sso.js';
 import type { IdentityStore } from './identity/store.js';
 
 export type MailHandlers = HandlerMap<operations, MailPrincipal, operationDefaults>;
+
+/** Each handler module's map, checked against the contract as it is written (`handlersFor`). */
+export const mailHandlers = handlersFor<operations, MailPrincipal, operationDefaults>();
 
 /** What every mail handler module gets: `mailHandlers(deps)` returns its part of the handler map. */
 /** The answer of an accepted `POST /v1/send`, kept by idempotency key and given again to a retry. */

@@ -1,6 +1,6 @@
 import type { operationDefaults, operations } from '../../generated/reach/types.gen.js';
 import type { Principal } from '../lib/auth.js';
-import type { HandlerMap } from '../lib/handlers.js';
+import { handlersFor, type HandlerMap } from '../lib/handlers.js';
 import type { SwitchableProvider } from './provider.js';
 import type { ReachStore } from './store.js';
 
@@ -13,6 +13,9 @@ export interface ReachPrincipal extends Principal {
 }
 
 export type ReachHandlers = HandlerMap<operations, ReachPrincipal, operationDefaults>;
+
+/** Each handler module's map, checked against the contract as it is written (`handlersFor`). */
+export const reachHandlers = handlersFor<operations, ReachPrincipal, operationDefaults>();
 
 export interface ReachDeps {
   store: ReachStore;

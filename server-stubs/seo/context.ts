@@ -1,6 +1,6 @@
 import type { operationDefaults, operations } from '../../generated/seo/types.gen.js';
 import type { Principal } from '../lib/auth.js';
-import type { HandlerMap } from '../lib/handlers.js';
+import { handlersFor, type HandlerMap } from '../lib/handlers.js';
 import type { Resolver } from '../lib/net-guard.js';
 import type { CrawlTiming } from './crawl.js';
 import type { SeoStore } from './store.js';
@@ -11,6 +11,9 @@ export interface SeoPrincipal extends Principal {
 }
 
 export type SeoHandlers = HandlerMap<operations, SeoPrincipal, operationDefaults>;
+
+/** Each handler module's map, checked against the contract as it is written (`handlersFor`). */
+export const seoHandlers = handlersFor<operations, SeoPrincipal, operationDefaults>();
 
 /** The audit stream's timings (published: ping 15 s, poll about 1.5 s, ceiling 10 min). */
 export interface StreamTiming {

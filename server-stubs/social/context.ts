@@ -1,6 +1,6 @@
 import type { operationDefaults, operations } from '../../generated/social/types.gen.js';
 import type { Principal } from '../lib/auth.js';
-import type { HandlerMap } from '../lib/handlers.js';
+import { handlersFor, type HandlerMap } from '../lib/handlers.js';
 import type { PostGenerator } from './generator.js';
 import type { SocialStore } from './store.js';
 
@@ -13,6 +13,9 @@ export interface SocialPrincipal extends Principal {
 }
 
 export type SocialHandlers = HandlerMap<operations, SocialPrincipal, operationDefaults>;
+
+/** Each handler module's map, checked against the contract as it is written (`handlersFor`). */
+export const socialHandlers = handlersFor<operations, SocialPrincipal, operationDefaults>();
 
 export interface SocialDeps {
   store: SocialStore;

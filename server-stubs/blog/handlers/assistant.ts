@@ -1,4 +1,4 @@
-import type { BlogDeps, BlogHandlers } from '../context.js';
+import { blogHandlers, type BlogDeps } from '../context.js';
 import { admit } from '../metering.js';
 import { iso } from '../store.js';
 
@@ -9,12 +9,12 @@ function reply(prompt: string): string {
 }
 
 export function assistantHandlers({ store }: BlogDeps) {
-  return {
+  return blogHandlers({
     createAssistantPrompt: ({ principal, body, fail }) => {
       const account = store.account(principal.accountId);
       const meter = admit(store, account, 'ai_assistant_prompts', fail);
       const answer = { id: store.newId(), prompt: body.prompt, completion: reply(body.prompt), created_at: iso(store.now()) };
       return { status: 200, headers: meter.commit(), body: answer };
     },
-  } satisfies Partial<BlogHandlers>;
+  });
 }

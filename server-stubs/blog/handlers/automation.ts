@@ -1,6 +1,6 @@
 import type { components } from '../../../generated/blog/types.gen.js';
 import type { Fail } from '../../lib/handlers.js';
-import type { BlogDeps, BlogHandlers } from '../context.js';
+import { blogHandlers, type BlogDeps } from '../context.js';
 import { admit } from '../metering.js';
 import { iso, type Account, type Article, type BlogStore } from '../store.js';
 
@@ -64,7 +64,7 @@ export function automationHandlers({ store }: BlogDeps) {
     return { account, meter: admit(store, account, 'mcp_write_actions', fail) };
   };
 
-  return {
+  return blogHandlers({
     createDraft: ({ principal, body, fail }) => {
       const { account, meter } = writes(principal.accountId, fail);
       const draft = {
@@ -120,5 +120,5 @@ export function automationHandlers({ store }: BlogDeps) {
       if (!series.articles.includes(body.slug)) series.articles.push(body.slug);
       return { status: 200, headers: meter.commit(), body: series };
     },
-  } satisfies Partial<BlogHandlers>;
+  });
 }

@@ -1,9 +1,9 @@
-import type { BlogDeps, BlogHandlers } from '../context.js';
+import { blogHandlers, type BlogDeps } from '../context.js';
 import { admit, usageHeaders } from '../metering.js';
 import { iso } from '../store.js';
 
 export function newsletterHandlers({ store }: BlogDeps) {
-  return {
+  return blogHandlers({
     addNewsletterSubscriber: ({ principal, body, fail }) => {
       const account = store.account(principal.accountId);
       const key = body.email.toLowerCase();
@@ -15,5 +15,5 @@ export function newsletterHandlers({ store }: BlogDeps) {
       account.subscribers.set(key, subscriber);
       return { status: 201, headers: meter.commit(), body: subscriber };
     },
-  } satisfies Partial<BlogHandlers>;
+  });
 }

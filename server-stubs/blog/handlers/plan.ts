@@ -1,4 +1,4 @@
-import type { BlogDeps, BlogHandlers } from '../context.js';
+import { blogHandlers, type BlogDeps } from '../context.js';
 import { trialOffer, usageOf } from '../metering.js';
 import { meteredItems, plan, plans, planSummary, TRIAL_DAYS, type MeteredFeature } from '../plans.js';
 import { iso, type Account, type BlogStore } from '../store.js';
@@ -29,7 +29,7 @@ export function planStatus(store: BlogStore, account: Account) {
 }
 
 export function planHandlers({ store }: BlogDeps) {
-  return {
+  return blogHandlers({
     getPlan: ({ principal }) => ({ status: 200, body: planStatus(store, store.account(principal.accountId)) }),
 
     startTrial: ({ principal, fail }) => {
@@ -45,5 +45,5 @@ export function planHandlers({ store }: BlogDeps) {
       account.trial = { startedAtMs: now, endsAtMs: now + TRIAL_DAYS * DAY_MS };
       return { status: 201, body: planStatus(store, account) };
     },
-  } satisfies Partial<BlogHandlers>;
+  });
 }

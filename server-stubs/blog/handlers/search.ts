@@ -1,8 +1,8 @@
-import type { BlogHandlers } from '../context.js';
+import { blogHandlers } from '../context.js';
 import { searchCorpus } from '../search.js';
 
 export function searchHandlers() {
-  return {
+  return blogHandlers({
     searchBlog: ({ query }) => ({ status: 200, body: searchCorpus(query) }),
-  } satisfies Partial<BlogHandlers>;
+  });
 }

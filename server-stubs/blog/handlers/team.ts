@@ -1,9 +1,9 @@
-import type { BlogDeps, BlogHandlers } from '../context.js';
+import { blogHandlers, type BlogDeps } from '../context.js';
 import { requireFeature } from '../metering.js';
 import { iso } from '../store.js';
 
 export function teamHandlers({ store }: BlogDeps) {
-  return {
+  return blogHandlers({
     addTeamMember: ({ principal, body, fail }) => {
       const account = store.account(principal.accountId);
       requireFeature(store, account, 'team_members', fail);
@@ -14,5 +14,5 @@ export function teamHandlers({ store }: BlogDeps) {
       account.team.set(key, member);
       return { status: 201, body: member };
     },
-  } satisfies Partial<BlogHandlers>;
+  });
 }

@@ -1,8 +1,8 @@
 import { defaultCycles, runAgent, type AgentCitation, type AgentEvent } from '../agent.js';
-import type { CoderDeps, CoderHandlers } from '../context.js';
+import { coderHandlers, type CoderDeps } from '../context.js';
 
 export function agentHandlers({ sessions, switches, retriever }: CoderDeps) {
-  return {
+  return coderHandlers({
     streamAgent: ({ principal, query, fail }) => {
       const sessionId = switches.sessionStore ? query.sessionId : undefined;
       if (sessionId && sessions.claim(sessionId, principal.owner) === 'taken') fail(404, undefined, 'Session not found');
@@ -24,5 +24,5 @@ export function agentHandlers({ sessions, switches, retriever }: CoderDeps) {
         },
       };
     },
-  } satisfies Partial<CoderHandlers>;
+  });
 }

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { CoderDeps, CoderHandlers } from '../context.js';
+import { coderHandlers, type CoderDeps } from '../context.js';
 import { agentCard, agents, DEFAULT_AGENT, findAgent, type A2AMessage, type A2ATask, type AgentDefinition } from '../a2a-agents.js';
 import type { PlatformState } from '../platform-state.js';
 import { RouterUnavailable } from '../router.js';
@@ -63,7 +63,7 @@ export function agentHandlers({ router, switches, clock }: CoderDeps, { tasks }:
     return task;
   };
 
-  return {
+  return coderHandlers({
     getAgentCard: ({ req }) => ({ status: 200, body: agentCard(findAgent(DEFAULT_AGENT)!, gatewayUrl(req)) }),
 
     listAgents: ({ req }) => ({
@@ -100,5 +100,5 @@ export function agentHandlers({ router, switches, clock }: CoderDeps, { tasks }:
           return error(METHOD_NOT_FOUND, `Method not found: ${body.method} (this agent answers SendMessage and GetTask)`);
       }
     },
-  } satisfies Partial<CoderHandlers>;
+  });
 }

@@ -1,4 +1,4 @@
-import type { CoderDeps, CoderHandlers } from '../context.js';
+import { coderHandlers, type CoderDeps } from '../context.js';
 import { agentHandlers } from './agent.js';
 import { healthHandlers } from './health.js';
 import { messageHandlers } from './messages.js';
@@ -6,10 +6,10 @@ import { sessionHandlers } from './sessions.js';
 
 /** Sessions, the messages format, the research-agent stream and health. */
 export function gatewayHandlers(deps: CoderDeps) {
-  return {
+  return coderHandlers({
     ...sessionHandlers(deps),
     ...messageHandlers(deps),
     ...agentHandlers(deps),
     ...healthHandlers(deps),
-  } satisfies Partial<CoderHandlers>;
+  });
 }

@@ -1,7 +1,7 @@
-import type { CoderDeps, CoderHandlers } from '../context.js';
+import { coderHandlers, type CoderDeps } from '../context.js';
 
 export function healthHandlers({ switches, upstream }: CoderDeps) {
-  return {
+  return coderHandlers({
     getHealth: () => ({
       status: 200,
       body: {
@@ -11,5 +11,5 @@ export function healthHandlers({ switches, upstream }: CoderDeps) {
         upstream: upstream.configured ? 'configured' : 'not_configured',
       },
     }),
-  } satisfies Partial<CoderHandlers>;
+  });
 }

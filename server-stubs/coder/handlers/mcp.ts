@@ -1,4 +1,4 @@
-import type { CoderHandlers } from '../context.js';
+import { coderHandlers } from '../context.js';
 import { ToolServerExists, ToolServerNotFound, ToolServerRefused, ToolServerUnreachable } from '../mcp-manager.js';
 import type { PlatformState } from '../platform-state.js';
 
@@ -17,7 +17,7 @@ function answerFailure<S extends number>(fail: Failing<S>, error: unknown, statu
 
 /** External tool servers (MCP), per key owner. */
 export function mcpHandlers({ mcp }: PlatformState) {
-  return {
+  return coderHandlers({
     configureToolServer: async ({ body, principal, fail }) => {
       try {
         return { status: 201, body: await mcp.configure(principal.owner, body) };
@@ -54,5 +54,5 @@ export function mcpHandlers({ mcp }: PlatformState) {
         return answerFailure(fail, error, { notFound: 404 });
       }
     },
-  } satisfies Partial<CoderHandlers>;
+  });
 }

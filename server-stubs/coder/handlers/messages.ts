@@ -1,6 +1,6 @@
 import type { operations } from '../../../generated/coder/types.gen.js';
 import type { Fail, HandlerResult } from '../../lib/handlers.js';
-import type { CoderDeps, CoderHandlers, CoderPrincipal } from '../context.js';
+import { coderHandlers, type CoderDeps, type CoderPrincipal } from '../context.js';
 import { estimateInputTokens, lastUserText, messageFrames, messageOf, MIN_ROUTED_MAX_TOKENS, toChatMessages, upstreamAnswerText, type Message } from '../messages-format.js';
 import { RouterUnavailable } from '../router.js';
 import { UpstreamFailure } from '../upstream.js';
@@ -45,7 +45,7 @@ function recorded(response: Response, record: (text: string) => void): Response 
 
 export function messageHandlers(deps: CoderDeps) {
   const { switches, router, upstream } = deps;
-  return {
+  return coderHandlers({
     createMessage: async ({ body, headers, principal, rawBody, fail }): Promise<CreateMessageResult> => {
       const session = sessionRecorder(deps, principal, header(headers['x-session-id']), fail);
       const question = lastUserText(body);
@@ -96,5 +96,5 @@ export function messageHandlers(deps: CoderDeps) {
     },
 
     countMessageTokens: ({ body }) => ({ status: 200, body: { input_tokens: estimateInputTokens(body) } }),
-  } satisfies Partial<CoderHandlers>;
+  });
 }

@@ -1,4 +1,4 @@
-import type { CoderDeps, CoderHandlers } from '../context.js';
+import { coderHandlers, type CoderDeps } from '../context.js';
 
 /** The router's models, as the OpenAI list (`/models`, and `/v1/models` for the SDKs) and with metadata. */
 export function modelHandlers({ router }: CoderDeps) {
@@ -6,7 +6,7 @@ export function modelHandlers({ router }: CoderDeps) {
     status: 200 as const,
     body: { object: 'list' as const, data: router.models().map((m) => ({ id: m.id, object: 'model' as const, created: m.created, owned_by: m.owned_by })) },
   });
-  return {
+  return coderHandlers({
     listModels: list,
     listOpenAIModels: list,
     listModelCatalog: () => ({
@@ -28,5 +28,5 @@ export function modelHandlers({ router }: CoderDeps) {
       const model = router.models().find((m) => m.id === params.model) ?? fail(404, undefined, `No model ${params.model}`);
       return { status: 200, body: { id: model.id, object: 'model', created: model.created, owned_by: model.owned_by } };
     },
-  } satisfies Partial<CoderHandlers>;
+  });
 }

@@ -1,6 +1,6 @@
 import type { operations } from '../../../generated/coder/types.gen.js';
 import type { HandlerResult } from '../../lib/handlers.js';
-import type { CoderDeps, CoderHandlers } from '../context.js';
+import { coderHandlers, type CoderDeps } from '../context.js';
 import { embed, EMBEDDING_DIMENSIONS, toBase64Float32 } from '../embeddings.js';
 import { moderate } from '../moderation.js';
 import type { PlatformState } from '../platform-state.js';
@@ -35,7 +35,7 @@ export function openaiHandlers({ switches, router, clock }: CoderDeps, { respons
   };
   const seconds = () => Math.floor(clock.now() / 1000);
 
-  return {
+  return coderHandlers({
     createChatCompletion: async ({ body, fail }) => {
       const answer = await complete(fail, {
         model: body.model,
@@ -141,5 +141,5 @@ export function openaiHandlers({ switches, router, clock }: CoderDeps, { respons
         responses.find(principal.owner, params.response_id) ?? fail(404, 'not_found_error', `No response with id ${params.response_id}`, { code: 'response_not_found' });
       return { status: 200, body: stored.response };
     },
-  } satisfies Partial<CoderHandlers>;
+  });
 }

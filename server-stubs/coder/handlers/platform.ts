@@ -1,4 +1,4 @@
-import type { CoderDeps, CoderHandlers } from '../context.js';
+import { coderHandlers, type CoderDeps } from '../context.js';
 import type { PlatformState } from '../platform-state.js';
 import { agentHandlers } from './agents.js';
 import { mcpHandlers } from './mcp.js';
@@ -7,10 +7,10 @@ import { openaiHandlers } from './openai.js';
 
 /** The OpenAI-style surface, models, agents (A2A) and tool servers (MCP). */
 export function platformHandlers(deps: CoderDeps, state: PlatformState) {
-  return {
+  return coderHandlers({
     ...openaiHandlers(deps, state),
     ...modelHandlers(deps),
     ...agentHandlers(deps, state),
     ...mcpHandlers(state),
-  } satisfies Partial<CoderHandlers>;
+  });
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Fail } from '../../lib/handlers.js';
-import type { CoderDeps, CoderHandlers } from '../context.js';
+import { coderHandlers, type CoderDeps } from '../context.js';
 import { detailOf, summaryOf, type SessionsStore } from '../sessions-store.js';
 
 /** The store, or 503 when it is switched off (DECISIONS coder-8). */
@@ -9,7 +9,7 @@ export function requireStore(deps: Pick<CoderDeps, 'sessions' | 'switches'>, fai
 }
 
 export function sessionHandlers(deps: CoderDeps) {
-  return {
+  return coderHandlers({
     listSessions: ({ principal, query }) => {
       // Published: listing degrades to an empty list when the store is not initialised.
       const sessions = deps.switches.sessionStore ? deps.sessions.list(principal.owner, query.limit).map(summaryOf) : [];
@@ -30,5 +30,5 @@ export function sessionHandlers(deps: CoderDeps) {
       const entry = store.visible(params.session_id, principal.owner) ?? fail(404, undefined, 'Session not found');
       return { status: 200, body: detailOf(entry) };
     },
-  } satisfies Partial<CoderHandlers>;
+  });
 }

@@ -1,4 +1,4 @@
-import type { DevDeps, DevHandlers, DevModel } from '../context.js';
+import { devHandlers, type DevDeps, type DevModel } from '../context.js';
 import { composeAnswer, promptText, usageOf } from '../answer.js';
 
 /** dev-flash is the faster, cheaper model: it reads fewer sources. */
@@ -15,7 +15,7 @@ function conversation(body: { query?: string; messages?: Array<{ role: string; c
 }
 
 export function searchHandlers({ retriever, newId }: DevDeps) {
-  return {
+  return devHandlers({
     createSearch: async ({ body, fail }) => {
       if (!retriever) return fail(503, 'retrieval_unavailable', UNAVAILABLE);
       const model = body.model as DevModel;
@@ -36,5 +36,5 @@ export function searchHandlers({ retriever, newId }: DevDeps) {
         },
       };
     },
-  } satisfies Partial<DevHandlers>;
+  });
 }

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { components } from '../../../generated/mail/types.gen.js';
-import type { MailDeps, MailHandlers } from '../context.js';
+import { mailHandlers, type MailDeps } from '../context.js';
 import { isRegisteredRedirectUri, OAuthClients, scopesBeyondRegistration, type OAuthClient } from '../oauth/clients.js';
 import { AuthorizationCodes, s256 } from '../oauth/codes.js';
 import { consentPage, consentPageHeaders, ConsentTokens } from '../oauth/consent-page.js';
@@ -67,7 +67,7 @@ export function oauthHandlers(deps: MailDeps, state: OAuthState = new OAuthState
     return { client, scopes };
   }
 
-  return {
+  return mailHandlers({
     getOAuthServerMetadata: ({ req }) => {
       const issuer = issuerOf(req);
       return {
@@ -206,5 +206,5 @@ export function oauthHandlers(deps: MailDeps, state: OAuthState = new OAuthState
       if (record?.kind === 'oauth') identity.revokeKey(record.id);
       return { status: 200 };
     },
-  } satisfies Partial<MailHandlers>;
+  });
 }

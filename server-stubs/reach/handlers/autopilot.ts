@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { ReachDeps, ReachHandlers } from '../context.js';
+import { reachHandlers, type ReachDeps } from '../context.js';
 import { requireLeads } from './shared.js';
 
 export function autopilotHandlers({ store }: ReachDeps) {
-  return {
+  return reachHandlers({
     startAutopilot: ({ principal, body, fail }) => {
       const account = store.account(principal.accountId);
       if (account.plan === 'free') fail(402, undefined, 'plan_limit_exceeded', { feature: 'autopilot', used: 0, limit: 0, plan: 'free' });
@@ -19,5 +19,5 @@ export function autopilotHandlers({ store }: ReachDeps) {
     },
 
     listAutopilotRuns: ({ principal }) => ({ status: 200, body: { runs: store.accountRuns(principal.accountId) } }),
-  } satisfies Partial<ReachHandlers>;
+  });
 }

@@ -1,5 +1,5 @@
 import type { operations } from '../../../generated/reach/types.gen.js';
-import type { ReachDeps, ReachHandlers } from '../context.js';
+import { reachHandlers, type ReachDeps } from '../context.js';
 import { nextPeriodStartOf, periodStartOf, pricing } from '../store.js';
 
 /** Where single sign-on may return to (designed): the app's own origin, or a path on it. */
@@ -16,7 +16,7 @@ function registeredReturn(returnUrl: string): string | undefined {
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 
 export function billingHandlers({ store }: ReachDeps) {
-  return {
+  return reachHandlers({
     getUsage: ({ principal }) => {
       const account = store.account(principal.accountId);
       return {
@@ -44,5 +44,5 @@ export function billingHandlers({ store }: ReachDeps) {
         body: { success: true as const, plan: account.plan, status: 'active' as const, renewsAt: iso(nextPeriodStartOf(store.now())), credits: account.wallet, portalUrl },
       };
     },
-  } satisfies Partial<ReachHandlers>;
+  });
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Fail } from '../../lib/handlers.js';
-import type { ReachDeps, ReachHandlers } from '../context.js';
+import { reachHandlers, type ReachDeps } from '../context.js';
 import { STAGES, type ReachStore } from '../store.js';
 
 function requireDeal(store: ReachStore, fail: Fail<404>, accountId: string, id: string) {
@@ -8,7 +8,7 @@ function requireDeal(store: ReachStore, fail: Fail<404>, accountId: string, id: 
 }
 
 export function dealHandlers({ store }: ReachDeps) {
-  return {
+  return reachHandlers({
     listDeals: ({ principal }) => {
       const deals = store.accountDeals(principal.accountId);
       return { status: 200, body: { deals, summary: store.revenue(deals) } };
@@ -51,5 +51,5 @@ export function dealHandlers({ store }: ReachDeps) {
       requireDeal(store, fail, principal.accountId, body.dealId);
       return { status: 200, body: { deal: store.changeDeal(principal.accountId, body.dealId, { status: body.stage }) } };
     },
-  } satisfies Partial<ReachHandlers>;
+  });
 }

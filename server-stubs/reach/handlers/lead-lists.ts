@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { ReachDeps, ReachHandlers } from '../context.js';
+import { reachHandlers, type ReachDeps } from '../context.js';
 import { requireLeads, viaProvider } from './shared.js';
 
 export const UPGRADE_URL = 'https://reach.example/pricing';
 
 export function leadListHandlers({ store, provider }: ReachDeps) {
-  return {
+  return reachHandlers({
     listLeadLists: async ({ principal, fail }) => {
       await viaProvider(fail, () => provider.ping());
       return { status: 200, body: { lists: store.accountLists(principal.accountId) } };
@@ -35,5 +35,5 @@ export function leadListHandlers({ store, provider }: ReachDeps) {
       const synced = store.saveList(principal.accountId, { ...list, campaign_id: body.campaignId, synced_at: store.nowIso() });
       return { status: 200, body: { list: synced, synced: synced.lead_count } };
     },
-  } satisfies Partial<ReachHandlers>;
+  });
 }

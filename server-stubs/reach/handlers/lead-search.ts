@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { ReachDeps, ReachHandlers } from '../context.js';
+import { reachHandlers, type ReachDeps } from '../context.js';
 import { settleDueJobs } from '../jobs.js';
 import { monthOf, nextPeriodStartOf, pricing } from '../store.js';
 import { charge, viaProvider } from './shared.js';
 
 export function leadSearchHandlers({ store, provider }: ReachDeps) {
-  return {
+  return reachHandlers({
     searchLeads: async ({ principal, body, fail }) => {
       await viaProvider(fail, () => provider.ping());
       const account = store.account(principal.accountId);
@@ -52,5 +52,5 @@ export function leadSearchHandlers({ store, provider }: ReachDeps) {
       }
       return { status: 200, body: { companies } };
     },
-  } satisfies Partial<ReachHandlers>;
+  });
 }

@@ -1,5 +1,5 @@
 import type { operations } from '../../../generated/reach/types.gen.js';
-import type { ReachDeps, ReachHandlers } from '../context.js';
+import { reachHandlers, type ReachDeps } from '../context.js';
 import { settleDueJobs } from '../jobs.js';
 import { pricing, timing } from '../store.js';
 import { charge, requireLeads, viaProvider } from './shared.js';
@@ -13,7 +13,7 @@ const MAX_SCORE = 200;
 type ListLeadsQuery = NonNullable<operations['listLeads']['parameters']['query']> & { page: number; pageSize: number };
 
 export function leadHandlers({ store, provider }: ReachDeps) {
-  return {
+  return reachHandlers({
     listLeads: async ({ principal, query: typed }) => {
       const query = typed as unknown as ListLeadsQuery;
       await settleDueJobs(store, provider);
@@ -87,5 +87,5 @@ export function leadHandlers({ store, provider }: ReachDeps) {
       const text = `${greeting}\n\nI noticed ${lead!.company} is growing its ${lead!.industry} work. Would ${offer} be useful?\n\nBest regards`;
       return { status: 200, body: { leadId: lead!.id, to: lead!.email, subject: `${first}, a quick idea for ${lead!.company}`, body: text } };
     },
-  } satisfies Partial<ReachHandlers>;
+  });
 }

@@ -1,5 +1,5 @@
 import type { Fail } from '../../lib/handlers.js';
-import type { SeoDeps, SeoHandlers } from '../context.js';
+import { seoHandlers, type SeoDeps } from '../context.js';
 import { limits, type SeoStore } from '../store.js';
 
 /** The organization's project, not archived; 404 otherwise. */
@@ -10,7 +10,7 @@ export function requireProject(store: SeoStore, fail: Fail<404>, orgId: string, 
 const publicProject = ({ id, name, domain }: { id: string; name: string; domain: string | null }) => ({ id, name, domain });
 
 export function projectHandlers({ store }: SeoDeps) {
-  return {
+  return seoHandlers({
     listProjects: ({ principal }) => {
       let projects = store.activeProjects(principal.orgId);
       if (projects.length === 0) projects = [store.createProject(principal.orgId, limits.defaultProjectName, null)];
@@ -40,5 +40,5 @@ export function projectHandlers({ store }: SeoDeps) {
       project.archived = true;
       return { status: 200, body: { success: true } };
     },
-  } satisfies Partial<SeoHandlers>;
+  });
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Fail } from '../../lib/handlers.js';
-import type { SeoDeps, SeoHandlers } from '../context.js';
+import { seoHandlers, type SeoDeps } from '../context.js';
 import { limits, scheduleIntervalMs, type SeoStore } from '../store.js';
 import { requireProject } from './projects.js';
 
@@ -24,7 +24,7 @@ function assertUnique(store: SeoStore, fail: Fail<400>, projectId: string, domai
 }
 
 export function rankTrackingHandlers({ store }: SeoDeps) {
-  return {
+  return seoHandlers({
     listRankTrackingConfigs: ({ principal, query, fail }) => {
       requireProject(store, fail, principal.orgId, query.projectId);
       const configs = store.configsOf(query.projectId).map(({ projectId: _omit, ...config }) => config);
@@ -125,5 +125,5 @@ export function rankTrackingHandlers({ store }: SeoDeps) {
       const run = config.isActive && due ? store.recordRun(config) : latest;
       return { status: 200, body: { run: run ?? null } };
     },
-  } satisfies Partial<SeoHandlers>;
+  });
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Fail } from '../../lib/handlers.js';
 import { isBlockedAddress, loopbackHint, LookupFailed } from '../../lib/net-guard.js';
-import type { SeoDeps, SeoHandlers } from '../context.js';
+import { seoHandlers, type SeoDeps } from '../context.js';
 import { auditStatusAt, isRunning } from '../crawl.js';
 import { limits, simulatedSitePages, type AuditRow } from '../store.js';
 import { requireProject } from './projects.js';
@@ -18,7 +18,7 @@ export function siteAuditHandlers({ store, resolver, crawl, stream }: SeoDeps) {
     return row && row.projectId === projectId ? row : fail(404, 'NOT_FOUND', 'Audit not found');
   };
 
-  return {
+  return seoHandlers({
     startCrawl: async ({ principal, body, fail }) => {
       requireProject(store, fail, principal.orgId, body.projectId);
       const url = URL.canParse(body.startUrl) ? new URL(body.startUrl) : fail(400, 'VALIDATION_ERROR', 'startUrl is not a valid absolute URL');
@@ -98,5 +98,5 @@ export function siteAuditHandlers({ store, resolver, crawl, stream }: SeoDeps) {
         },
       };
     },
-  } satisfies Partial<SeoHandlers>;
+  });
 }

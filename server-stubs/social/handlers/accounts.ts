@@ -1,7 +1,7 @@
-import type { SocialDeps, SocialHandlers } from '../context.js';
+import { socialHandlers, type SocialDeps } from '../context.js';
 
 export function accountHandlers({ store }: SocialDeps) {
-  return {
+  return socialHandlers({
     listAccounts: ({ principal }) => ({ status: 200, body: { accounts: store.accounts(principal) } }),
-  } satisfies Partial<SocialHandlers>;
+  });
 }

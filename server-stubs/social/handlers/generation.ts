@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SocialDeps, SocialHandlers } from '../context.js';
+import { socialHandlers, type SocialDeps } from '../context.js';
 import { fitTo } from '../generator.js';
 import { characterLimits } from '../store.js';
 
@@ -9,7 +9,7 @@ function variantId(parts: Array<string | number>): string {
 }
 
 export function generationHandlers({ store, generator }: SocialDeps) {
-  return {
+  return socialHandlers({
     generateVariants: async ({ principal, body, fail }) => {
       if ((body.topic === undefined) === (body.prompt === undefined)) fail(400, undefined, 'Give exactly one of topic or prompt');
       const subject = (body.topic ?? body.prompt)!.trim().replace(/\s+/gu, ' ');
@@ -28,5 +28,5 @@ export function generationHandlers({ store, generator }: SocialDeps) {
       }
       return { status: 200, body: { variants } };
     },
-  } satisfies Partial<SocialHandlers>;
+  });
 }

@@ -1,5 +1,5 @@
 import type { Fail } from '../../lib/handlers.js';
-import type { SocialDeps, SocialHandlers, SocialPrincipal } from '../context.js';
+import { socialHandlers, type SocialDeps, type SocialPrincipal } from '../context.js';
 import { characterLimits, editableStatuses, latestInstant, limits, type Platform, type PostRow, type SocialStore } from '../store.js';
 
 /** A future instant from a date-time the contract has already checked the format of; 400 otherwise. */
@@ -41,7 +41,7 @@ function requirePost(store: SocialStore, fail: Fail<404>, workspaceId: string, i
 const byTime = (a: PostRow, b: PostRow) => a.scheduledAtMs - b.scheduledAtMs || a.createdAtMs - b.createdAtMs || a.id.localeCompare(b.id);
 
 export function postHandlers({ store }: SocialDeps) {
-  return {
+  return socialHandlers({
     schedulePost: ({ principal, body, fail }) => {
       if ((body.variantId === undefined) === (body.contentText === undefined)) fail(400, undefined, 'Give exactly one of variantId or contentText');
       let contentText: string;
@@ -127,5 +127,5 @@ export function postHandlers({ store }: SocialDeps) {
       });
       return { status: 200, body: { action: body.action, results } };
     },
-  } satisfies Partial<SocialHandlers>;
+  });
 }

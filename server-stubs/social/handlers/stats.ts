@@ -1,7 +1,7 @@
-import type { SocialDeps, SocialHandlers } from '../context.js';
+import { socialHandlers, type SocialDeps } from '../context.js';
 
 export function statsHandlers({ store }: SocialDeps) {
-  return {
+  return socialHandlers({
     getStats: ({ principal }) => ({ status: 200, body: store.stats(principal.workspaceId) }),
-  } satisfies Partial<SocialHandlers>;
+  });
 }

@@ -1,7 +1,7 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
 import type { Fail } from '../../../lib/handlers.js';
 import type { ContactRecord } from '../../audience/contacts-store.js';
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import { iso } from '../../identity/handlers/paging.js';
 import { analyticsReport } from '../report.js';
 
@@ -22,7 +22,7 @@ export function analyticsHandlers({ outbox, engagement, campaigns, contacts, tra
     return id ?? null;
   };
 
-  return {
+  return mailHandlers({
     getAnalytics: ({ principal, query, fail }) => {
       const today = Math.floor(clock.now() / day) * day;
       const to = query.to === undefined ? today : Date.parse(`${query.to}T00:00:00Z`);
@@ -78,5 +78,5 @@ export function analyticsHandlers({ outbox, engagement, campaigns, contacts, tra
       };
       return { status: 201, body: { success: true, data } };
     },
-  } satisfies Partial<MailHandlers>;
+  });
 }

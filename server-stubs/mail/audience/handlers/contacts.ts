@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { components } from '../../../../generated/mail/types.gen.js';
 import type { Fail } from '../../../lib/handlers.js';
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import { iso, pageOf } from '../../identity/handlers/paging.js';
 import { planNames, withinQuota } from '../../identity/plans.js';
 import { csvRows, importRows, jsonRows } from '../contact-import.js';
@@ -76,7 +76,7 @@ export function contactHandlers({ contacts, events, identity, clock }: MailDeps)
     return { status: 200 as const, body: { success: true as const, data: shown(record) } };
   };
 
-  return {
+  return mailHandlers({
     listContacts: ({ principal, query }) => {
       const email = (query.email as string | undefined)?.toLowerCase();
       const listed = contacts
@@ -131,5 +131,5 @@ export function contactHandlers({ contacts, events, identity, clock }: MailDeps)
         },
       };
     },
-  } satisfies Partial<MailHandlers>;
+  });
 }

@@ -1,6 +1,6 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
 import type { Fail } from '../../../lib/handlers.js';
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import { iso, pageOf } from '../../identity/handlers/paging.js';
 import type { ContactRecord } from '../contacts-store.js';
 import { criteriaProblems, evaluate, type FilterGroup } from '../segment-filter.js';
@@ -53,7 +53,7 @@ export function segmentHandlers({ segments, contacts, events }: MailDeps) {
     return record;
   };
 
-  return {
+  return mailHandlers({
     listSegments: ({ principal, query }) => ({
       status: 200,
       body: { success: true, ...pageOf(segments.of(principal.userId).map(shown), query.page, query.limit) },
@@ -119,5 +119,5 @@ export function segmentHandlers({ segments, contacts, events }: MailDeps) {
       const page = pageOf([...record.members], query.page, query.limit);
       return { status: 200, body: { success: true, data: { segment_id: record.id, contact_ids: page.data }, pagination: page.pagination } };
     },
-  } satisfies Partial<MailHandlers>;
+  });
 }

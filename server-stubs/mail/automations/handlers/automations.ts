@@ -1,6 +1,6 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
 import type { Fail } from '../../../lib/handlers.js';
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import { iso, pageOf } from '../../identity/handlers/paging.js';
 import type { AutomationRecord, AutomationStep } from '../automations-store.js';
 
@@ -31,7 +31,7 @@ export function automationHandlers({ automations, automationRuns, templates, eve
     events.emit('automation.status_changed', { userId: a.userId, automationId: a.id, status: a.status });
   };
 
-  return {
+  return mailHandlers({
     listAutomations: ({ principal, query }) => {
       const listed = automations.of(principal.userId).filter((a) => query.status === undefined || a.status === query.status);
       return { status: 200, body: { success: true, ...pageOf(listed.map(shown), query.page, query.limit) } };
@@ -58,5 +58,5 @@ export function automationHandlers({ automations, automationRuns, templates, eve
       if (moved) announce(record);
       return { status: 200, body: { success: true, data: shown(record) } };
     },
-  } satisfies Partial<MailHandlers>;
+  });
 }

@@ -1,7 +1,7 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
 import type { Fail } from '../../../lib/handlers.js';
 import type { MailPrincipal } from '../../auth.js';
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import { iso, pageOf } from '../../identity/handlers/paging.js';
 import { requireFeature } from '../../identity/plans.js';
 import type { AbTestRecord } from '../ab-tests-store.js';
@@ -29,7 +29,7 @@ export function abTestHandlers({ abTests, campaigns, campaignRuns, identity }: M
   const gate = (principal: MailPrincipal) => requireFeature(identity.user(principal.userId)?.plan ?? 'free', 'ab_tests');
   const find = (userId: string, id: string, fail: Fail<404>) => abTests.get(userId, id) ?? fail(404, undefined, 'A/B test not found');
 
-  return {
+  return mailHandlers({
     listAbTests: ({ principal, query }) => {
       gate(principal);
       return { status: 200, body: { success: true, ...pageOf(abTests.of(principal.userId).map((t) => shown(t, campaignRuns)), query.page, query.limit) } };
@@ -61,5 +61,5 @@ export function abTestHandlers({ abTests, campaigns, campaignRuns, identity }: M
       await campaignRuns.finishTest(test, body.variant_id);
       return { status: 200, body: { success: true, data: shown(test, campaignRuns) } };
     },
-  } satisfies Partial<MailHandlers>;
+  });
 }

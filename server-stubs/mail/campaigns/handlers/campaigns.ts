@@ -1,6 +1,6 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
 import type { Fail } from '../../../lib/handlers.js';
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import { iso, pageOf } from '../../identity/handlers/paging.js';
 import { placeholders, TemplateSyntaxError } from '../../content/render.js';
 import type { Outbox } from '../../sending/outbox.js';
@@ -76,7 +76,7 @@ export function campaignHandlers({ campaigns, abTests, campaignRuns, segments, i
     if (body.templateId && body.html) fail(400, undefined, 'Validation failed', { details: { formErrors: ['Give html or template_id, not both'] } });
   };
 
-  return {
+  return mailHandlers({
     listCampaigns: ({ principal, query }) => {
       const listed = campaigns.of(principal.userId).filter((c) => query.status === undefined || c.status === query.status);
       return { status: 200, body: { success: true, ...pageOf(listed.map((c) => shown(c, outbox, engagement)), query.page, query.limit) } };
@@ -130,5 +130,5 @@ export function campaignHandlers({ campaigns, abTests, campaignRuns, segments, i
       }
       return { status: 202, body: { success: true, data: shown(record, outbox, engagement) } };
     },
-  } satisfies Partial<MailHandlers>;
+  });
 }

@@ -1,4 +1,4 @@
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import { requireFeature } from '../../identity/plans.js';
 import type { WhatsAppMessage } from '../adapters.js';
 import { approvedTemplate } from '../whatsapp-templates.js';
@@ -10,7 +10,7 @@ import { approvedTemplate } from '../whatsapp-templates.js';
 export function channelHandlers({ identity, contacts, channels }: MailDeps) {
   const planOf = (userId: string) => identity.user(userId)?.plan ?? 'free';
 
-  return {
+  return mailHandlers({
     sendWhatsAppMessage: async ({ principal, body, fail }) => {
       const userId = principal.userId;
       requireFeature(planOf(userId), 'whatsapp');
@@ -49,5 +49,5 @@ export function channelHandlers({ identity, contacts, channels }: MailDeps) {
       const delivered = deliveries.filter((d) => d.delivered).length;
       return { status: 200, body: { success: true, delivered, failed: deliveries.length - delivered, device_count: deliveries.length, channel: 'push' } };
     },
-  } satisfies Partial<MailHandlers>;
+  });
 }

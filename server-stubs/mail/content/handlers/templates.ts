@@ -1,6 +1,6 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
 import type { Fail } from '../../../lib/handlers.js';
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import { iso, pageOf } from '../../identity/handlers/paging.js';
 import { MissingVariables, placeholders, RenderFailed, renderParts, TemplateSyntaxError, type TemplateParts } from '../render.js';
 import type { TemplateRecord } from '../templates-store.js';
@@ -43,7 +43,7 @@ function checkedPlaceholders(parts: TemplateParts, fail: Fail<400>): string[] {
 
 /** Templates: list (per user, newest first), create, render (stored or inline) with liquidjs. */
 export function templateHandlers({ templates }: MailDeps) {
-  return {
+  return mailHandlers({
     listTemplates: ({ principal, query }) => ({ status: 200, body: { success: true, ...pageOf(templates.of(principal.userId).map(shown), query.page, query.limit) } }),
 
     createTemplate: ({ principal, body, fail }) => {
@@ -71,5 +71,5 @@ export function templateHandlers({ templates }: MailDeps) {
         throw error;
       }
     },
-  } satisfies Partial<MailHandlers>;
+  });
 }

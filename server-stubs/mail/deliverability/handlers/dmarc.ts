@@ -1,6 +1,6 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
 import type { Fail } from '../../../lib/handlers.js';
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import { iso } from '../../identity/handlers/paging.js';
 import { planNames, withinQuota } from '../../identity/plans.js';
 import { fullCheck, isDkimSelector, isDomainName, normalizedDomain } from '../dns-check.js';
@@ -36,7 +36,7 @@ export function dmarcHandlers({ monitoredDomains, identity, dns, clock }: MailDe
     if (!withinQuota(plan, 'monitored_domains', monitoredDomains.count(userId))) fail(403, undefined, `Monitored domain limit reached for your plan (${planNames[plan]})`);
   };
 
-  return {
+  return mailHandlers({
     listMonitoredDomains: ({ principal }) => ({ status: 200, body: { success: true, data: monitoredDomains.of(principal.userId).map(shown) } }),
 
     addMonitoredDomain: async ({ principal, body, fail }) => {
@@ -61,5 +61,5 @@ export function dmarcHandlers({ monitoredDomains, identity, dns, clock }: MailDe
       if (!monitoredDomains.delete(principal.userId, query.domain_id)) fail(404, undefined, 'Domain not found');
       return { status: 200, body: { success: true } };
     },
-  } satisfies Partial<MailHandlers>;
+  });
 }

@@ -1,5 +1,5 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import { iso, pageOf } from '../../identity/handlers/paging.js';
 import { isDomainName, normalizedDomain } from '../dns-check.js';
 import { dnsRecordsOf, type SendingDomainRecord } from '../sending-domains-store.js';
@@ -14,7 +14,7 @@ const alreadyAdded = 'Domain already exists';
 
 /** Sending domains: list, add (records to publish, verified through DNS), remove. */
 export function domainHandlers({ sendingDomains }: MailDeps) {
-  return {
+  return mailHandlers({
     listDomains: async ({ principal, query }) => {
       await sendingDomains.recheckPendingOf(principal.userId);
       return { status: 200, body: { success: true, ...pageOf(sendingDomains.of(principal.userId).map(shown), query.page, query.limit) } };
@@ -32,5 +32,5 @@ export function domainHandlers({ sendingDomains }: MailDeps) {
       if (!sendingDomains.delete(principal.userId, query.id)) fail(404, undefined, 'Domain not found');
       return { status: 200, body: { success: true } };
     },
-  } satisfies Partial<MailHandlers>;
+  });
 }

@@ -1,4 +1,4 @@
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import { requireFeature } from '../../identity/plans.js';
 import type { Plan } from '../../identity/store.js';
 import { validateAddresses, type Validated } from '../validation/validate.js';
@@ -19,7 +19,7 @@ export function validationHandlers({ identity, validation, dns, clock }: MailDep
     return plan;
   };
 
-  return {
+  return mailHandlers({
     getValidationBalance: ({ principal }) => {
       const plan = gatedPlan(principal.userId);
       return { status: 200, body: { success: true, credits: { balance: validation.balance(principal.userId, plan) } } };
@@ -51,5 +51,5 @@ export function validationHandlers({ identity, validation, dns, clock }: MailDep
       const summary = { total: validated.length, valid: count('valid'), invalid: count('invalid'), risky: count('risky'), unknown: count('unknown'), duration_ms: Math.max(0, clock.now() - started) };
       return { status: 200, body: { success: true, summary, results: validated.map((v) => v.result), credits } };
     },
-  } satisfies Partial<MailHandlers>;
+  });
 }

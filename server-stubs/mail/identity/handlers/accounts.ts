@@ -1,4 +1,4 @@
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import type { MailAccount } from '../store.js';
 import { iso, pageOf } from './paging.js';
 
@@ -6,7 +6,7 @@ const shown = (a: MailAccount) => ({ id: a.id, name: a.name, email: a.email, is_
 
 /** The user's sending accounts (session routes): what `allowed_account_id` of a key points at. */
 export function accountHandlers({ identity }: MailDeps) {
-  return {
+  return mailHandlers({
     listAccounts: ({ principal, query }) => ({
       status: 200,
       body: { success: true, ...pageOf(identity.accountsOf(principal.userId).map(shown), query.page, query.limit) },
@@ -30,5 +30,5 @@ export function accountHandlers({ identity }: MailDeps) {
       identity.deleteAccount(account);
       return { status: 200, body: { success: true } };
     },
-  } satisfies Partial<MailHandlers>;
+  });
 }

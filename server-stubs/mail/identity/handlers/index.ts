@@ -1,4 +1,4 @@
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import { accountHandlers } from './accounts.js';
 import { keyHandlers } from './keys.js';
 import { planHandlers } from './plan.js';
@@ -6,10 +6,10 @@ import { sessionHandlers } from './sessions.js';
 
 /** Keys, sessions, accounts, plan limits and billing. */
 export function identityHandlers(deps: MailDeps) {
-  return {
+  return mailHandlers({
     ...keyHandlers(deps),
     ...accountHandlers(deps),
     ...planHandlers(deps),
     ...sessionHandlers(deps),
-  } satisfies Partial<MailHandlers>;
+  });
 }

@@ -1,5 +1,5 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import type { MailPrincipal } from '../../auth.js';
 import { withinQuota, planNames } from '../plans.js';
 import type { ApiKeyRecord, IdentityStore } from '../store.js';
@@ -41,7 +41,7 @@ export function keyHandlers({ identity }: MailDeps) {
     if (outcome === 'seeded') fail(403, undefined, 'Seeded development keys cannot be revoked; create a key to try revocation');
     return { status: 200 as const, body: { success: true as const } };
   };
-  return {
+  return mailHandlers({
     listApiKeys: ({ principal, query }) => {
       const keys = identity.keysOf(principal.userId).filter((k) => k.kind !== 'internal');
       return { status: 200, body: { success: true, ...pageOf(keys.map(listed), query.page, query.limit) } };
@@ -62,5 +62,5 @@ export function keyHandlers({ identity }: MailDeps) {
 
     revokeApiKey: ({ principal, query, fail }) => revoke(principal, query.id, fail),
     revokeApiKeyFromDashboard: ({ principal, query, fail }) => revoke(principal, query.id, fail),
-  } satisfies Partial<MailHandlers>;
+  });
 }

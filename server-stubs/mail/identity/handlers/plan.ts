@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import { features, planQuotas } from '../plans.js';
 
 /** The current calendar month (UTC): the period monthly quotas count in. */
@@ -12,7 +12,7 @@ function monthOf(epochMs: number) {
 
 /** Plan limits, subscription and checkout: what `plans.ts` decides, as the API shows it. */
 export function planHandlers({ identity, clock, usage }: MailDeps) {
-  return {
+  return mailHandlers({
     getPlanLimits: ({ principal }) => {
       const user = identity.user(principal.userId)!;
       const period = monthOf(clock.now());
@@ -52,5 +52,5 @@ export function planHandlers({ identity, clock, usage }: MailDeps) {
       const session = `cs_${randomBytes(12).toString('hex')}`;
       return { status: 201, body: { success: true, data: { checkout_url: `https://checkout.payments.example/c/${session}?plan=${body.plan}` } } };
     },
-  } satisfies Partial<MailHandlers>;
+  });
 }

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import { planNames } from '../plans.js';
 import { SsoTokenRefused } from '../sso.js';
 import { seededUsers, type MailUser } from '../store.js';
@@ -37,7 +37,7 @@ ${buttons}
 
 /** Sign-in (identity-provider token, development login page) and sign-out: the `session` cookie. */
 export function sessionHandlers({ identity, sso, referrals }: MailDeps) {
-  return {
+  return mailHandlers({
     showLoginPage: ({ req, query }) => {
       const current = identity.sessionUser(String(req.cookies?.session ?? ''));
       const returnTo = query.return_to ?? `${req.baseUrl}/api/auth/login`;
@@ -70,5 +70,5 @@ export function sessionHandlers({ identity, sso, referrals }: MailDeps) {
       identity.endSession(String(req.cookies?.session ?? ''));
       return { status: 200, headers: { 'Set-Cookie': sessionCookie(req, '', '; Max-Age=0') }, body: { success: true } };
     },
-  } satisfies Partial<MailHandlers>;
+  });
 }

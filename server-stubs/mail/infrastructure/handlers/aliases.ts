@@ -1,5 +1,5 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import { normalizedDomain } from '../../deliverability/dns-check.js';
 import { iso, pageOf } from '../../identity/handlers/paging.js';
 import type { AliasRecord } from '../aliases.js';
@@ -24,7 +24,7 @@ const notFound = 'Alias not found';
 /** Aliases: addresses on the account's sending domains forwarded to other addresses. */
 export function aliasHandlers({ infrastructure, sendingDomains }: MailDeps) {
   const { aliases } = infrastructure;
-  return {
+  return mailHandlers({
     listAliases: ({ principal, query }) => ({ status: 200, body: { success: true, ...pageOf(aliases.of(principal.userId).map(shown), query.page, query.limit) } }),
 
     createAlias: ({ principal, body, fail }) => {
@@ -50,5 +50,5 @@ export function aliasHandlers({ infrastructure, sendingDomains }: MailDeps) {
       if (!aliases.delete(principal.userId, query.id)) fail(404, undefined, notFound);
       return { status: 200, body: { success: true } };
     },
-  } satisfies Partial<MailHandlers>;
+  });
 }

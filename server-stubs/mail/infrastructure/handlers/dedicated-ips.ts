@@ -1,5 +1,5 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import { isDomainName, normalizedDomain } from '../../deliverability/dns-check.js';
 import { iso, pageOf } from '../../identity/handlers/paging.js';
 import { requireFeature } from '../../identity/plans.js';
@@ -23,7 +23,7 @@ export function dedicatedIpHandlers({ infrastructure, identity, dns }: MailDeps)
   const shown = shownBy(pool);
   const gate = (userId: string) => requireFeature(identity.user(userId)?.plan ?? 'free', 'dedicated_ips');
 
-  return {
+  return mailHandlers({
     listDedicatedIps: ({ principal, query }) => {
       gate(principal.userId);
       return { status: 200, body: { success: true, ...pageOf(pool.of(principal.userId).map(shown), query.page, query.limit) } };
@@ -62,5 +62,5 @@ export function dedicatedIpHandlers({ infrastructure, identity, dns }: MailDeps)
       pool.release(record);
       return { status: 200, body: { success: true } };
     },
-  } satisfies Partial<MailHandlers>;
+  });
 }

@@ -1,5 +1,5 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import { isDomainName, normalizedDomain } from '../../deliverability/dns-check.js';
 import { iso, pageOf } from '../../identity/handlers/paging.js';
 import { publishesInboundMx } from '../dns-checks.js';
@@ -22,7 +22,7 @@ export function inboundHandlers({ infrastructure, webhooks, dns, clock }: MailDe
   const routes = infrastructure.inbound;
   const check = async (record: InboundRouteRecord) => routes.checked(record, await publishesInboundMx(dns, record.domain));
 
-  return {
+  return mailHandlers({
     listInboundRoutes: async ({ principal, query }) => {
       const now = clock.now();
       await Promise.all(routes.of(principal.userId).filter((r) => r.status === 'pending' && now - r.lastCheckedAt >= inboundRecheckAfterMs).map(check));
@@ -46,5 +46,5 @@ export function inboundHandlers({ infrastructure, webhooks, dns, clock }: MailDe
       if (!routes.delete(principal.userId, query.id)) fail(404, undefined, 'Inbound route not found');
       return { status: 200, body: { success: true } };
     },
-  } satisfies Partial<MailHandlers>;
+  });
 }

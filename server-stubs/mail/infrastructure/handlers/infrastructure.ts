@@ -1,4 +1,4 @@
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import { aliasHandlers } from './aliases.js';
 import { dedicatedIpHandlers } from './dedicated-ips.js';
 import { inboundHandlers } from './inbound.js';
@@ -6,10 +6,10 @@ import { subjectLineHandlers } from './subject-lines.js';
 
 /** Aliases, dedicated IPs (Max), inbound routes, AI subject lines (Pro). */
 export function infrastructureHandlers(deps: MailDeps) {
-  return {
+  return mailHandlers({
     ...aliasHandlers(deps),
     ...dedicatedIpHandlers(deps),
     ...inboundHandlers(deps),
     ...subjectLineHandlers(deps),
-  } satisfies Partial<MailHandlers>;
+  });
 }

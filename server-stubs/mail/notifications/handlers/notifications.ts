@@ -1,5 +1,5 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import { iso } from '../../identity/handlers/paging.js';
 import { subscribeNotices } from '../notices.js';
 import type { NotificationRecord } from '../notifications-store.js';
@@ -18,7 +18,7 @@ export function notificationHandlers({ notifications, events, campaigns, automat
     automation: (userId, id) => automations.get(userId, id)?.name,
   });
 
-  return {
+  return mailHandlers({
     listNotifications: ({ principal, query }) => {
       const userId = principal.userId;
       const listed = notifications.of(userId).filter((n) => !query.unread_only || !n.isRead);
@@ -29,5 +29,5 @@ export function notificationHandlers({ notifications, events, campaigns, automat
       notifications.markRead(principal.userId, body?.ids);
       return { status: 200, body: { success: true } };
     },
-  } satisfies Partial<MailHandlers>;
+  });
 }

@@ -1,4 +1,4 @@
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import { parseFeedbackReport, UnparseableReport } from '../arf.js';
 import { applyMailServerAEvent } from '../mailserver-a.js';
 import { applyMailServerBEvent, UnusableEvent } from '../mailserver-b.js';
@@ -25,7 +25,7 @@ const isComplaint = (feedbackType: string) => feedbackType !== 'not-spam';
 /** Provider and internal webhooks: feedback loop, mail servers A and B, auto-translate. */
 export function providerHandlers(deps: MailDeps, translator: Translator = markingTranslator) {
   const outcomes = new RecipientOutcomes(deps);
-  return {
+  return mailHandlers({
     getFeedbackLoopHealth: async () => ({ status: 200, body: { status: 'ok' as const, accepts: feedbackLoopAccepts } }),
 
     receiveFeedbackReport: async ({ body, fail }) => {
@@ -83,5 +83,5 @@ export function providerHandlers(deps: MailDeps, translator: Translator = markin
       if (html !== null) email.html = html;
       return { status: 200, body: { success: true as const, data: { emailId: email.id, targetLanguage, text, html } } };
     },
-  } satisfies Partial<MailHandlers>;
+  });
 }

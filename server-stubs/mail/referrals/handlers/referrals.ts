@@ -1,5 +1,5 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import { iso } from '../../identity/handlers/paging.js';
 import { leaderboardSize, maskedName, rankedReferrers } from '../leaderboard.js';
 import { milestones, type MilestoneDefinition, type ReferralRecord } from '../referrals-store.js';
@@ -27,7 +27,7 @@ export function referralHandlers({ referrals, identity, events }: MailDeps) {
 
   const count = (userId: string, status: ReferralRecord['status']) => referrals.referralsOf(userId).filter((r) => r.status === status).length;
 
-  return {
+  return mailHandlers({
     getReferralSummary: ({ principal }) => {
       const userId = principal.userId;
       const code = referrals.codeOf(userId);
@@ -101,5 +101,5 @@ export function referralHandlers({ referrals, identity, events }: MailDeps) {
       referrals.logShare(principal.userId, body?.source ?? 'direct');
       return { status: 200, body: { success: true } };
     },
-  } satisfies Partial<MailHandlers>;
+  });
 }

@@ -1,5 +1,5 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
-import type { MailDeps, MailHandlers, SendAnswer } from '../../context.js';
+import { mailHandlers, type MailDeps, type SendAnswer } from '../../context.js';
 import { iso, pageOf } from '../../identity/handlers/paging.js';
 import type { Address, OutboxMessage } from '../outbox.js';
 import { refuseForeignSender, refuseOverQuota } from '../sender-rules.js';
@@ -31,7 +31,7 @@ const captured = (m: OutboxMessage): components['schemas']['SandboxMessage'] => 
 
 /** `POST /v1/send` and the sandbox it fills with `X-Service-Sandbox`. */
 export function sendHandlers({ identity, contacts, outbox, delivery, sendKeys, clock }: MailDeps) {
-  return {
+  return mailHandlers({
     sendEmail: ({ principal, body, headers, fail }) => {
       const userId = principal.userId;
       const sandbox = headers['x-service-sandbox'] === true;
@@ -72,5 +72,5 @@ export function sendHandlers({ identity, contacts, outbox, delivery, sendKeys, c
       outbox.clearSandbox(principal.userId);
       return { status: 200, body: { success: true } };
     },
-  } satisfies Partial<MailHandlers>;
+  });
 }

@@ -1,4 +1,4 @@
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import { iso } from '../../identity/handlers/paging.js';
 import { linkAt } from '../tracked-html.js';
 
@@ -19,7 +19,7 @@ export function trackingHandlers({ outbox, engagement, events, clock }: MailDeps
     return message && !message.sandbox && message.status === 'delivered' ? message : undefined;
   };
 
-  return {
+  return mailHandlers({
     trackOpen: ({ params, req }) => {
       const message = delivered(params.token);
       if (message) {
@@ -48,5 +48,5 @@ export function trackingHandlers({ outbox, engagement, events, clock }: MailDeps
       events.emit('email.clicked', { userId: message.userId, messageId: message.id, email: message.to[0]!.email, url, clickedAt: iso(clock.now())!, campaignId: message.campaignId });
       return { status: 302, headers: { Location: url } };
     },
-  } satisfies Partial<MailHandlers>;
+  });
 }

@@ -1,6 +1,6 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
 import type { Fail } from '../../../lib/handlers.js';
-import type { MailDeps, MailHandlers } from '../../context.js';
+import { mailHandlers, type MailDeps } from '../../context.js';
 import { iso } from '../../identity/handlers/paging.js';
 import type { FormAEndpoint, FormBAttempt, FormBEndpoint, WebhooksStore } from '../webhooks-store.js';
 import { loopbackHint } from '../../../lib/net-guard.js';
@@ -56,7 +56,7 @@ function refuseBlockedUrl(url: string | undefined, webhooks: WebhooksStore, fail
 export function webhookHandlers({ webhooks, events, delivery, contacts, outbox, campaigns }: MailDeps) {
   webhooks.connect({ events, contacts, outbox, campaigns, track: (work) => delivery.track(work) });
 
-  return {
+  return mailHandlers({
     listWebhooks: ({ principal }) => ({ status: 200, body: { success: true, data: webhooks.formBOf(principal.userId).map(shownB) } }),
 
     createWebhook: ({ principal, body, fail }) => {
@@ -106,5 +106,5 @@ export function webhookHandlers({ webhooks, events, delivery, contacts, outbox, 
       const endpoint = webhooks.getFormA(principal.userId, params.id) ?? fail(404, undefined, 'Webhook not found');
       return { status: 200, body: { success: true, data: shownA(webhooks.enableFormA(endpoint)) } };
     },
-  } satisfies Partial<MailHandlers>;
+  });
 }
