@@ -1,0 +1,122 @@
+/**
+ * The mock's answers have the stubs' content (issue 26): an event stream is streamed in its wire
+ * format, chosen by the request's `stream: true` as the stubs choose it, so the official OpenAI and
+ * Anthropic SDKs read it. Everything through HTTP, against `npm run mock`'s server.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startMockServer, type MockServer } from '../../mock/server.js';
+import { contractChecker } from '../../scripts/lib/contract-checker.js';
+import { deref, type JsonNode } from '../../scripts/lib/operations.js';
+import { loadContract } from '../../server-stubs/lib/contract.js';
+
+const KEY = 'coder_test_key';
+const coder = contractChecker('coder');
+
+let mock: MockServer;
+let origin: string;
+
+beforeAll(async () => {
+  mock = await startMockServer(0, '127.0.0.1');
+  origin = `http://127.0.0.1:${mock.port}`;
+}, 120_000);
+
+afterAll(() => mock?.close());
+
+/** The named example of a stream operation's 200, one frame, from the published contract. */
+function frameExample(path: string, name: string): { event?: string; data: JsonNode } {
+  const { document } = loadContract('coder');
+  const response = deref<JsonNode>(document, document.paths[path].post.responses['200']);
+  return deref<JsonNode>(document, response.content['text/event-stream'].examples[name]).value;
+}
+
+describe('the official OpenAI SDK reads the mock', () => {
+  const openai = () => new OpenAI({ baseURL: `${origin}/coder/v1`, apiKey: KEY, maxRetries: 0 });
+
+  test('stream: true gives the example chunks, the last before [DONE] with its finish_reason', async () => {
+    const stream = await openai().chat.completions.create({ model: 'gateway-fast', stream: true, messages: [{ role: 'user', content: 'What does the gateway do?' }] });
+    const chunks = [];
+    let text = '';
+    for await (const chunk of stream) {
+      chunks.push(chunk);
+      text += chunk.choices[0]?.delta.content ?? '';
+    }
+    expect(chunks.length).toBeGreaterThan(0);
+    expect(chunks[0]!.object).toBe('chat.completion.chunk');
+    expect(chunks[0]!.choices[0]!.delta.role).toBe('assistant');
+    expect(text).toBe(frameExample('/v1/chat/completions', 'contentChunk').data.choices[0].delta.content);
+    expect(chunks.some((c) => c.choices[0]?.finish_reason === 'stop')).toBe(true);
+  });
+
+  test('without stream the same operation answers the JSON completion', async () => {
+    const completion = await openai().chat.completions.create({ model: 'gateway-fast', messages: [{ role: 'user', content: 'hi' }] });
+    expect(completion.object).toBe('chat.completion');
+    expect(completion.choices[0]!.message.content).toBeTruthy();
+  });
+
+  test('a status asked for with Prefer still answers its JSON body, stream or not', async () => {
+    const client = new OpenAI({ baseURL: `${origin}/coder/v1`, apiKey: KEY, maxRetries: 0, defaultHeaders: { prefer: 'code=503' } });
+    const error = await client.chat.completions.create({ model: 'gateway-fast', stream: true, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
+  });
+
+  test('on the wire: text/event-stream without a length, data-only frames on the contract, then data: [DONE]', async () => {
+    // The SDK's own Accept: the body, not Accept, asks for the stream.
+    const response = await fetch(`${origin}/coder/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ model: 'gateway-fast', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(response.headers.get('content-length')).toBeNull();
+    expect(response.headers.get('cache-control')).toBe('no-cache, no-transform');
+    const text = await response.text();
+    expect(text).toMatch(/^data: \{/);
+    expect(text).not.toMatch(/^event:/m);
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+    const { frames, errors } = coder.streamErrors('/v1/chat/completions', 'post', text);
+    expect(errors).toEqual([]);
+    expect(frames.length).toBeGreaterThan(1);
+  });
+});
+
+describe('the official Anthropic SDK reads the mock', () => {
+  const anthropic = () => new Anthropic({ baseURL: `${origin}/coder`, authToken: KEY, apiKey: null, maxRetries: 0 });
+
+  test('messages.stream gives text events and the final message', async () => {
+    const stream = anthropic().messages.stream({ model: 'coder-pro', max_tokens: 1024, messages: [{ role: 'user', content: 'Say hello' }] });
+    const texts: string[] = [];
+    stream.on('text', (text) => texts.push(text));
+    const message = await stream.finalMessage();
+    expect(texts.length).toBeGreaterThan(0);
+    const delta = frameExample('/v1/messages', 'contentBlockDelta').data.delta.text;
+    expect(texts.join('')).toBe(delta);
+    expect(message).toMatchObject({ type: 'message', role: 'assistant', stop_reason: 'end_turn', content: [{ type: 'text', text: delta }] });
+  });
+
+  test('create({ stream: true }) gives the events in order, message_start to message_stop', async () => {
+    const stream = await anthropic().messages.create({ model: 'coder-pro', max_tokens: 1024, stream: true, messages: [{ role: 'user', content: 'Say hello' }] });
+    const types: string[] = [];
+    for await (const event of stream) types.push(event.type);
+    expect(types[0]).toBe('message_start');
+    expect(types.at(-1)).toBe('message_stop');
+    expect(types).toContain('content_block_delta');
+  });
+
+  test('on the wire: an event line per frame, each frame on the contract', async () => {
+    const response = await fetch(`${origin}/coder/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ model: 'coder-pro', max_tokens: 1024, stream: true, messages: [{ role: 'user', content: 'Say hello' }] }),
+    });
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const text = await response.text();
+    expect(text.startsWith('event: message_start\ndata: {')).toBe(true);
+    const { frames, errors } = coder.streamErrors('/v1/messages', 'post', text);
+    expect(errors).toEqual([]);
+    expect(frames.every((frame) => typeof (frame as { event?: unknown }).event === 'string')).toBe(true);
+  });
+});
