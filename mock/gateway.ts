@@ -5,7 +5,8 @@
  * instead in the service's error body, naming each violation. What Prism says of its own answer
  * (a stream it cannot describe, say) is the mock's doing, not the client's: logged, never sent.
  * It also mends what Prism answers where the stubs answer otherwise: the stream or JSON chosen by the
- * request's body, a stream written frame by frame (streams.ts).
+ * request's body, a stream written frame by frame (streams.ts), declared headers with real values
+ * (headers.ts).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +15,7 @@ import type { ErrorMapper } from '../server-stubs/lib/errors.js';
 import { failureFor } from './errors.js';
 import { writeError } from '../server-stubs/lib/results.js';
 import type { ErrorResponse } from '../server-stubs/lib/errors.js';
+import { declaredHeaderValues } from './headers.js';
 import { isEventStream, streamAccept, writeFrames } from './streams.js';
 
 export interface GatewayTarget {
@@ -71,6 +73,7 @@ export async function startPrismGateway(targets: Map<string, GatewayTarget>, log
       if (String(answer.headers['content-type'] ?? '').startsWith('application/problem+json')) return prismProblem(answer);
       const headers = { ...answer.headers };
       delete headers[VIOLATIONS];
+      if (matchedOperation) Object.assign(headers, declaredHeaderValues(target.contract.document, matchedOperation, answer.statusCode ?? 502));
       if (isEventStream(answer.headers['content-type'])) return void writeFrames(answer, res, headers).catch(() => res.destroy());
       res.writeHead(answer.statusCode ?? 502, headers);
       answer.pipe(res);

@@ -57,7 +57,8 @@ function hasProperty(document: JsonNode, raw: unknown, name: string, depth = 0):
 
 /**
  * Prism's stream answer written on as the stubs write theirs: each frame its own write, with the
- * stubs' stream headers (no length: the stream ends when it ends). `headers` are Prism's.
+ * stubs' stream headers (no length: the stream ends when it ends). `headers` are Prism's, already
+ * mended (declared headers with real values, mock/headers.ts).
  */
 export async function writeFrames(answer: IncomingMessage, res: ServerResponse, headers: IncomingHttpHeaders | OutgoingHttpHeaders): Promise<void> {
   const chunks: Buffer[] = [];

@@ -1,7 +1,8 @@
 /**
  * The mock's answers have the stubs' content (issue 26): an event stream is streamed in its wire
  * format, chosen by the request's `stream: true` as the stubs choose it, so the official OpenAI and
- * Anthropic SDKs read it. Everything through HTTP, against `npm run mock`'s server.
+ * Anthropic SDKs read it; declared response headers carry their example or a sample of their
+ * schema, not Prism's placeholders. Everything through HTTP, against `npm run mock`'s server.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
@@ -9,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock/server.js';
 import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { deref, type JsonNode } from '../../scripts/lib/operations.js';
+import { responseHeaders } from '../../server-stubs/lib/contract-answers.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 
 const KEY = 'coder_test_key';
@@ -118,5 +120,26 @@ describe('the official Anthropic SDK reads the mock', () => {
     const { frames, errors } = coder.streamErrors('/v1/messages', 'post', text);
     expect(errors).toEqual([]);
     expect(frames.every((frame) => typeof (frame as { event?: unknown }).event === 'string')).toBe(true);
+  });
+});
+
+describe('declared response headers', () => {
+  test('carry their example or a sample of their schema, as the contract stub answers them, not a placeholder', async () => {
+    const response = await fetch(`${origin}/blog/v1/series`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer mbk_test_pro', 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Contracts in practice', description: 'From the first file to a stub.' }),
+    });
+    expect(response.status).toBe(201);
+    const { document } = loadContract('blog');
+    const declared = deref<JsonNode>(document, document.paths['/v1/series'].post.responses['201']);
+    const expected = responseHeaders(document, declared, { optional: true });
+    expect(Object.keys(expected).length).toBeGreaterThan(0);
+    for (const [name, value] of Object.entries(expected)) {
+      expect(response.headers.get(name), name).toBe(value);
+      expect(value, name).not.toBe('string');
+    }
+    expect(Number.isInteger(Number(response.headers.get('x-service-usage-used')))).toBe(true);
+    expect(Number.isNaN(Date.parse(response.headers.get('x-service-usage-resets')!))).toBe(false);
   });
 });
