@@ -7,11 +7,13 @@
 import { deref, type JsonNode } from '../scripts/lib/operations.js';
 import { responseHeaders } from '../server-stubs/lib/contract-answers.js';
 import { responseKeyFor, type OperationInfo } from '../server-stubs/lib/contract.js';
+import { hopByHop } from '../server-stubs/lib/results.js';
 
 /** The operation's declared headers for the status answered, by lower-case name, with real values. */
 export function declaredHeaderValues(document: JsonNode, operation: OperationInfo, status: number): Record<string, string> {
   const key = responseKeyFor(operation, status);
   if (key === undefined) return {};
   const values = responseHeaders(document, deref<JsonNode | undefined>(document, operation.op.responses[key]), { optional: true });
-  return Object.fromEntries(Object.entries(values).map(([name, value]) => [name.toLowerCase(), value]));
+  // A document may declare `Content-Length` or `Transfer-Encoding`: a sample there would break the framing of the answer.
+  return Object.fromEntries(Object.entries(values).flatMap(([name, value]) => (hopByHop.has(name.toLowerCase()) ? [] : [[name.toLowerCase(), value]])));
 }

@@ -6,12 +6,17 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock/server.js';
 import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { deref, type JsonNode } from '../../scripts/lib/operations.js';
 import { responseHeaders } from '../../server-stubs/lib/contract-answers.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
+import { parseEventStream } from '../../server-stubs/lib/sse.js';
+import { writeBundle } from '../helpers/imported-documents.js';
 
 const KEY = 'coder_test_key';
 const coder = contractChecker('coder');
@@ -141,5 +146,79 @@ describe('declared response headers', () => {
     }
     expect(Number.isInteger(Number(response.headers.get('x-service-usage-used')))).toBe(true);
     expect(Number.isNaN(Date.parse(response.headers.get('x-service-usage-resets')!))).toBe(false);
+  });
+});
+
+describe('an imported document', () => {
+  /** A stream chosen by `stream: true`, frames with event names, headers with and without an example. */
+  const document: JsonNode = {
+    openapi: '3.1.0',
+    info: { title: 'Completions', version: '1.0.0' },
+    paths: {
+      '/complete': {
+        post: {
+          operationId: 'complete',
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { type: 'object', required: ['prompt'], properties: { prompt: { type: 'string' }, stream: { type: 'boolean' } } } } },
+          },
+          responses: {
+            '200': {
+              description: 'The completion, or its events',
+              headers: {
+                'X-Request-Id': { schema: { type: 'string' }, example: 'req_0001' },
+                'X-Tokens-Left': { required: true, schema: { type: 'integer', minimum: 3, maximum: 3 } },
+                'Content-Length': { schema: { type: 'integer' }, example: 2 },
+              },
+              content: {
+                'application/json': { schema: { type: 'object', properties: { text: { type: 'string' } } }, example: { text: 'hello there' } },
+                'text/event-stream': {
+                  schema: { type: 'object', required: ['event', 'data'], properties: { event: { enum: ['delta', 'done'] }, data: { type: 'object' } } },
+                  examples: {
+                    delta: { value: { event: 'delta', data: { text: 'hello' } } },
+                    done: { value: { event: 'done', data: {} } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'mock-streams-'));
+  let imported: MockServer;
+  const complete = (body: unknown) =>
+    fetch(`http://127.0.0.1:${imported.port}/completions/complete`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) });
+
+  beforeAll(async () => {
+    writeBundle(dir, 'completions', document);
+    imported = await startMockServer(0, '127.0.0.1', { bundlesDir: dir });
+  }, 120_000);
+  afterAll(async () => {
+    await imported?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('stream: true streams its example frames with their event names; without it, the JSON example', async () => {
+    const streamed = await complete({ prompt: 'hi', stream: true });
+    expect(streamed.status).toBe(200);
+    expect(streamed.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const text = await streamed.text();
+    expect(text).toBe('event: delta\ndata: {"text":"hello"}\n\nevent: done\ndata: {}\n\n');
+    expect(parseEventStream(text).frames.map((f) => f.event)).toEqual(['delta', 'done']);
+    const plain = await complete({ prompt: 'hi' });
+    expect(plain.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await plain.json()).toEqual({ text: 'hello there' });
+  });
+
+  test('declared headers: the example, else a sample of the schema; a declared Content-Length is left to HTTP', async () => {
+    for (const stream of [false, true]) {
+      const response = await complete({ prompt: 'hi', stream });
+      expect(response.headers.get('x-request-id')).toBe('req_0001');
+      expect(response.headers.get('x-tokens-left')).toBe('3');
+      const body = await response.text();
+      expect(body.length).toBeGreaterThan(2);
+    }
   });
 });
