@@ -63,7 +63,7 @@ function hasProperty(document: JsonNode, raw: unknown, name: string, depth = 0):
 export async function writeFrames(answer: IncomingMessage, res: ServerResponse, headers: IncomingHttpHeaders | OutgoingHttpHeaders): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const chunk of answer as AsyncIterable<Buffer>) chunks.push(chunk);
-  const { frames } = parseEventStream(Buffer.concat(chunks).toString('utf8'));
+  const blocks = Buffer.concat(chunks).toString('utf8').replace(/\r\n?/g, '\n').split('\n\n');
   const passed: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined && name !== 'content-length' && name !== 'transfer-encoding') passed[name.toLowerCase()] = value;
@@ -73,6 +73,11 @@ export async function writeFrames(answer: IncomingMessage, res: ServerResponse, 
     if (name === 'Content-Type' || passed[name.toLowerCase()] === undefined) passed[name.toLowerCase()] = value;
   }
   const events = openEventStream(res, { status: answer.statusCode ?? 200, headers: passed });
-  for (const frame of frames) events.send(frame);
+  // Block by block, data as it came (a JSON string's quotes kept), the example's `: ping` comments in their place.
+  for (const block of blocks) {
+    const { frames, comments } = parseEventStream(block, { rawData: true });
+    for (const comment of comments) events.comment(comment);
+    for (const frame of frames) events.send(frame);
+  }
   events.end();
 }

@@ -105,9 +105,10 @@ export interface ParsedStream {
 
 /**
  * Parses an event stream as a client would (WHATWG rules: `data` lines joined by newlines, comment
- * lines start with `:`, a blank line dispatches). Data that is JSON is parsed.
+ * lines start with `:`, a blank line dispatches). Data that is JSON is parsed, unless `rawData`
+ * keeps it as the text it came as (to write it on unchanged: `formatFrame` writes a string as is).
  */
-export function parseEventStream(text: string): ParsedStream {
+export function parseEventStream(text: string, options: { rawData?: boolean } = {}): ParsedStream {
   const frames: ParsedStream['frames'] = [];
   const comments: string[] = [];
   for (const block of text.replace(/\r\n?/g, '\n').split('\n\n')) {
@@ -131,7 +132,7 @@ export function parseEventStream(text: string): ParsedStream {
     const raw = data.join('\n');
     let parsed: unknown = raw;
     try {
-      parsed = JSON.parse(raw);
+      if (!options.rawData) parsed = JSON.parse(raw);
     } catch {
       // not JSON: keep the text
     }
