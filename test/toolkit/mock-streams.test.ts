@@ -145,11 +145,14 @@ describe('declared response headers', () => {
       expect(value, name).not.toBe('string');
     }
     expect(Number.isInteger(Number(response.headers.get('x-service-usage-used')))).toBe(true);
+    expect(response.headers.get('x-service-usage-limit')).toMatch(/^(0|[1-9][0-9]*|unlimited)$/);
     expect(Number.isNaN(Date.parse(response.headers.get('x-service-usage-resets')!))).toBe(false);
   });
 });
 
 describe('an imported document', () => {
+  /** Its stream on the wire: a comment, and a frame whose data is a JSON string (its quotes are part of it). */
+  const WIRE = 'event: delta\ndata: {"text":"hello"}\n\n: keep-alive\n\nevent: delta\ndata: " there"\n\nevent: done\ndata: {}\n\n';
   /** A stream chosen by `stream: true`, frames with event names, headers with and without an example. */
   const document: JsonNode = {
     openapi: '3.1.0',
@@ -173,11 +176,12 @@ describe('an imported document', () => {
               content: {
                 'application/json': { schema: { type: 'object', properties: { text: { type: 'string' } } }, example: { text: 'hello there' } },
                 'text/event-stream': {
-                  schema: { type: 'object', required: ['event', 'data'], properties: { event: { enum: ['delta', 'done'] }, data: { type: 'object' } } },
+                  schema: { type: 'object', required: ['event', 'data'], properties: { event: { enum: ['delta', 'done'] }, data: {} } },
                   examples: {
                     delta: { value: { event: 'delta', data: { text: 'hello' } } },
                     done: { value: { event: 'done', data: {} } },
                   },
+                  'x-wire-example': WIRE,
                 },
               },
             },
@@ -200,13 +204,13 @@ describe('an imported document', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('stream: true streams its example frames with their event names; without it, the JSON example', async () => {
+  test('stream: true streams its wire example as it is written, event names and comments included; without it, the JSON example', async () => {
     const streamed = await complete({ prompt: 'hi', stream: true });
     expect(streamed.status).toBe(200);
     expect(streamed.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const text = await streamed.text();
-    expect(text).toBe('event: delta\ndata: {"text":"hello"}\n\nevent: done\ndata: {}\n\n');
-    expect(parseEventStream(text).frames.map((f) => f.event)).toEqual(['delta', 'done']);
+    expect(text).toBe(WIRE);
+    expect(parseEventStream(text).frames.map((f) => f.event)).toEqual(['delta', 'delta', 'done']);
     const plain = await complete({ prompt: 'hi' });
     expect(plain.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await plain.json()).toEqual({ text: 'hello there' });
