@@ -4,6 +4,9 @@
  * wrong with the request (and answers some canned 400 or 422 example); the gateway answers that
  * instead in the service's error body, naming each violation. What Prism says of its own answer
  * (a stream it cannot describe, say) is the mock's doing, not the client's: logged, never sent.
+ * It also mends what Prism answers where the stubs answer otherwise: the stream or JSON chosen by the
+ * request's body, a stream written frame by frame (streams.ts), declared headers with real values
+ * (headers.ts).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +15,8 @@ import type { ErrorMapper } from '../server-stubs/lib/errors.js';
 import { failureFor } from './errors.js';
 import { writeError } from '../server-stubs/lib/results.js';
 import type { ErrorResponse } from '../server-stubs/lib/errors.js';
+import { declaredHeaderValues } from './headers.js';
+import { isEventStream, streamAccept, writeFrames } from './streams.js';
 
 export interface GatewayTarget {
   /** Prism's port on 127.0.0.1 */
@@ -39,12 +44,18 @@ interface Violation {
 const VIOLATIONS = 'sl-violations';
 
 export async function startPrismGateway(targets: Map<string, GatewayTarget>, log: (line: string) => void): Promise<PrismGateway> {
-  const server = http.createServer((req, res) => {
+  // The body is read first: whether a stream is asked for can lie in it (mock/streams.ts).
+  const server = http.createServer((req, res) => void req.toArray().then((chunks: Buffer[]) => relay(req, res, Buffer.concat(chunks)), () => res.destroy()));
+  const relay = (req: http.IncomingMessage, res: http.ServerResponse, body: Buffer) => {
     const [, slug = '', ...rest] = (req.url ?? '/').split('/');
     const target = targets.get(slug);
     if (!target) return answerJson(res, 502, { error: `No Prism for ${slug}` });
     const forwarded = `/${rest.join('/')}`;
-    const upstream = http.request({ host: '127.0.0.1', port: target.port, method: req.method, path: forwarded, headers: req.headers }, (answer) => {
+    const matched = target.contract.match(req.method ?? 'GET', forwarded.split('?')[0]!);
+    const matchedOperation = matched.kind === 'operation' ? matched.operation : undefined;
+    const accept = matchedOperation && streamAccept(target.contract.document, matchedOperation, body);
+    const requestHeaders = accept ? { ...req.headers, accept } : req.headers;
+    const upstream = http.request({ host: '127.0.0.1', port: target.port, method: req.method, path: forwarded, headers: requestHeaders }, (answer) => {
       const violations = parseViolations(answer.headers[VIOLATIONS]);
       const requestViolations = violations.filter((v) => v.location?.[0] === 'request' && v.severity === 'Error');
       const requestPath = forwarded.split('?')[0]!;
@@ -62,6 +73,8 @@ export async function startPrismGateway(targets: Map<string, GatewayTarget>, log
       if (String(answer.headers['content-type'] ?? '').startsWith('application/problem+json')) return prismProblem(answer);
       const headers = { ...answer.headers };
       delete headers[VIOLATIONS];
+      if (matchedOperation) Object.assign(headers, declaredHeaderValues(target.contract.document, matchedOperation, answer.statusCode ?? 502));
+      if (isEventStream(answer.headers['content-type'])) return void writeFrames(answer, res, headers).catch(() => res.destroy());
       res.writeHead(answer.statusCode ?? 502, headers);
       answer.pipe(res);
 
@@ -98,8 +111,8 @@ export async function startPrismGateway(targets: Map<string, GatewayTarget>, log
       }
     });
     upstream.on('error', (error) => answerJson(res, 502, { error: `Prism for ${slug} is not answering: ${error.message}` }));
-    req.pipe(upstream);
-  });
+    upstream.end(body);
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

@@ -5,8 +5,8 @@
  * examples are frames (objects, like its schema), so Prism gets a copy of the bundle whose stream
  * examples are the raw wire text (the media type's `x-wire-example`, else its frames formatted), and
  * whose stream schemas say so (Prism would otherwise flag its own answer in `sl-violations`).
- * The mock does not stream: it answers that text as one body. (One more difference, for a Prism bug:
- * see the end of `prismDocument`.)
+ * Prism answers that text as one body; the gateway writes it on frame by frame (mock/streams.ts).
+ * (One more difference, for a Prism bug: see the end of `prismDocument`.)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -4,7 +4,8 @@
  *
  * The parts: prism.ts (one Prism process per service), gateway.ts (Prism's request violations into
  * the service's error body), front.ts (what a client of the stubs meets before any handler: CORS,
- * 404/405, the seeded credentials, `Prefer`, contract validation), credentials.ts, prefer.ts, errors.ts.
+ * 404/405, the seeded credentials, `Prefer`, contract validation), credentials.ts, prefer.ts, errors.ts,
+ * streams.ts and headers.ts (the stubs' streams and header values where Prism answers otherwise).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -149,12 +149,16 @@ function textSample(document: JsonNode, schema: JsonNode | undefined, xml: boole
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/** The response's required headers, with their example or a sample: a client may rely on them. */
-function responseHeaders(document: JsonNode, response: JsonNode | undefined): Record<string, string> {
+/**
+ * The response's required headers (with `optional`, every declared one), with their example or a
+ * sample: a client may rely on them. The stub sends only what it must; the mock replaces Prism's
+ * placeholders for every header Prism sends.
+ */
+export function responseHeaders(document: JsonNode, response: JsonNode | undefined, options: { optional?: boolean } = {}): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, raw] of Object.entries<unknown>(response?.headers ?? {})) {
     const header = deref<JsonNode | undefined>(document, raw);
-    if (!header?.required || name.toLowerCase() === 'content-type') continue;
+    if (!header || (!header.required && !options.optional) || name.toLowerCase() === 'content-type') continue;
     const value = declaredExamples(document, header)[0] ?? sampleOf(document, deref(document, header.schema), { direction: 'response' });
     if (value === undefined) continue;
     const text = Array.isArray(value) ? value.join(',') : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);

@@ -24,8 +24,8 @@ export interface SampleOptions {
 /** The sample, or undefined where the schema has none (no schema, or one the sampler cannot walk). */
 export function sampleOf(document: JsonNode, schema: unknown, options: SampleOptions): unknown {
   if (schema === undefined || schema === null || typeof schema !== 'object') return undefined;
-  try {
-    return sample(schema as JSONSchema7, {
+  const sampled = (of: unknown) =>
+    sample(of as JSONSchema7, {
       skipNonRequired: options.requiredOnly ?? false,
       skipReadOnly: options.direction === 'request',
       skipWriteOnly: options.direction === 'response',
@@ -36,10 +36,74 @@ export function sampleOf(document: JsonNode, schema: unknown, options: SampleOpt
       // Recursive schemas stop here.
       maxSampleDepth: 8,
     }, document);
+  try {
+    const value = sampled(schema);
+    // openapi-sampler writes a group of alternatives (`^(0|[1-9][0-9]*|unlimited)$`) as its literal
+    // text. For a string schema (a header's, a parameter's) whose sample misses its own pattern, the
+    // pattern's first alternatives are sampled instead, kept only where they pass it.
+    const resolved = deref<JsonNode | undefined>(document, schema);
+    if (typeof value !== 'string' || typeof resolved?.pattern !== 'string') return value;
+    const pattern = compiled(resolved.pattern);
+    if (!pattern || pattern.test(value)) return value;
+    const retried = sampled({ ...resolved, pattern: firstAlternatives(resolved.pattern) });
+    return typeof retried === 'string' && pattern.test(retried) ? retried : value;
   } catch {
     // A schema the sampler trips on (it is best effort on odd compositions): no sample, not a crash.
     return undefined;
   }
+}
+
+function compiled(pattern: string): RegExp | undefined {
+  try {
+    return new RegExp(pattern, 'u');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The pattern with each alternation reduced to its first branch, groups opened and lookarounds dropped: what the sampler can read. */
+export function firstAlternatives(pattern: string): string {
+  let i = 0;
+  const branch = (): string => {
+    const found = [''];
+    while (i < pattern.length && pattern[i] !== ')') {
+      const c = pattern[i]!;
+      if (c === '|') {
+        found.push('');
+        i++;
+        continue;
+      }
+      if (c !== '(') {
+        const piece = c === '\\' ? pattern.slice(i, i + 2) : c === '[' ? pattern.slice(i, classEnd(pattern, i)) : c;
+        found[found.length - 1] += piece;
+        i += piece.length;
+        continue;
+      }
+      i++;
+      const prefix = /^\?(?::|<[A-Za-z_$][\w$]*>|<?[=!])/.exec(pattern.slice(i))?.[0] ?? '';
+      i += prefix.length;
+      const inner = branch();
+      i++;
+      if (!/[=!]$/.test(prefix)) found[found.length - 1] += inner;
+    }
+    return found[0]!;
+  };
+  let out = '';
+  // A stray `)` closes nothing: the rest is read on.
+  for (; i < pattern.length; i++) out += branch();
+  return out;
+}
+
+/** Where the character class opening at `start` ends (after its `]`). */
+function classEnd(pattern: string, start: number): number {
+  let i = start + 1;
+  if (pattern[i] === '^') i++;
+  if (pattern[i] === ']') i++;
+  for (; i < pattern.length; i++) {
+    if (pattern[i] === '\\') i++;
+    else if (pattern[i] === ']') return i + 1;
+  }
+  return pattern.length;
 }
 
 /**

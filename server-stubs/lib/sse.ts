@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 
 /** One Server-Sent Events frame as the contracts model it: `{event?, data, id?}`. */
 export interface SseFrame {
@@ -29,15 +29,18 @@ export const eventStreamHeaders = {
 
 export interface EventStreamOptions {
   status?: number;
-  headers?: Record<string, string>;
+  headers?: OutgoingHttpHeaders;
   /** the frame schema of the contract: a frame off it is not written, and the stream ends */
   validate?: ((frame: unknown) => boolean) & { errors?: Array<{ instancePath?: string; message?: string }> | null };
   /** names the stream in the log */
   label?: string;
 }
 
-/** Starts an event stream on `res`: the only place stubs write `text/event-stream`. */
-export function openEventStream<F extends SseFrame>(res: Response, options: EventStreamOptions = {}): EventStream<F> {
+/**
+ * Starts an event stream on `res`: the only place stubs (and the mock, mock/streams.ts) write
+ * `text/event-stream`. Any node:http answer, not only Express's: the mock's gateway has no app.
+ */
+export function openEventStream<F extends SseFrame>(res: ServerResponse, options: EventStreamOptions = {}): EventStream<F> {
   const { validate } = options;
   res.writeHead(options.status ?? 200, options.headers ?? eventStreamHeaders);
   res.flushHeaders();
@@ -102,9 +105,10 @@ export interface ParsedStream {
 
 /**
  * Parses an event stream as a client would (WHATWG rules: `data` lines joined by newlines, comment
- * lines start with `:`, a blank line dispatches). Data that is JSON is parsed.
+ * lines start with `:`, a blank line dispatches). Data that is JSON is parsed, unless `rawData`
+ * keeps it as the text it came as (to write it on unchanged: `formatFrame` writes a string as is).
  */
-export function parseEventStream(text: string): ParsedStream {
+export function parseEventStream(text: string, options: { rawData?: boolean } = {}): ParsedStream {
   const frames: ParsedStream['frames'] = [];
   const comments: string[] = [];
   for (const block of text.replace(/\r\n?/g, '\n').split('\n\n')) {
@@ -128,7 +132,7 @@ export function parseEventStream(text: string): ParsedStream {
     const raw = data.join('\n');
     let parsed: unknown = raw;
     try {
-      parsed = JSON.parse(raw);
+      if (!options.rawData) parsed = JSON.parse(raw);
     } catch {
       // not JSON: keep the text
     }

@@ -105,6 +105,12 @@ describe('samples and fuzz requests of an awkward document', () => {
     expect(sample).toMatchObject({ name: expect.any(String) });
   });
 
+  test('a string whose pattern has alternatives samples its first one, where the sampler wrote the group as text', () => {
+    const pattern = '^(0|[1-9][0-9]*|unlimited)$';
+    expect(sampleOf({}, { type: 'string', pattern }, { direction: 'response' })).toBe('0');
+    expect(sampleOf({}, { type: 'string', pattern: '^(?:draft|published)-[a-z]{3}$' }, { direction: 'response' })).toMatch(/^draft-[a-z]{3}$/);
+  });
+
   test('the fuzzer builds requests for it without throwing, its apiKey in the query, its filter in deepObject style', () => {
     const contract = contractOf('quirks', schemaView(quirks).document);
     const model = buildServiceModel('quirks', [{ slug: 'quirks', credentials: placeholderCredentials(quirks) }], undefined, contract);
