@@ -21,6 +21,8 @@ import { checkCredentials } from './credentials.js';
 import { checkPresence } from '../server-stubs/lib/presence-security.js';
 import { failureFor } from './errors.js';
 import { resolvePreference } from '../server-stubs/lib/prefer.js';
+import { withoutAbsolutePaths } from '../server-stubs/lib/transport-errors.js';
+import { defaultRoot } from '../scripts/lib/project.js';
 
 export interface FrontService {
   slug: string;
@@ -136,7 +138,8 @@ export function serviceRouter(service: FrontService, options: FrontOptions = {})
 export function unavailableRouter(slug: string, problem: string): Router {
   const router = express.Router();
   router.use((_req: Request, res: Response) => {
-    res.status(503).type('application/json').send(JSON.stringify({ error: `The mock of ${slug} is not running: ${problem}`, service: slug, problem }));
+    const shown = withoutAbsolutePaths(problem, defaultRoot);
+    res.status(503).type('application/json').send(JSON.stringify({ error: `The mock of ${slug} is not running: ${shown}`, code: 'SERVICE_UNAVAILABLE', service: slug, problem: shown }));
   });
   return router;
 }
