@@ -1,0 +1,108 @@
+/**
+ * `npm run bench -- docs`: how long each service's reference page takes to become usable in
+ * Chromium, served as `npm start` serves it (/docs/<slug>.html from the bundle, the stubs' seeded
+ * credentials in its console). Usable: Redoc has rendered the first operation with its "Try it"
+ * button, and a click on that button opens the console (so the main thread is free to answer).
+ * Each load is in a fresh browser context (nothing cached), timed from the navigation's start.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, chromiumAvailable, chromiumPath } from '../../test/helpers/chromium.js';
+import { startPlatformServer } from '../../server-stubs/server.js';
+import { median, root } from '../lib/processes.js';
+import type { Suite, Target } from '../suite.js';
+
+const TARGET_MS = 2000;
+
+interface PageRow {
+  slug: string;
+  /** the HTML as sent, bytes */
+  htmlBytes: number;
+  /** navigation start to DOMContentLoaded (the page and its scripts parsed and run), ms, each run */
+  parsed: number[];
+  /** navigation start to the first operation's "Try it" button shown, ms, each run */
+  rendered: number[];
+  /** navigation start to the console open after a click on that button, ms, each run */
+  interactive: number[];
+}
+
+async function loadOnce(browser: Browser, url: string): Promise<{ parsed: number; rendered: number; interactive: number; htmlBytes: number }> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const tab: Page = await context.newPage();
+  tab.setDefaultTimeout(60_000);
+  try {
+    const answer = await tab.goto(url, { waitUntil: 'commit' });
+    const htmlBytes = (await answer!.body()).length;
+    const button = tab.locator('button.try-it-operation').first();
+    await button.waitFor({ state: 'visible' });
+    // The page's own clock: its time origin is the navigation's start.
+    const rendered = await tab.evaluate(() => performance.now());
+    await button.click();
+    await tab.locator('aside#try-it').waitFor({ state: 'visible' });
+    const interactive = await tab.evaluate(() => performance.now());
+    const parsed = await tab.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventEnd);
+    return { parsed: Math.round(parsed), rendered: Math.round(rendered), interactive: Math.round(interactive), htmlBytes };
+  } finally {
+    await context.close();
+  }
+}
+
+export async function measureDocsPages(rounds: number): Promise<PageRow[]> {
+  const stubs = await startPlatformServer(0, '127.0.0.1');
+  const browser = await launchChromium();
+  const origin = `http://127.0.0.1:${stubs.port}`;
+  try {
+    // The pages the portal lists: one per bundle.
+    const slugs = readdirSync(path.join(root, 'generated')).filter((slug) => existsSync(path.join(root, 'generated', slug, 'openapi.json')));
+    const rows: PageRow[] = [];
+    for (const slug of slugs) {
+      const url = `${origin}/docs/${slug}.html`;
+      // Once untimed: the server renders each page on its first request, and Chromium compiles Redoc's script.
+      await loadOnce(browser, url);
+      const row: PageRow = { slug, htmlBytes: 0, parsed: [], rendered: [], interactive: [] };
+      for (let i = 0; i < rounds; i++) {
+        const run = await loadOnce(browser, url);
+        row.htmlBytes = run.htmlBytes;
+        row.parsed.push(run.parsed);
+        row.rendered.push(run.rendered);
+        row.interactive.push(run.interactive);
+      }
+      rows.push(row);
+    }
+    return rows;
+  } finally {
+    await browser.close();
+    await stubs.close();
+  }
+}
+
+export const suite: Suite = {
+  description: 'docs portal: time to a usable reference page in Chromium, per service',
+  async run() {
+    if (!chromiumAvailable) throw new Error(`${chromiumPath} is missing: the docs benchmark needs Chromium (apt-get install chromium)`);
+    const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+    const rows = await measureDocsPages(rounds);
+    const targets: Target[] = rows.map((r) => ({
+      name: `docs: ${r.slug} page interactive in Chromium, ms (< ${TARGET_MS})`,
+      measured: median(r.interactive),
+      met: median(r.interactive) < TARGET_MS,
+    }));
+    const markdown = [
+      '## Docs portal: time to a usable page (`npm run bench -- docs`)',
+      '',
+      `Each service's page as \`npm start\` serves it (/docs/<slug>.html), loaded ${rounds} times in Chromium (headless, a fresh context`,
+      'each time, after one untimed load) and timed from the navigation\'s start: *parsed* at DOMContentLoaded, *rendered* when the',
+      'first operation\'s "Try it" button shows, *interactive* when a click on it has opened the console. Medians; every run of',
+      'the last column listed.',
+      '',
+      '| page | HTML, kB | parsed, ms | rendered, ms | interactive, ms | interactive runs, ms | target, ms | met |',
+      '|---|---:|---:|---:|---:|---|---:|---|',
+      ...rows.map(
+        (r) =>
+          `| ${r.slug} | ${Math.round(r.htmlBytes / 1024)} | ${median(r.parsed)} | ${median(r.rendered)} | ${median(r.interactive)} | ${r.interactive.join(', ')} | < ${TARGET_MS} | ${median(r.interactive) < TARGET_MS ? 'yes' : '**no**'} |`,
+      ),
+    ].join('\n');
+    return { markdown, targets };
+  },
+};
