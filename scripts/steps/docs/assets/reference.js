@@ -6,7 +6,8 @@
  * first) in full, every other operation as its heading only, so the sidebar, the search and the
  * headings still list them all. Opening one of those (sidebar, link, address) loads the page again
  * on it: Redoc cannot draw into a container twice, and a second Redoc beside an orphaned one would
- * fight it over the address as the page scrolls.
+ * fight it over the address as the page scrolls. `?whole` draws everything at once (to search the
+ * page with the browser's find, to print it).
  */
 /* global Redoc -- defined by redoc.standalone.js, loaded before this script */
 (function () {
@@ -74,7 +75,7 @@
       tags: op.tags,
       deprecated: op.deprecated,
       'x-badges': op['x-badges'],
-      description: `*Parameters, bodies and answers are drawn when the operation is opened:* [open ${op.summary || op.operationId || 'it'}](${link})`,
+      description: `*Parameters, bodies and answers are drawn when the operation is opened:* [open ${op.summary || op.operationId || 'it'}](${link}), or [draw the whole reference](?whole${link}).`,
       // Drawn with the operation once opened; here they would only add to what is drawn.
       security: [],
       responses: {},
@@ -129,7 +130,7 @@
     const spec = JSON.parse(document.getElementById('reference-spec').textContent);
     const ops = operations(spec);
     const added = () => window.TryIt && window.TryIt.addOperationButtons(container);
-    if (ops.length <= limit) return Redoc.init(spec, options, container, added);
+    if (ops.length <= limit || new URLSearchParams(location.search).has('whole')) return Redoc.init(spec, options, container, added);
 
     const tags = [...new Set([...(spec.tags || []).map((t) => t.name), ...ops.flatMap((o) => o.tags)])].filter((t) => ops.some((o) => o.tags.includes(t)));
     const shown = tagOf(location.hash, ops, tags);
