@@ -64,10 +64,10 @@ export function portalEntry(slug: string, document: JsonNode): PortalEntry {
 
 /**
  * Operations Redoc draws in one go. Beyond it a page draws one tag whole and the rest as headings
- * (docs/assets/reference.js): in Chromium on two shared cores a page took about 1.3 s to be usable
- * with next to nothing in it and some 30 ms more per operation drawn whole (bench/RESULTS.md, docs).
+ * (docs/assets/reference.js). In Chromium on two shared, busy cores a page of 4 operations took 2 s
+ * to be usable, blog's 12 operations (6,400 elements drawn) 3.5 s (bench/RESULTS.md, docs).
  */
-export const WHOLE_REFERENCE_LIMIT = 20;
+export const WHOLE_REFERENCE_LIMIT = 10;
 
 /**
  * Redoc's options. Native scrollbars: the emulated ones (perfect-scrollbar) measured the whole
@@ -163,7 +163,7 @@ credentials prefilled; opened from disk, to the contract's servers (the stubs on
 /** A server running beside the one serving the portal, on the same host. */
 export interface PortalServer {
   port: number;
-  /** what it is, shown in the console's list: `the mock (npm run dev)` */
+  /** what it is, shown in the console's list: `the mock of npm run dev` */
   description: string;
 }
 
