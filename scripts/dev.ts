@@ -51,10 +51,16 @@ export async function startDevServer(options: DevOptions = {}): Promise<DevServe
   const first = await build({ root, log: quiet });
   if (!first.ok) log(`build failed: ${first.failures.join('; ')} (serving what was built before; fix and save to rebuild)`);
   const generatedDir = path.join(root, 'generated');
-  const platform = await startPlatformServer(options.port ?? 4000, host, { importApp: freshImport, generatedDir });
+  let mock: MockServer | undefined;
+  const platform = await startPlatformServer(options.port ?? 4000, host, {
+    importApp: freshImport,
+    generatedDir,
+    // The docs' console offers the mock on the port it was given, not the contract's 4010.
+    docsServers: () => (mock ? [{ port: mock.port, description: 'the mock of npm run dev' }] : []),
+  });
   /** Every served service: those with an app, and bundles served from their contract alone. */
   const servedSlugs = () => [...serviceSlugs(), ...contractOnlySlugs(generatedDir)];
-  const mock = options.mock === false ? undefined : await startMockServer(options.mockPort ?? 4010, host);
+  mock = options.mock === false ? undefined : await startMockServer(options.mockPort ?? 4010, host);
 
   const reload = async (slug: string) => {
     const started = performance.now();

@@ -24,6 +24,7 @@ import type { ErrorResponse } from './lib/errors.js';
 import { writeError } from './lib/results.js';
 import { answerIn, errorFamilies, rawAnswer, requestLine, transportFailure, withoutAbsolutePaths } from './lib/transport-errors.js';
 import { mountPathOf, type JsonNode } from '../scripts/lib/operations.js';
+import type { PortalServer } from '../scripts/steps/docs.js';
 import { stopOnSignals } from '../scripts/lib/shutdown.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -154,6 +155,8 @@ export interface PlatformOptions {
   switches?: RouterSwitches;
   /** where the bundles are (the repo's generated/ unless given): those without an app are served from their contract */
   generatedDir?: string;
+  /** the other servers running beside this one (`npm run dev`'s mock), offered by the docs' console */
+  docsServers?: () => PortalServer[];
 }
 
 /**
@@ -279,7 +282,7 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
 
   // The docs portal, rendered from the bundles with these stubs' seeded credentials in its console.
   const { createDocsRouter } = await import('../scripts/steps/docs/serve.js');
-  app.use('/docs', createDocsRouter({ generatedDir, services }));
+  app.use('/docs', createDocsRouter({ generatedDir, services, servers: options.docsServers }));
   app.get('/', (_req, res) => {
     res.json({
       docs: '/docs/',

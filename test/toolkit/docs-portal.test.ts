@@ -11,7 +11,8 @@ import type { Browser } from 'playwright-core';
 import { chromiumAvailable, launchChromium } from '../helpers/chromium.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { consoleModel } from '../../scripts/steps/docs/console-model.js';
-import { markForReaders, PROVISIONAL_LABEL } from '../../scripts/steps/docs/reader-marks.js';
+import { FORBIDDEN_FIELD_LABEL, markForReaders, PROVISIONAL_LABEL } from '../../scripts/steps/docs/reader-marks.js';
+import { startDevServer, type DevServer } from '../../scripts/dev.js';
 import { collectProvisional } from '../../scripts/lib/provisional.js';
 import { pointerTokens, type JsonNode } from '../../scripts/lib/operations.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
@@ -87,6 +88,34 @@ describe('reader marks: what Redoc hides, written into what it renders', () => {
     expect(create.description).toContain(`${PROVISIONAL_LABEL} The numbers were designed.`);
   });
 
+  test('a false schema becomes one Redoc draws, still matching nothing, and says the field must not be present', () => {
+    const document = {
+      openapi: '3.1.0',
+      info: { title: 'F', version: '1' },
+      paths: {},
+      components: {
+        schemas: {
+          OneOf: {
+            oneOf: [
+              { type: 'object', additionalProperties: false, properties: { a: { type: 'string' }, b: false } },
+              { type: 'object', additionalProperties: false, properties: { a: false, b: { type: 'string' } } },
+            ],
+            examples: [{ properties: { c: false } }],
+          },
+          Nothing: { type: 'array', items: false, allOf: [false] },
+        },
+      },
+    };
+    const marked = markForReaders(document as JsonNode).components.schemas;
+    const forbidden = { not: {}, description: `**${FORBIDDEN_FIELD_LABEL}**` };
+    expect(marked.OneOf.oneOf[0].properties.b).toEqual(forbidden);
+    expect(marked.OneOf.oneOf[1].properties.a).toEqual(forbidden);
+    expect(marked.OneOf.oneOf[0].additionalProperties).toBe(false);
+    expect(marked.OneOf.examples).toEqual([{ properties: { c: false } }]);
+    expect(marked.Nothing.items).toMatchObject({ not: {} });
+    expect(marked.Nothing.allOf[0]).toMatchObject({ not: {} });
+  });
+
   test('example values are data and the bundle itself is left as it was', () => {
     expect(list.responses['200'].content['application/json'].example).toEqual({ 'x-provisional': 'data, not a mark', description: 'kept' });
     const original = fixture();
@@ -148,6 +177,11 @@ describe('served by npm start', () => {
     expect(spec.paths['/crawl/start'].post.description).toContain('**Rate limit: 5 requests per 60 s**');
   });
 
+  test('services.js tells the page the servers beside this one: none under npm start', async () => {
+    const script = await (await fetch(`${origin}/docs/services.js`)).text();
+    expect(script).toContain('window.PORTAL_SERVERS = [];');
+  });
+
   test('Redoc is served without its CDN logo; /docs redirects to the index; an unknown page is a JSON 404', async () => {
     const redoc = await (await fetch(`${origin}/docs/redoc.standalone.js`)).text();
     expect(redoc).toContain('Redoc');
@@ -194,15 +228,10 @@ describe.skipIf(!chromiumAvailable)('the portal in Chromium', () => {
       await tab.locator('main.index a[href="./seo.html"]').click();
       await tab.waitForURL(`${origin}/docs/seo.html`);
 
-      // Redoc renders the marks written into the descriptions and the badges.
-      const provisional = tab.locator('#redoc strong', { hasText: PROVISIONAL_LABEL });
-      await provisional.first().waitFor({ state: 'visible' });
-      expect(await provisional.count()).toBeGreaterThan(5);
-      await tab.locator('#redoc strong', { hasText: 'Rate limit: 5 requests per 60 s' }).first().waitFor({ state: 'visible' });
+      // Redoc renders the marks written into the descriptions and the badges (of Projects, the tag drawn first).
       await tab.locator('#redoc h2').getByText('30 req / 60 s', { exact: true }).first().waitFor({ state: 'visible' });
       await tab.locator('#redoc h2').getByText('Provisional', { exact: true }).first().waitFor({ state: 'visible' });
-      // Fields' marks, in the schema tables beside their names.
-      await tab.locator('#redoc td strong', { hasText: PROVISIONAL_LABEL }).first().waitFor({ state: 'visible' });
+      await tab.locator('#redoc strong', { hasText: PROVISIONAL_LABEL }).first().waitFor({ state: 'visible' });
       expect(await tab.locator('nav.portal a[aria-current="page"]').textContent()).toMatch(/search/i);
 
       await tab.locator('button.try-it-operation[data-operation="listProjects"]').click();
@@ -228,6 +257,14 @@ describe.skipIf(!chromiumAvailable)('the portal in Chromium', () => {
       await tab.locator('#ti-send').click();
       await tab.locator('#ti-status.ti-ok').waitFor({ state: 'visible' });
 
+      // Drawn whole, every tag's marks: descriptions, rate-limit lines, fields' marks in the schema tables.
+      await tab.goto(`${origin}/docs/seo.html?whole`);
+      const provisional = tab.locator('#redoc strong', { hasText: PROVISIONAL_LABEL });
+      await provisional.first().waitFor({ state: 'visible' });
+      expect(await provisional.count()).toBeGreaterThan(5);
+      await tab.locator('#redoc strong', { hasText: 'Rate limit: 5 requests per 60 s' }).first().waitFor({ state: 'visible' });
+      await tab.locator('#redoc td strong', { hasText: PROVISIONAL_LABEL }).first().waitFor({ state: 'visible' });
+
       mkdirSync(path.join(root, 'test-results'), { recursive: true });
       await tab.screenshot({ path: path.join(root, 'test-results/docs-portal.png') });
 
@@ -240,6 +277,104 @@ describe.skipIf(!chromiumAvailable)('the portal in Chromium', () => {
       expect(offMachine).toEqual([]);
     } finally {
       stubs.server.off('request', seen);
+      await tab.close();
+    }
+  }, 60_000);
+
+  test('one Try it per operation, on a page drawn whole and on one drawn a tag at a time', async () => {
+    const tab = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    tab.setDefaultTimeout(30_000);
+    try {
+      for (const slug of ['social', 'mail']) {
+        const document = JSON.parse(readFileSync(path.join(root, 'generated', slug, 'openapi.json'), 'utf8'));
+        const ids = consoleModel(slug, document).operations.map((o) => o.id);
+        await tab.goto(`${origin}/docs/${slug}.html`);
+        await tab.locator(`button.try-it-operation[data-operation="${ids.at(-1)}"]`).waitFor({ state: 'attached' });
+        const buttons = await tab.getByRole('button', { name: 'Try it', exact: true }).evaluateAll((all) => all.map((b) => b.getAttribute('data-operation')));
+        expect(buttons.toSorted(), slug).toEqual(ids.toSorted());
+      }
+    } finally {
+      await tab.close();
+    }
+  }, 60_000);
+
+  test('the sidebar\'s badges show their whole text', async () => {
+    const tab = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    tab.setDefaultTimeout(20_000);
+    try {
+      // Projects holds a provisional operation and rate-limited ones; opening one expands the group.
+      await tab.goto(`${origin}/docs/seo.html#tag/Projects/operation/createProject`);
+      const badges = tab.locator('.menu-content .operation-type.badge');
+      await badges.filter({ hasText: /^Provisional$/i }).first().waitFor({ state: 'visible' });
+      await badges.filter({ hasText: '30 req / 60 s' }).first().waitFor({ state: 'visible' });
+      const sizes = await badges.evaluateAll((all) =>
+        all.filter((b) => b.getClientRects().length > 0).map((b) => ({ text: b.textContent, scrollWidth: b.scrollWidth, clientWidth: b.clientWidth, scrollHeight: b.scrollHeight, clientHeight: b.clientHeight })),
+      );
+      expect(sizes.length).toBeGreaterThanOrEqual(4);
+      for (const size of sizes) {
+        expect(size.scrollWidth, size.text ?? '').toBeLessThanOrEqual(size.clientWidth);
+        expect(size.scrollHeight, size.text ?? '').toBeLessThanOrEqual(size.clientHeight);
+      }
+    } finally {
+      await tab.close();
+    }
+  }, 60_000);
+
+  test('mail, drawn a tag at a time: opening Templates from the sidebar draws it, with the fields a branch forbids', async () => {
+    const tab = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    tab.setDefaultTimeout(30_000);
+    const warnings: string[] = [];
+    tab.on('console', (message) => {
+      if (message.type() === 'warning' && /false/.test(message.text())) warnings.push(message.text());
+    });
+    try {
+      await tab.goto(`${origin}/docs/mail.html`);
+      await tab.locator('button.try-it-operation').first().waitFor({ state: 'visible' });
+      expect(await tab.evaluate(() => document.documentElement.dataset.referenceTag)).toBe('OAuth');
+      const render = tab.locator('[data-section-id="operation/renderTemplate"]');
+      await render.getByText('drawn when the operation is opened').waitFor({ state: 'attached' });
+      await tab.locator('.menu-content label', { hasText: /^Templates$/ }).click();
+      await tab.waitForFunction(() => document.documentElement.dataset.referenceTag === 'Templates');
+      // The stored-template branch: subject, html and text must not be sent with template_id.
+      const subject = render.locator('tr', { has: tab.locator('td', { hasText: /^subject$/ }) }).first();
+      await subject.getByText(FORBIDDEN_FIELD_LABEL).waitFor({ state: 'visible' });
+      expect(await render.getByText(FORBIDDEN_FIELD_LABEL).count()).toBeGreaterThanOrEqual(3);
+      expect(warnings).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  }, 60_000);
+});
+
+describe.skipIf(!chromiumAvailable)('npm run dev on other ports than the contract\'s', () => {
+  let dev: DevServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    // Port 0 for both: the ports the console offers can only have come from the running servers.
+    [dev, browser] = await Promise.all([startDevServer({ port: 0, mockPort: 0, host: '127.0.0.1', log: () => {} }), launchChromium()]);
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await dev?.close();
+  });
+
+  test('the console offers the stubs and the mock where they run, and the mock answers it', async () => {
+    const origin = `http://127.0.0.1:${dev.platform.port}`;
+    const mock = `http://127.0.0.1:${dev.mock!.port}`;
+    const tab = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    tab.setDefaultTimeout(30_000);
+    try {
+      await tab.goto(`${origin}/docs/seo.html`);
+      await tab.locator('button.try-it-operation[data-operation="listProjects"]').click();
+      const offered = await tab.locator('#ti-server option').evaluateAll((all) => all.map((o) => (o as HTMLOptionElement).value));
+      expect(offered).toEqual([`${origin}/seo`, `${mock}/seo`]);
+      await tab.locator('#ti-server').selectOption(`${mock}/seo`);
+      await tab.locator('#ti-send').click();
+      await tab.locator('#ti-status.ti-ok').waitFor({ state: 'visible' });
+      expect(await tab.locator('#ti-status').textContent()).toMatch(/^HTTP 200 /);
+    } finally {
       await tab.close();
     }
   }, 60_000);

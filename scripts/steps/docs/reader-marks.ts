@@ -3,11 +3,17 @@
  * readers most need to know, that a part is only designed (`x-provisional`) and how often an
  * operation may be called (`x-rate-limit`), would be invisible. This copies the bundle and writes
  * both into what the reference does render; the bundle itself is never changed.
+ *
+ * Redoc also drops the boolean schema `false` (with a console warning), and with it the fields the
+ * contracts forbid on purpose: the "exactly one of" branches (`properties: {template_id: false}`)
+ * would read as if either field were allowed. The copy writes each such `false` as `{not: {}}`,
+ * which validates nothing either, and says so in a description Redoc shows.
  */
 import { HTTP_METHODS, type JsonNode } from '../../lib/operations.js';
 
 export const PROVISIONAL_LABEL = 'Provisional: designed, not published.';
 export const PROVISIONAL_BADGE = 'Provisional';
+export const FORBIDDEN_FIELD_LABEL = 'Must not be present.';
 
 export interface RateLimit {
   requests: number;
@@ -59,6 +65,21 @@ function markPathItem(item: JsonNode) {
   }
 }
 
+/** Keywords whose value is one schema; `additionalProperties: false` is left, as Redoc renders it. */
+const SCHEMA_KEYWORDS = new Set(['items', 'additionalItems', 'contains', 'not', 'if', 'then', 'else', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties']);
+/** Keywords whose value maps names to schemas. */
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions']);
+/** Keywords whose value lists schemas. */
+const SCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
+
+/** `false` as a schema Redoc renders: `{not: {}}` rejects every value as `false` does. */
+function forbidden(inMap: boolean): JsonNode {
+  return {
+    not: {},
+    description: inMap ? `**${FORBIDDEN_FIELD_LABEL}**` : '**Nothing is allowed here** (the schema `false`).',
+  };
+}
+
 /** Values that are data, not contract: never rewritten even if they hold the same key names. */
 const DATA_KEYS = new Set(['example', 'default', 'const', 'enum']);
 
@@ -67,7 +88,10 @@ const DATA_KEYS = new Set(['example', 'default', 'const', 'enum']);
  * description of its own) and an example's value from the rest.
  */
 function markNode(node: unknown, path: string[]) {
-  if (Array.isArray(node)) return node.forEach((child, i) => markNode(child, [...path, String(i)]));
+  if (Array.isArray(node)) {
+    if (SCHEMA_LISTS.has(path.at(-1) ?? '')) node.forEach((child, i) => child === false && (node[i] = forbidden(false)));
+    return node.forEach((child, i) => markNode(child, [...path, String(i)]));
+  }
   if (!isObject(node)) return;
   const note = node['x-provisional'];
   const parent = path.at(-2);
@@ -84,8 +108,15 @@ function markNode(node: unknown, path: string[]) {
   const isExample = path.at(-2) === 'examples';
   // In a `properties` map the keys are field names, which may well be `default` or `example`.
   const isNameMap = path.at(-1) === 'properties';
+  const isSchemaMap = SCHEMA_MAPS.has(path.at(-1) ?? '') && !isExample;
   for (const [key, child] of Object.entries(node)) {
     if (key === 'x-provisional' || (!isNameMap && (DATA_KEYS.has(key) || (isExample && key === 'value')))) continue;
+    // A schema's `examples` list holds values, however much they look like schemas.
+    if (!isNameMap && key === 'examples' && Array.isArray(child)) continue;
+    if (child === false && (isSchemaMap || (!isNameMap && SCHEMA_KEYWORDS.has(key)))) {
+      node[key] = forbidden(isSchemaMap);
+      continue;
+    }
     markNode(child, [...path, key]);
   }
 }

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { credentialHeaders } from '../../../server-stubs/lib/auth.js';
 import type { StubService } from '../../../server-stubs/lib/service.js';
-import { docsAssets, generateDocsIndex, generateDocsPage, generateServicesScript, portalEntry, type PortalEntry } from '../docs.js';
+import { docsAssets, generateDocsIndex, generateDocsPage, generateServicesScript, portalEntry, type PortalEntry, type PortalServer } from '../docs.js';
 import type { ConsoleCredential } from './console-model.js';
 import type { JsonNode } from '../../lib/operations.js';
 
@@ -17,6 +17,8 @@ export interface DocsRouterOptions {
   /** the folder holding `<slug>/openapi.json` */
   generatedDir: string;
   services: ReadonlyArray<Pick<StubService, 'slug' | 'credentials'>>;
+  /** the servers running beside this one (the mock of `npm run dev`), asked on every request: the mock may start after the stubs */
+  servers?: () => PortalServer[];
 }
 
 /** The seeded credentials a page can send: valid ones, and not cookies (a page's fetch cannot set `Cookie`). */
@@ -60,7 +62,7 @@ export function createDocsRouter(options: DocsRouterOptions): express.Router {
     html(res, generateDocsIndex(entries()));
   });
   router.get('/services.js', (_req, res) => {
-    res.type('application/javascript').set('Cache-Control', 'no-cache').send(generateServicesScript(entries()));
+    res.type('application/javascript').set('Cache-Control', 'no-cache').send(generateServicesScript(entries(), options.servers?.() ?? []));
   });
   for (const [name, contents] of Object.entries(docsAssets())) {
     router.get(`/${name}`, (_req, res) => res.type(path.extname(name)).set('Cache-Control', 'no-cache').send(contents));

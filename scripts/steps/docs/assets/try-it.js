@@ -22,14 +22,17 @@
     return node;
   }
 
-  /** The page's own server first when it is served over HTTP: the stubs of `npm start` on whatever port. */
+  /**
+   * Served by the stubs (`npm start`, `npm run dev`), the page offers the servers running now: its
+   * own origin, and those the server lists beside it in services.js (the dev mock, on whatever port
+   * it was given). Opened from disk, or from a server that lists nothing, the contract's servers.
+   */
   function servers() {
-    const list = model.servers.slice();
-    if (location.protocol.startsWith('http')) {
-      const own = location.origin + model.basePath;
-      if (!list.some((s) => s.url === own)) list.unshift({ url: own, description: 'this server' });
-    }
-    return list;
+    const running = window.PORTAL_SERVERS;
+    if (!location.protocol.startsWith('http')) return model.servers.slice();
+    const own = { url: location.origin + model.basePath, description: 'this server' };
+    if (!Array.isArray(running)) return [own, ...model.servers.filter((s) => s.url !== own.url)];
+    return [own, ...running.map((s) => ({ url: `${location.protocol}//${location.hostname}:${s.port}${model.basePath}`, description: s.description }))];
   }
 
   const panel = el('aside', { id: 'try-it', class: 'try-it', 'aria-label': 'Try it', hidden: '' });
@@ -67,8 +70,8 @@
     curlLine,
     el('section', { class: 'ti-response', 'aria-live': 'polite' }, statusLine, responseHeaders, responseBody),
   );
+  // Opened from each operation's heading only: a second, page-wide button beside every operation read as a duplicate.
   document.body.append(panel);
-  document.body.append(el('button', { type: 'button', class: 'try-it-toggle', onclick: () => open() }, 'Try it'));
 
   let current = model.operations[0];
   let controller;
@@ -166,7 +169,7 @@
       if (error.name !== 'AbortError') {
         statusLine.classList.add('ti-failed');
         // fetch does not say why (CORS, refused connection): the usual causes instead.
-        statusLine.textContent = `No answer from ${url}: ${error.message}. Is the server running (npm start on :4000, npm run mock on :4010)?`;
+        statusLine.textContent = `No answer from ${url}: ${error.message}. Is the server running (npm start, npm run mock, npm run dev)?`;
       }
     } finally {
       sendButton.disabled = false;
