@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import type { Router } from 'express';
 import { corsOriginsFromEnv, type CorsOrigins } from '../server-stubs/lib/browser.js';
 import { contractOf } from '../server-stubs/lib/contract.js';
-import { createExpressServer } from '../server-stubs/lib/http-server.js';
+import { answerClientErrors, createExpressServer } from '../server-stubs/lib/http-server.js';
 import { loadStubService } from './credentials.js';
 import { documentErrors, foldedErrors } from './errors.js';
 import { createFront, serviceRouter, unavailableRouter } from './front.js';
@@ -156,7 +156,7 @@ export async function startMockServer(port = 4010, host = '0.0.0.0', options: Mo
   }
   services.sort((a, b) => a.slug.localeCompare(b.slug));
 
-  const front = createExpressServer(createFront(routers));
+  const front = answerClientErrors(createExpressServer(createFront(routers)));
   await new Promise<void>((resolve, reject) => {
     front.once('error', reject);
     front.listen(port, host, resolve);

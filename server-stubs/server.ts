@@ -18,7 +18,7 @@ import { stubClockFromEnv, type StubClock } from './lib/clock.js';
 import { loadContract } from './lib/contract.js';
 import { contractStub } from './lib/contract-stub.js';
 import { createStubControls } from './lib/controls.js';
-import { createExpressServer, isUnder, runMounted } from './lib/http-server.js';
+import { answerClientErrors, createExpressServer, isUnder, runMounted } from './lib/http-server.js';
 import type { RouterSwitches, StubInstance, StubService } from './lib/service.js';
 import { mountPathOf, type JsonNode } from '../scripts/lib/operations.js';
 import { stopOnSignals } from '../scripts/lib/shutdown.js';
@@ -301,13 +301,7 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
     }
     app(req, res);
   });
-  // Requests Node refuses before Express sees them (headers or URL over 16 KB, broken HTTP) still get JSON.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) return void socket.destroy();
-    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-    const body = JSON.stringify({ error: status === 431 ? 'Request headers or URL too large (16 KB at most)' : 'Malformed HTTP request' });
-    socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-  });
+  answerClientErrors(server);
   server.on('upgrade', (req, socket, head) => {
     const dispatch = () => {
       const match = instances.find(({ slug }) => {

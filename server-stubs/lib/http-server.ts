@@ -31,6 +31,20 @@ export function createExpressServer(app: Express, options: http.ServerOptions = 
   );
 }
 
+/**
+ * Requests Node refuses before any app sees them (headers or URL over Node's 16 KB, broken HTTP)
+ * still get a JSON answer, not Node's bare 431/400 or a reset: the stubs and the mock answer them alike.
+ */
+export function answerClientErrors(server: http.Server): http.Server {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return void socket.destroy();
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    const body = JSON.stringify({ error: status === 431 ? 'Request headers or URL too large (16 KB at most)' : 'Malformed HTTP request' });
+    socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
+  return server;
+}
+
 /** Whether `url` (a request target) is `basePath` or below it. */
 export function isUnder(url: string, basePath: string): boolean {
   if (!url.startsWith(basePath)) return false;
