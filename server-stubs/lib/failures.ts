@@ -39,8 +39,7 @@ interface ThrownError {
  * of the framework's own (413, 415, 405) folds into 400 where the operation does not declare it; a
  * handler's failure with an undeclared status is a bug in the handler, answered as one.
  */
-export function failureFromThrown(error: unknown, req: Request): Failure {
-  const operation = req.matched?.operation;
+export function failureFromThrown(error: unknown, req: Request, operation: OperationInfo | undefined = req.matched?.operation): Failure {
   const failure = isFailure(error) ? error : classify(error, req);
   return operation ? declaredFailure(failure, operation) : failure;
 }
@@ -81,7 +80,7 @@ function classify(error: unknown, req: Request): Failure {
 }
 
 /** Folds a failure into a status its operation declares (DECISIONS G-2). */
-function declaredFailure(failure: Failure, operation: OperationInfo): Failure {
+export function declaredFailure(failure: Failure, operation: OperationInfo): Failure {
   if (failure.kind === 'not_implemented' || failure.kind === 'internal' || declares(operation, failure.status)) return failure;
   if (failure.kind === 'api') {
     return {

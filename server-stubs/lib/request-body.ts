@@ -3,7 +3,7 @@ import { deref, type JsonNode } from '../../scripts/lib/operations.js';
 import type { Contract, OperationInfo } from './contract.js';
 import { failureOf } from './failures.js';
 import { parseMultipart } from './form-body.js';
-import { essence, isTextType } from './media-types.js';
+import { declaresMediaType, isTextType } from './media-types.js';
 import { runSteps } from './middleware-chain.js';
 
 const limit = '5mb';
@@ -77,12 +77,7 @@ export function parseDeclaredMedia(contract: Contract) {
     const type = req.headers['content-type'];
     if (req.body !== undefined || !type || !req.matched?.operation.op.requestBody) return next();
     const declared = Object.keys(resolved(contract.document, req.matched.operation.op.requestBody)?.content ?? {});
-    const wanted = essence(type);
-    const taken = declared.some((d) => {
-      const e = essence(d);
-      return e === wanted || e === '*/*' || (e.endsWith('/*') && wanted.startsWith(e.slice(0, -1)));
-    });
-    if (!taken) return next();
+    if (!declaresMediaType(declared, type)) return next();
     (isTextType(type) ? anyText : anyBytes)(req, res, next);
   };
 }
