@@ -7,10 +7,10 @@ import zlib from 'node:zlib';
 import { deref } from '../../scripts/lib/operations.js';
 import { badInputStatus, declares, loadContract, responseKeyFor, type Contract, type OperationInfo } from './contract.js';
 import { failedOperation, type ErrorMapper, type Failure, type FailureKind } from './errors.js';
-import { pruneBody } from './request-body.js';
+import { numericParameterChecker, overflowingNumber, pruneBody } from './request-body.js';
 import { hopByHop, writeError } from './results.js';
 import { parseEventStream } from './sse.js';
-import { declaresMediaType, isJsonType } from './media-types.js';
+import { declaresMediaType, essence, isJsonType } from './media-types.js';
 import { failureFromThrown } from './failures.js';
 
 export interface ProxyOptions {
@@ -45,6 +45,7 @@ export const VIOLATIONS_HEADER = 'X-Contract-Violations';
  */
 export function createValidatingProxy(options: ProxyOptions): Router {
   const contract = options.contract ?? loadContract(options.slug);
+  const numericParameters = numericParameterChecker(contract);
   const log = options.log ?? ((line: string) => console.warn(line));
   const upstream = options.upstream.replace(/\/$/, '');
   const router = express.Router();
@@ -53,7 +54,7 @@ export function createValidatingProxy(options: ProxyOptions): Router {
     try {
       const match = contract.match(req.method, req.path);
       const operation = match.kind === 'operation' ? match.operation : undefined;
-      const read = operation ? requestProblems(contract, operation, req, match.kind === 'operation' ? match.pathParams : {}) : { issues: [{ path: '', message: `${req.method} ${req.path} is not an operation of the contract` }] };
+      const read = operation ? requestProblems(contract, operation, req, match.kind === 'operation' ? match.pathParams : {}, numericParameters) : { issues: [{ path: '', message: `${req.method} ${req.path} is not an operation of the contract` }] };
       // A body refused unread is answered by the body reader's error exit below, as the stubs answer it.
       if (options.strict && read.refusal) return next(read.refusal);
       const requestIssues = read.refusal ? [...read.issues, { path: 'body', message: read.refusal.message }] : read.issues;
@@ -76,6 +77,8 @@ export function createValidatingProxy(options: ProxyOptions): Router {
       for (const [name, value] of Object.entries(req.headers)) {
         if (!hopByHop.has(name) && name !== 'accept-encoding' && value !== undefined && !(unread && name === 'content-type')) headers[name] = value;
       }
+      // The body read in its charset goes on as JSON text, which is UTF-8.
+      if (tolerated && typeof headers['content-type'] === 'string') headers['content-type'] = essence(headers['content-type']);
       const answer = await forward(upstream, req.url, req.method, headers, body);
       const content = unencoded(answer);
       const status = answer.statusCode ?? 502;
@@ -194,8 +197,14 @@ type BodyRefusal = Error & { status: number; type?: string; charset?: string };
 const refusal = (message: string, more: Omit<BodyRefusal, 'name' | 'message'>): BodyRefusal => Object.assign(new Error(message), more);
 
 /** What a request breaks: required parameters missing, a body the stubs refuse, a JSON body off its schema; and the JSON body as the stubs read it. */
-function requestProblems(contract: Contract, operation: OperationInfo, req: Request, pathParams: Record<string, string>): { issues: RequestIssue[]; json?: unknown; refusal?: BodyRefusal } {
-  const problems: RequestIssue[] = [];
+function requestProblems(
+  contract: Contract,
+  operation: OperationInfo,
+  req: Request,
+  pathParams: Record<string, string>,
+  numericParameters: ReturnType<typeof numericParameterChecker>,
+): { issues: RequestIssue[]; json?: unknown; refusal?: BodyRefusal } {
+  const problems: RequestIssue[] = [...numericParameters(operation, req, pathParams)];
   for (const parameter of operation.op.parameters) {
     const value = parameter.in === 'query' ? req.query[parameter.name] : parameter.in === 'header' ? req.headers[String(parameter.name).toLowerCase()] : parameter.in === 'path' ? pathParams[parameter.name] : undefined;
     if (parameter.required && value === undefined) problems.push({ path: `${parameter.in}.${parameter.name}`, message: 'is required' });
@@ -206,7 +215,7 @@ function requestProblems(contract: Contract, operation: OperationInfo, req: Requ
   const declared = Object.keys(requestBody?.content ?? {});
   const type = req.headers['content-type'];
   if (bytes.length > 0 && declared.length > 0 && !(type && declaresMediaType(declared, type))) {
-    return { issues: problems, refusal: refusal(`unsupported media type ${type ?? '(none)'}`, { status: 415 }) };
+    return { issues: problems, refusal: refusal(`unsupported media type ${type ? essence(type) : '(none)'}`, { status: 415 }) };
   }
   const jsonType = declared.find(isJsonType);
   if (jsonType && bytes.length > 0 && req.is('json')) {
@@ -214,17 +223,29 @@ function requestProblems(contract: Contract, operation: OperationInfo, req: Requ
     const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(type ?? '')?.[1]?.toLowerCase();
     if (charset !== undefined && !charset.startsWith('utf-')) return { issues: problems, refusal: refusal(`unsupported charset "${charset}"`, { status: 415, type: 'charset.unsupported', charset }) };
     let body: unknown;
+    const text = decoded(bytes, charset);
     try {
-      body = JSON.parse(bytes.toString('utf8'));
+      body = JSON.parse(text);
     } catch {
       return { issues: problems, refusal: refusal('the body is not valid JSON', { status: 400, type: 'entity.parse.failed' }) };
     }
+    const overflowing = overflowingNumber(text, body);
+    if (overflowing) return { issues: problems, refusal: refusal(`${overflowing} is not a finite number`, { status: 400, type: 'entity.parse.failed' }) };
     // Judged as the stubs judge it: the tolerant reader (DECISIONS G-1) drops the fields a closed schema does not know.
     const refused = pruneBody(contract.document, requestBody.content[jsonType].schema, body);
     problems.push(...(refused.length > 0 ? refused : schemaIssues(contract, ['paths', operation.path, operation.method, 'requestBody', 'content', jsonType, 'schema'], body)));
     return { issues: problems, json: body };
   }
   return { issues: problems };
+}
+
+/** The body's text in the charset it names, as body-parser decodes it (UTF-8 where TextDecoder does not know the label). */
+function decoded(bytes: Buffer, charset: string | undefined): string {
+  try {
+    return new TextDecoder(charset ?? 'utf-8').decode(bytes);
+  } catch {
+    return bytes.toString('utf8');
+  }
 }
 
 /** ajv's errors as issues: a missing property is named in the path, as the stubs' validator names it. */

@@ -230,6 +230,25 @@ describe('bad input gets the stubs’ answer, never a 5xx (issue 26)', () => {
     sameAsStub(await call('/seo/projects', post({ 'content-type': 'application/json' }, '{"name":'), seoStub.baseUrl));
   });
 
+  test('a JSON body named UTF-16 is read as UTF-16, as the stubs read it (here not JSON: their 400)', async () => {
+    sameAsStub(await call('/seo/projects', post({ 'content-type': 'application/json; charset=utf-16' }, '{"name":"New"}'), seoStub.baseUrl));
+  });
+
+  test('a number past any bound in a JSON body is the stub’s 400 naming where', async () => {
+    const answer = await call('/seo/projects', post({ 'content-type': 'application/json' }, '{"name":"New","size":1e309}'), seoStub.baseUrl);
+    sameAsStub(answer);
+    expect(answer.json.error).toMatch(/body\.size is not a finite number/);
+  });
+
+  test('a numeric query parameter written in hex or as Infinity is the stub’s 400 naming it', async () => {
+    for (const limit of ['0x1F', 'Infinity']) {
+      const answer = await call(`/mail/v1/contacts?limit=${limit}`, { headers: bearer('msk_test_max') }, mailStub.baseUrl);
+      expect(answer.status).toBe(400);
+      expect(mail.responseErrors('/v1/contacts', 'get', 400, answer.json)).toEqual([]);
+      expect(answer.json).toEqual(answer.stub!.json);
+    }
+  });
+
   test('a path Prism normalises away (DELETE /projects/..) is the declared 404 in the seo body, not Prism’s problem+json', async () => {
     const answer = await rawCall('DELETE', '/seo/projects/..', bearer('seo_test_key'));
     const unknown = await rawCall('DELETE', `/seo/projects/${projectId}`, bearer('seo_test_key'));
