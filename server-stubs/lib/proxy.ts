@@ -182,7 +182,6 @@ function responsePlace(operation: OperationInfo, status: number): string[] {
 interface RequestIssue {
   path: string;
   message: string;
-  code?: string;
 }
 
 const issueText = (issue: RequestIssue) => (issue.path ? `${issue.path} ${issue.message}` : issue.message);
