@@ -72,8 +72,9 @@ export function createValidatingProxy(options: ProxyOptions): Router {
       // The stubs leave a body unread where the operation takes none (a GET with a stray body is a GET).
       const unread = options.forwardTolerated && operation !== undefined && !operation.op.requestBody;
       const body = unread ? undefined : tolerated ? Buffer.from(JSON.stringify(read.json)) : Buffer.isBuffer(req.body) && req.body.length > 0 ? req.body : undefined;
-      // Node sets the length of the body it sends; the answer comes unencoded, as it is checked and passed on.
-      const headers: OutgoingHttpHeaders = { 'accept-encoding': 'identity' };
+      // The body's length is the one sent (Node frames a DELETE's body by neither length nor chunks, and
+      // the upstream read it as the next request); the answer comes unencoded, as it is checked and passed on.
+      const headers: OutgoingHttpHeaders = { 'accept-encoding': 'identity', ...(body ? { 'content-length': body.length } : {}) };
       for (const [name, value] of Object.entries(req.headers)) {
         if (!hopByHop.has(name) && name !== 'accept-encoding' && value !== undefined && !(unread && name === 'content-type')) headers[name] = value;
       }

@@ -268,6 +268,13 @@ describe('bad input gets the stubs’ answer, never a 5xx (issue 26)', () => {
     expect(seo.responseErrors('/projects', 'get', 200, answer.json)).toEqual([]);
   });
 
+  test('a DELETE whose operation takes a JSON body is answered, not broken in transit', async () => {
+    const body = JSON.stringify({ projectId, configId: '6a1d2c3e-4b5f-4a6b-8c7d-9e0f1a2b3c01' });
+    const { status, json } = await call('/seo/rank-tracking/configs', { method: 'DELETE', headers: { ...bearer('seo_test_key'), 'content-type': 'application/json' }, body });
+    expect(status).toBe(200);
+    expect(seo.responseErrors('/rank-tracking/configs', 'delete', 200, json)).toEqual([]);
+  });
+
   test('Prism’s ?__code= answers that declared status with its example, like Prefer: code=', async () => {
     const deleted = await call(`/seo/projects/${projectId}?__code=404`, { method: 'DELETE', headers: bearer('seo_test_key') });
     expect(deleted.status).toBe(404);
