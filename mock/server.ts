@@ -4,7 +4,9 @@
  *
  * The parts: prism.ts (one Prism process per service), gateway.ts (Prism's request violations into
  * the service's error body), front.ts (what a client of the stubs meets before any handler: CORS,
- * 404/405, the seeded credentials, `Prefer`, contract validation), credentials.ts, prefer.ts, errors.ts.
+ * 404/405, the seeded credentials, `Prefer`, contract validation), credentials.ts, prefer.ts, errors.ts,
+ * prism-overrides.ts (Prism's `?__code=`/`?__example=` read as `Prefer`), prism-problems.ts (Prism's own
+ * refusals in the service's error body).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
