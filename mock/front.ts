@@ -23,6 +23,7 @@ import { failureFor } from './errors.js';
 import { resolvePreference } from '../server-stubs/lib/prefer.js';
 import { withoutAbsolutePaths } from '../server-stubs/lib/transport-errors.js';
 import { defaultRoot } from '../scripts/lib/project.js';
+import { prismQueryOverrides } from './prism-overrides.js';
 
 export interface FrontService {
   slug: string;
@@ -113,6 +114,7 @@ export function serviceRouter(service: FrontService, options: FrontOptions = {})
     // would try. An empty success claims the least, as the contract stub answers both.
     res.status(204).end();
   });
+  router.use(prismQueryOverrides(service.served));
   router.use((req: Request, res: Response, next: NextFunction) => {
     // The stubs answer their declared media type whatever `Accept` says; Prism answers 406, which no
     // operation declares. So an Accept the operation cannot satisfy is dropped, as the stubs ignore it.

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import type { Contract } from '../server-stubs/lib/contract.js';
 import type { ErrorMapper } from '../server-stubs/lib/errors.js';
 import { failureFor } from './errors.js';
+import { isPrismProblem, prismRefusal } from './prism-problems.js';
 import { writeError } from '../server-stubs/lib/results.js';
 import type { ErrorResponse } from '../server-stubs/lib/errors.js';
 import { declaredHeaderValues } from './headers.js';
@@ -81,7 +82,8 @@ export async function startPrismGateway(targets: Map<string, GatewayTarget>, log
       /**
        * Where an operation declares no 400 or 422, Prism lists a request's violations in its own
        * 422 body (`validation`) rather than in the header: answered, like those, as the service's
-       * error naming them. Any other answer of Prism's own passes as it came.
+       * error naming them. Prism's other refusals are told as the stubs tell them (prism-problems.ts);
+       * a problem body of the contract's own passes as it came.
        */
       function prismProblem(problem: http.IncomingMessage) {
         const chunks: Buffer[] = [];
@@ -95,6 +97,12 @@ export async function startPrismGateway(targets: Map<string, GatewayTarget>, log
             // not Prism's problem body: passed on below
           }
           const invalid = typeof body.type === 'string' && body.type.endsWith('#UNPROCESSABLE_ENTITY') && Array.isArray(body.validation);
+          const match = target!.contract.match(req.method ?? 'GET', requestPath);
+          const operation = match.kind === 'operation' ? match.operation : undefined;
+          if (!invalid && isPrismProblem(body)) {
+            const refusal = prismRefusal(operation, req.method ?? 'GET', `${target!.contract.basePath}${requestPath}`, problem.statusCode ?? 500, body);
+            return answerMapped(res, target!.errors(failureFor(operation, refusal)));
+          }
           if (!invalid) {
             const passed = { ...problem.headers };
             delete passed[VIOLATIONS];
@@ -102,8 +110,6 @@ export async function startPrismGateway(targets: Map<string, GatewayTarget>, log
             res.writeHead(problem.statusCode ?? 502, passed);
             return void res.end(text);
           }
-          const match = target!.contract.match(req.method ?? 'GET', requestPath);
-          const operation = match.kind === 'operation' ? match.operation : undefined;
           const issues = body.validation!.map((v) => ({ path: (v.location ?? []).join('.'), message: v.message ?? String(v.code ?? 'is invalid') }));
           const mapped = target!.errors(failureFor(operation, { kind: 'validation', status: 400, message: `The request breaks the contract: ${issues.map((i) => i.message).join('; ')}`, issues }));
           answerMapped(res, mapped);

@@ -5,7 +5,9 @@
  * The parts: prism.ts (one Prism process per service), gateway.ts (Prism's request violations into
  * the service's error body), front.ts (what a client of the stubs meets before any handler: CORS,
  * 404/405, the seeded credentials, `Prefer`, contract validation), credentials.ts, prefer.ts, errors.ts,
- * streams.ts and headers.ts (the stubs' streams and header values where Prism answers otherwise).
+ * streams.ts and headers.ts (the stubs' streams and header values where Prism answers otherwise),
+ * prism-overrides.ts (Prism's `?__code=`/`?__example=` read as `Prefer`), prism-problems.ts (Prism's own
+ * refusals in the service's error body).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +19,7 @@ import type { Router } from 'express';
 import { corsOriginsFromEnv, type CorsOrigins } from '../server-stubs/lib/browser.js';
 import { contractOf } from '../server-stubs/lib/contract.js';
 import { createExpressServer } from '../server-stubs/lib/http-server.js';
+import { answerClientErrors, errorFamilies } from '../server-stubs/lib/transport-errors.js';
 import { loadStubService } from './credentials.js';
 import { documentErrors, foldedErrors } from './errors.js';
 import { createFront, serviceRouter, unavailableRouter } from './front.js';
@@ -157,7 +160,9 @@ export async function startMockServer(port = 4010, host = '0.0.0.0', options: Mo
   }
   services.sort((a, b) => a.slug.localeCompare(b.slug));
 
-  const front = createExpressServer(createFront(routers));
+  // What Node refuses itself is answered in the body of the service the request was meant for, as on the stubs.
+  const families = errorFamilies(() => [...targets.values()].map((t) => ({ basePath: t.contract.basePath, errors: t.errors })));
+  const front = answerClientErrors(createExpressServer(createFront(routers)), families);
   await new Promise<void>((resolve, reject) => {
     front.once('error', reject);
     front.listen(port, host, resolve);

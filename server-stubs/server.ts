@@ -22,7 +22,7 @@ import { createExpressServer, isUnder, runMounted } from './lib/http-server.js';
 import type { RouterSwitches, StubInstance, StubService } from './lib/service.js';
 import type { ErrorResponse } from './lib/errors.js';
 import { writeError } from './lib/results.js';
-import { answerIn, errorFamilies, rawAnswer, requestLine, transportFailure, withoutAbsolutePaths } from './lib/transport-errors.js';
+import { answerClientErrors, answerIn, errorFamilies, withoutAbsolutePaths } from './lib/transport-errors.js';
 import { mountPathOf, type JsonNode } from '../scripts/lib/operations.js';
 import type { PortalServer } from '../scripts/steps/docs.js';
 import { stopOnSignals } from '../scripts/lib/shutdown.js';
@@ -317,13 +317,8 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
     }
     app(req, res);
   });
-  // Requests Node refuses before Express sees them (headers or URL over 16 KB, broken HTTP, an
-  // unknown method) still get JSON, in the error body of the service their target names.
-  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket) => {
-    if (!socket.writable) return void socket.destroy();
-    const target = requestLine(error.rawPacket)?.target ?? '/';
-    socket.end(rawAnswer(answerIn(families, target, transportFailure(error))));
-  });
+  // Requests Node refuses before Express sees them, in the error body of the service their target names.
+  answerClientErrors(server, families);
   server.on('upgrade', (req, socket, head) => {
     const dispatch = () => {
       const match = instances.find(({ slug }) => {

@@ -40,13 +40,12 @@ interface ThrownError {
  * of the framework's own (413, 415, 405) folds into 400 where the operation does not declare it; a
  * handler's failure with an undeclared status is a bug in the handler, answered as one.
  */
-export function failureFromThrown(error: unknown, req: Request): Failure {
-  const operation = req.matched?.operation;
-  const failure = isFailure(error) ? error : classify(error, req);
+export function failureFromThrown(error: unknown, req: Request, operation: OperationInfo | undefined = req.matched?.operation): Failure {
+  const failure = isFailure(error) ? error : classify(error, req, operation);
   return operation ? declaredFailure(failure, operation) : failure;
 }
 
-function classify(error: unknown, req: Request): Failure {
+function classify(error: unknown, req: Request, operation: OperationInfo | undefined): Failure {
   if (error instanceof ApiError) {
     return { kind: 'api', status: error.status, message: error.message, code: error.code, extras: error.extras, headers: error.headers };
   }
@@ -71,7 +70,7 @@ function classify(error: unknown, req: Request): Failure {
   if (status === 403) return { kind: 'forbidden', status, message: e.message ?? 'Forbidden' };
   if (status === 404) return { kind: 'not_found', status, message: `No route ${req.method} ${req.originalUrl.split('?')[0]}` };
   if (status === 405) return { kind: 'method_not_allowed', status, message: `Method ${req.method} not allowed on ${req.originalUrl.split('?')[0]}` };
-  if (status === 415) return { kind: 'unsupported_media_type', status, message: unsupportedType(req) };
+  if (status === 415) return { kind: 'unsupported_media_type', status, message: unsupportedType(req, operation) };
   if (status === 413) return { kind: 'payload_too_large', status, message: e.message ?? 'Request body too large' };
   if (status === 400) {
     const issues = (e.errors ?? []).map((i) => ({ path: readablePath(i.path), message: i.message ?? 'is invalid' }));
@@ -87,7 +86,7 @@ function classify(error: unknown, req: Request): Failure {
 }
 
 /** Folds a failure into a status its operation declares (DECISIONS G-2). */
-function declaredFailure(failure: Failure, operation: OperationInfo): Failure {
+export function declaredFailure(failure: Failure, operation: OperationInfo): Failure {
   if (failure.kind === 'not_implemented' || failure.kind === 'internal' || declares(operation, failure.status)) return failure;
   if (failure.kind === 'api') {
     return {
@@ -108,9 +107,9 @@ function readablePath(pointer: string | undefined): string {
 }
 
 /** Which media type was refused and which the operation takes (the validator says "unsupported media type undefined"). */
-function unsupportedType(req: Request): string {
+function unsupportedType(req: Request, operation: OperationInfo | undefined): string {
   const sent = req.headers['content-type'];
-  const taken = Object.keys(req.matched?.operation.op.requestBody?.content ?? {});
+  const taken = Object.keys(operation?.op.requestBody?.content ?? {});
   const wanted = taken.length > 0 ? `; ${req.method} ${req.originalUrl.split('?')[0]} takes ${taken.join(', ')}` : '';
   return sent ? `Content-Type ${sent} is not accepted${wanted}` : `A request body needs a Content-Type${wanted}`;
 }

@@ -9,6 +9,15 @@ export const isJsonType = (type: string) => {
   return e === 'application/json' || e.endsWith('+json');
 };
 
+/** Whether a body of `type` is one the `declared` media types (wildcards included) take. */
+export function declaresMediaType(declared: string[], type: string): boolean {
+  const wanted = essence(type);
+  return declared.some((d) => {
+    const e = essence(d);
+    return e === wanted || e === '*/*' || (e.endsWith('/*') && wanted.startsWith(e.slice(0, -1)));
+  });
+}
+
 export const isXmlType = (type: string) => /[/+]xml$/.test(essence(type));
 
 export const isFormType = (type: string) => essence(type) === 'application/x-www-form-urlencoded';

@@ -20,6 +20,9 @@ export type Preference =
   /** the operation cannot answer what was asked: answer `status` (declared) with `message` */
   | { kind: 'refused'; status: number; message: string };
 
+/** How a refusal names what the client asked: the `Prefer` header, or Prism's `?__code=` query parameters. */
+export type PreferenceSource = 'Prefer: ' | '?__';
+
 /** `code=403, example="missingScope"; dynamic=false` -> `{code: '403', example: 'missingScope', dynamic: 'false'}`. */
 export function parsePrefer(header: string | string[] | undefined): Map<string, string> {
   const preferences = new Map<string, string>();
@@ -43,7 +46,7 @@ export type PreferredAnswer =
  * status asked for with the first of its examples unless one is named, or, for `example=name` alone,
  * the status that has it.
  */
-export function preferredAnswer(served: JsonNode, operation: OperationInfo, header: string | string[] | undefined, accept: string | undefined): PreferredAnswer {
+export function preferredAnswer(served: JsonNode, operation: OperationInfo, header: string | string[] | undefined, accept: string | undefined, asked: PreferenceSource = 'Prefer: '): PreferredAnswer {
   const preferences = parsePrefer(header);
   const code = preferences.get('code');
   const example = preferences.get('example');
@@ -54,11 +57,11 @@ export function preferredAnswer(served: JsonNode, operation: OperationInfo, head
   if (code !== undefined) {
     const status = Number(code);
     if (!/^\d{3}$/.test(code) || !declares(operation, status)) {
-      return refusal(operation, `Prefer: code=${code} asks for a status ${operation.id} does not declare (it declares ${declaredStatuses(operation).join(', ')})`);
+      return refusal(operation, `${asked}code=${code} asks for a status ${operation.id} does not declare (it declares ${declaredStatuses(operation).join(', ')})`);
     }
     const names = exampleNames(served, op.responses?.[responseKeyFor(operation, status)!], accept);
     if (example !== undefined && !names.includes(example)) {
-      return refusal(operation, `Prefer: example=${example}: the ${code} answer of ${operation.id} has no such example (${names.join(', ') || 'none is named'})`);
+      return refusal(operation, `${asked}example=${example}: the ${code} answer of ${operation.id} has no such example (${names.join(', ') || 'none is named'})`);
     }
     return { kind: 'chosen', status: code, example: example ?? names[0], rest };
   }
@@ -69,7 +72,7 @@ export function preferredAnswer(served: JsonNode, operation: OperationInfo, head
   const found = byStatus.find(([, names]) => names.includes(example!));
   if (!found) {
     const all = byStatus.flatMap(([key, names]) => names.map((n) => `${n} (${key})`));
-    return refusal(operation, `Prefer: example=${example}: ${operation.id} has no such example (${all.join(', ') || 'none is named'})`);
+    return refusal(operation, `${asked}example=${example}: ${operation.id} has no such example (${all.join(', ') || 'none is named'})`);
   }
   return { kind: 'chosen', status: found[0], example, rest };
 }
@@ -78,8 +81,8 @@ export function preferredAnswer(served: JsonNode, operation: OperationInfo, head
  * What the mock's front does with a request's preferences. `served` is the document Prism serves
  * (its stream examples renamed), so the example names are Prism's.
  */
-export function resolvePreference(served: JsonNode, operation: OperationInfo, header: string | string[] | undefined, accept: string | undefined): Preference {
-  const answer = preferredAnswer(served, operation, header, accept);
+export function resolvePreference(served: JsonNode, operation: OperationInfo, header: string | string[] | undefined, accept: string | undefined, asked: PreferenceSource = 'Prefer: '): Preference {
+  const answer = preferredAnswer(served, operation, header, accept, asked);
   if (answer.kind !== 'chosen') return answer;
   return { kind: 'pinned', header: [`code=${answer.status}`, ...(answer.example ? [`example=${answer.example}`] : []), ...answer.rest].join(', ') };
 }

@@ -6,11 +6,12 @@ import { pipeline, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { deref } from '../../scripts/lib/operations.js';
 import { badInputStatus, declares, loadContract, responseKeyFor, type Contract, type OperationInfo } from './contract.js';
-import { failedOperation, INVALID_JSON, type ErrorMapper, type Failure, type FailureKind } from './errors.js';
-import { pruneBody } from './request-body.js';
+import { failedOperation, type ErrorMapper, type Failure, type FailureKind } from './errors.js';
+import { numericParameterChecker, overflowingNumber, pruneBody } from './request-body.js';
 import { hopByHop, writeError } from './results.js';
 import { parseEventStream } from './sse.js';
-import { isJsonType } from './media-types.js';
+import { declaresMediaType, essence, isJsonType } from './media-types.js';
+import { failureFromThrown } from './failures.js';
 
 export interface ProxyOptions {
   slug: string;
@@ -44,6 +45,7 @@ export const VIOLATIONS_HEADER = 'X-Contract-Violations';
  */
 export function createValidatingProxy(options: ProxyOptions): Router {
   const contract = options.contract ?? loadContract(options.slug);
+  const numericParameters = numericParameterChecker(contract);
   const log = options.log ?? ((line: string) => console.warn(line));
   const upstream = options.upstream.replace(/\/$/, '');
   const router = express.Router();
@@ -52,31 +54,33 @@ export function createValidatingProxy(options: ProxyOptions): Router {
     try {
       const match = contract.match(req.method, req.path);
       const operation = match.kind === 'operation' ? match.operation : undefined;
-      const read = operation ? requestProblems(contract, operation, req, match.kind === 'operation' ? match.pathParams : {}) : { issues: [{ path: '', message: `${req.method} ${req.path} is not an operation of the contract` }] };
-      const requestIssues = read.issues;
+      const read = operation ? requestProblems(contract, operation, req, match.kind === 'operation' ? match.pathParams : {}, numericParameters) : { issues: [{ path: '', message: `${req.method} ${req.path} is not an operation of the contract` }] };
+      // A body refused unread is answered by the body reader's error exit below, as the stubs answer it.
+      if (options.strict && read.refusal) return next(read.refusal);
+      const requestIssues = read.refusal ? [...read.issues, { path: 'body', message: read.refusal.message }] : read.issues;
       const requestViolations = requestIssues.map(issueText);
       const label = `${req.method} ${req.baseUrl}${req.path}`;
       if (requestViolations.length > 0) {
         log(`[proxy ${options.slug}] ${label} request: ${requestViolations.join('; ')}`);
         if (options.strict) {
-          const invalidJson = requestIssues.some((i) => i.code === INVALID_JSON);
-          const message = invalidJson ? 'Invalid JSON body' : `The request breaks the contract: ${requestViolations.join('; ')}`;
-          return reply(res, options.errors, operation, operation ? badInputStatus(operation) : 400, 'validation', message, {
-            code: invalidJson ? INVALID_JSON : undefined,
+          return reply(res, options.errors, operation, operation ? badInputStatus(operation) : 400, 'validation', `The request breaks the contract: ${requestViolations.join('; ')}`, {
             issues: requestIssues.map(({ path, message }) => ({ path, message })),
           });
         }
       }
       const tolerated = options.forwardTolerated && read.json !== undefined;
-      const body = tolerated ? Buffer.from(JSON.stringify(read.json)) : Buffer.isBuffer(req.body) && req.body.length > 0 ? req.body : undefined;
-      // The answer comes unencoded, as it is checked and passed on. The length is the body's as sent
-      // (the tolerant reader may have shortened it); Node would send a DELETE's body without one.
-      const headers: OutgoingHttpHeaders = { 'accept-encoding': 'identity' };
+      // The stubs leave a body unread where the operation takes none (a GET with a stray body is a GET).
+      const unread = options.forwardTolerated && operation !== undefined && !operation.op.requestBody;
+      const body = unread ? undefined : tolerated ? Buffer.from(JSON.stringify(read.json)) : Buffer.isBuffer(req.body) && req.body.length > 0 ? req.body : undefined;
+      // The body's length is the one sent (Node frames a DELETE's body by neither length nor chunks, and
+      // the upstream read it as the next request); the answer comes unencoded, as it is checked and passed on.
+      const headers: OutgoingHttpHeaders = { 'accept-encoding': 'identity', ...(body ? { 'content-length': body.length } : {}) };
       for (const [name, value] of Object.entries(req.headers)) {
-        if (!hopByHop.has(name) && name !== 'accept-encoding' && value !== undefined) headers[name] = value;
+        if (!hopByHop.has(name) && name !== 'accept-encoding' && value !== undefined && !(unread && name === 'content-type')) headers[name] = value;
       }
-      if (body) headers['content-length'] = body.length;
-      const answer = await forward(`${upstream}${req.url}`, req.method, headers, body);
+      // The body read in its charset goes on as JSON text, which is UTF-8.
+      if (tolerated && typeof headers['content-type'] === 'string') headers['content-type'] = essence(headers['content-type']);
+      const answer = await forward(upstream, req.url, req.method, headers, body);
       const content = unencoded(answer);
       const status = answer.statusCode ?? 502;
       const type = String(answer.headers['content-type'] ?? '');
@@ -116,9 +120,12 @@ export function createValidatingProxy(options: ProxyOptions): Router {
     if (res.headersSent) return void res.end();
     const match = contract.match(req.method, req.path);
     const operation = match.kind === 'operation' ? match.operation : undefined;
-    // The body reader's own refusal (over the size limit) is the client's, not the upstream's.
-    if ((error as { type?: string }).type === 'entity.too.large') {
-      return reply(res, options.errors, operation, operation ? badInputStatus(operation) : 400, 'payload_too_large', 'Request body too large (limit 5 MB)');
+    // The body reader's refusals (over the size limit, an encoding it cannot undo, a body that is not
+    // the gzip it says) are the client's, not the upstream's: answered as the stubs answer them.
+    const failure = failureFromThrown(error, req, operation);
+    if (failure.status < 500) {
+      const mapped = options.errors({ ...failure, operation: operation && failedOperation(operation) });
+      return void writeError(res.status(mapped.status).set({ ...(failure.headers ?? {}), ...(mapped.headers ?? {}) }), mapped);
     }
     log(`[proxy ${options.slug}] ${req.method} ${req.originalUrl}: upstream unreachable (${(error as Error).message})`);
     reply(res, options.errors, operation, 502, 'internal', `The upstream ${upstream} did not answer`);
@@ -128,12 +135,14 @@ export function createValidatingProxy(options: ProxyOptions): Router {
 
 /**
  * One exchange with the upstream over node:http, which reads every status as it came; WHATWG fetch
- * turns a 407 into a network error outside a browser window.
+ * turns a 407 into a network error outside a browser window. The request target goes as the client
+ * wrote it: parsed as a URL, `/projects/..` would reach the upstream as `/`, another operation.
  */
-function forward(url: string, method: string, headers: OutgoingHttpHeaders, body: Buffer | undefined): Promise<IncomingMessage> {
-  const request = url.startsWith('https:') ? https.request : http.request;
+function forward(upstream: string, target: string, method: string, headers: OutgoingHttpHeaders, body: Buffer | undefined): Promise<IncomingMessage> {
+  const base = new URL(upstream);
+  const request = base.protocol === 'https:' ? https.request : http.request;
   return new Promise((resolve, reject) => {
-    const outgoing = request(url, { method, headers }, resolve);
+    const outgoing = request({ protocol: base.protocol, hostname: base.hostname, port: base.port, path: `${base.pathname.replace(/\/$/, '')}${target}`, method, headers }, resolve);
     outgoing.on('error', reject);
     outgoing.end(body);
   });
@@ -174,14 +183,28 @@ function responsePlace(operation: OperationInfo, status: number): string[] {
 interface RequestIssue {
   path: string;
   message: string;
-  code?: string;
 }
 
 const issueText = (issue: RequestIssue) => (issue.path ? `${issue.path} ${issue.message}` : issue.message);
 
-/** What a request breaks: required parameters missing, a JSON body off its schema; and the JSON body as the stubs read it. */
-function requestProblems(contract: Contract, operation: OperationInfo, req: Request, pathParams: Record<string, string>): { issues: RequestIssue[]; json?: unknown } {
-  const problems: RequestIssue[] = [];
+/**
+ * A body the stubs' reader refuses before its schema is read (a media type the operation does not
+ * take, a charset other than UTF, JSON that does not parse), shaped as body-parser's errors so
+ * failures.ts answers it with the stubs' status and words.
+ */
+type BodyRefusal = Error & { status: number; type?: string; charset?: string };
+
+const refusal = (message: string, more: Omit<BodyRefusal, 'name' | 'message'>): BodyRefusal => Object.assign(new Error(message), more);
+
+/** What a request breaks: required parameters missing, a body the stubs refuse, a JSON body off its schema; and the JSON body as the stubs read it. */
+function requestProblems(
+  contract: Contract,
+  operation: OperationInfo,
+  req: Request,
+  pathParams: Record<string, string>,
+  numericParameters: ReturnType<typeof numericParameterChecker>,
+): { issues: RequestIssue[]; json?: unknown; refusal?: BodyRefusal } {
+  const problems: RequestIssue[] = [...numericParameters(operation, req, pathParams)];
   for (const parameter of operation.op.parameters) {
     const value = parameter.in === 'query' ? req.query[parameter.name] : parameter.in === 'header' ? req.headers[String(parameter.name).toLowerCase()] : parameter.in === 'path' ? pathParams[parameter.name] : undefined;
     if (parameter.required && value === undefined) problems.push({ path: `${parameter.in}.${parameter.name}`, message: 'is required' });
@@ -189,20 +212,40 @@ function requestProblems(contract: Contract, operation: OperationInfo, req: Requ
   const requestBody = deref(contract.document, operation.op.requestBody);
   const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
   if (requestBody?.required && bytes.length === 0) problems.push({ path: 'body', message: 'is required' });
-  const jsonType = Object.keys(requestBody?.content ?? {}).find(isJsonType);
+  const declared = Object.keys(requestBody?.content ?? {});
+  const type = req.headers['content-type'];
+  if (bytes.length > 0 && declared.length > 0 && !(type && declaresMediaType(declared, type))) {
+    return { issues: problems, refusal: refusal(`unsupported media type ${type ? essence(type) : '(none)'}`, { status: 415 }) };
+  }
+  const jsonType = declared.find(isJsonType);
   if (jsonType && bytes.length > 0 && req.is('json')) {
+    // body-parser reads JSON in a UTF encoding only; the stubs refuse any other charset.
+    const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(type ?? '')?.[1]?.toLowerCase();
+    if (charset !== undefined && !charset.startsWith('utf-')) return { issues: problems, refusal: refusal(`unsupported charset "${charset}"`, { status: 415, type: 'charset.unsupported', charset }) };
     let body: unknown;
+    const text = decoded(bytes, charset);
     try {
-      body = JSON.parse(bytes.toString('utf8'));
+      body = JSON.parse(text);
     } catch {
-      return { issues: [...problems, { path: 'body', message: 'is not valid JSON', code: INVALID_JSON }] };
+      return { issues: problems, refusal: refusal('the body is not valid JSON', { status: 400, type: 'entity.parse.failed' }) };
     }
+    const overflowing = overflowingNumber(text, body);
+    if (overflowing) return { issues: problems, refusal: refusal(`${overflowing} is not a finite number`, { status: 400, type: 'entity.parse.failed' }) };
     // Judged as the stubs judge it: the tolerant reader (DECISIONS G-1) drops the fields a closed schema does not know.
     const refused = pruneBody(contract.document, requestBody.content[jsonType].schema, body);
     problems.push(...(refused.length > 0 ? refused : schemaIssues(contract, ['paths', operation.path, operation.method, 'requestBody', 'content', jsonType, 'schema'], body)));
     return { issues: problems, json: body };
   }
   return { issues: problems };
+}
+
+/** The body's text in the charset it names, as body-parser decodes it (UTF-8 where TextDecoder does not know the label). */
+function decoded(bytes: Buffer, charset: string | undefined): string {
+  try {
+    return new TextDecoder(charset ?? 'utf-8').decode(bytes);
+  } catch {
+    return bytes.toString('utf8');
+  }
 }
 
 /** ajv's errors as issues: a missing property is named in the path, as the stubs' validator names it. */

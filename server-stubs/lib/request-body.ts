@@ -3,7 +3,7 @@ import { deref, type JsonNode } from '../../scripts/lib/operations.js';
 import type { Contract, OperationInfo } from './contract.js';
 import { failureOf } from './failures.js';
 import { parseMultipart } from './form-body.js';
-import { essence, isTextType } from './media-types.js';
+import { declaresMediaType, isTextType } from './media-types.js';
 import { runSteps } from './middleware-chain.js';
 
 const limit = '5mb';
@@ -23,6 +23,11 @@ const walkForInfinity = new WeakSet<Request>();
 function verifyJson(req: Request, res: unknown, buffer: Buffer) {
   keepRawBody(req, res, buffer);
   if (mayOverflow.test(buffer.toString('latin1'))) walkForInfinity.add(req);
+}
+
+/** Where the JSON `text`, parsed to `value`, holds a number past any bound (`body.shape.radius`), if anywhere. */
+export function overflowingNumber(text: string, value: unknown): string | undefined {
+  return mayOverflow.test(text) ? nonFinite(value, 'body') : undefined;
 }
 
 /** Where a parsed value holds a number that is not finite (`body.shape.radius`), if anywhere. */
@@ -77,18 +82,17 @@ export function parseDeclaredMedia(contract: Contract) {
     const type = req.headers['content-type'];
     if (req.body !== undefined || !type || !req.matched?.operation.op.requestBody) return next();
     const declared = Object.keys(resolved(contract.document, req.matched.operation.op.requestBody)?.content ?? {});
-    const wanted = essence(type);
-    const taken = declared.some((d) => {
-      const e = essence(d);
-      return e === wanted || e === '*/*' || (e.endsWith('/*') && wanted.startsWith(e.slice(0, -1)));
-    });
-    if (!taken) return next();
+    if (!declaresMediaType(declared, type)) return next();
     (isTextType(type) ? anyText : anyBytes)(req, res, next);
   };
 }
 
-/** Numeric parameters whose text is a number beyond any bound (`Infinity`, `1e309`), or not decimal (`0x1F`), are refused. */
-export function checkFiniteParameters(contract: Contract) {
+/**
+ * The numeric parameters of an operation whose text is a number beyond any bound (`Infinity`,
+ * `1e309`), or not decimal (`0x1F`), as issues at `query.limit`; for the stubs' step below and the
+ * validating proxy.
+ */
+export function numericParameterChecker(contract: Contract) {
   // Which parameters are numeric is a property of the operation: worked out once, not per request.
   const numericByOperation = new Map<OperationInfo, JsonNode[]>();
   const numericOf = (operation: OperationInfo): JsonNode[] => {
@@ -101,15 +105,12 @@ export function checkFiniteParameters(contract: Contract) {
     numericByOperation.set(operation, numeric);
     return numeric;
   };
-  return (req: Request, _res: Response, next: NextFunction) => {
-    const matched = req.matched;
-    if (!matched) return next();
-    const numeric = numericOf(matched.operation);
-    if (numeric.length === 0) return next();
-    const issues: Array<{ path: string; message: string }> = [];
+  return (operation: OperationInfo, req: Request, pathParams: Record<string, string>): Issue[] => {
+    const numeric = numericOf(operation);
+    if (numeric.length === 0) return [];
+    const issues: Issue[] = [];
     for (const parameter of numeric) {
-      const raw =
-        parameter.in === 'query' ? req.query[parameter.name] : parameter.in === 'path' ? matched.pathParams[parameter.name] : parameter.in === 'header' ? req.headers[String(parameter.name).toLowerCase()] : undefined;
+      const raw = parameter.in === 'query' ? req.query[parameter.name] : parameter.in === 'path' ? pathParams[parameter.name] : parameter.in === 'header' ? req.headers[String(parameter.name).toLowerCase()] : undefined;
       for (const text of [raw].flat()) {
         if (typeof text === 'string' && Math.abs(Number(text)) === Infinity) {
           issues.push({ path: `${parameter.in}.${parameter.name}`, message: 'must be a finite number' });
@@ -119,6 +120,17 @@ export function checkFiniteParameters(contract: Contract) {
         }
       }
     }
+    return issues;
+  };
+}
+
+/** Numeric parameters whose text is a number beyond any bound (`Infinity`, `1e309`), or not decimal (`0x1F`), are refused. */
+export function checkFiniteParameters(contract: Contract) {
+  const check = numericParameterChecker(contract);
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const matched = req.matched;
+    if (!matched) return next();
+    const issues = check(matched.operation, req, matched.pathParams);
     if (issues.length === 0) return next();
     next(failureOf('validation', 400, issues.map((i) => `${i.path} ${i.message}`).join('; '), { issues }));
   };

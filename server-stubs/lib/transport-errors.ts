@@ -30,6 +30,21 @@ export function answerIn(families: ErrorFamilies, target: string, failure: Failu
   return mapper ? mapper(failure) : platformError(failure);
 }
 
+/**
+ * Requests Node refuses before any app sees them (headers or URL over Node's 16 KB, broken HTTP, an
+ * unknown method) still get a JSON answer, not Node's bare 431/400 or a reset: in the error body of
+ * the service their target names where `families` knows it (the stubs, the mock), else the platform's.
+ */
+export function answerClientErrors(server: http.Server, families?: ErrorFamilies): http.Server {
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket) => {
+    if (!socket.writable) return void socket.destroy();
+    const target = requestLine(error.rawPacket)?.target ?? '/';
+    const failure = transportFailure(error);
+    socket.end(rawAnswer(families ? answerIn(families, target, failure) : platformError(failure)));
+  });
+  return server;
+}
+
 /** What Node's HTTP parser refused, as a failure a client can act on. */
 export function transportFailure(error: NodeJS.ErrnoException & { rawPacket?: Buffer; reason?: string }): Failure {
   const line = requestLine(error.rawPacket);

@@ -1,6 +1,7 @@
 import express from 'express';
 import type { AddressInfo } from 'node:net';
 import { createExpressServer } from '../../server-stubs/lib/http-server.js';
+import { answerClientErrors } from '../../server-stubs/lib/transport-errors.js';
 import type { StubInstance } from '../../server-stubs/lib/service.js';
 
 export interface RunningStub {
@@ -15,7 +16,7 @@ export interface RunningStub {
 export async function serveStub(instance: StubInstance, basePath: string): Promise<RunningStub> {
   const app = express();
   app.use(basePath, instance.router);
-  const server = createExpressServer(app);
+  const server = answerClientErrors(createExpressServer(app));
   server.on('upgrade', (req, socket, head) => {
     if (!instance.upgrade?.(req, socket, head)) socket.destroy();
   });

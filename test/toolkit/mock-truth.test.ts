@@ -5,6 +5,8 @@
  * it. Everything through HTTP, against `npm run mock`'s server; the seo and mail stubs answer the same
  * requests beside it, as the reference for "the same body".
  */
+import http from 'node:http';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock/server.js';
 import { deref } from '../../scripts/lib/operations.js';
@@ -47,6 +49,31 @@ async function call(path: string, init: RequestInit = {}, stubBaseUrl?: string) 
   };
   const [answer, stub] = await Promise.all([send(`${origin}${path}`), stubBaseUrl ? send(`${stubBaseUrl}${path.replace(/^\/[^/]+/, '')}`) : undefined]);
   expect(answer.response.headers.get('sl-violations'), 'Prism remarks never reach the client').toBeNull();
+  return { ...answer, stub };
+}
+
+/**
+ * A request through node:http, for what fetch would not send as written: a path with `..` (fetch
+ * resolves it), a body on a GET. Bodies are framed by Content-Length. The same request to the seo stub beside it.
+ */
+async function rawCall(method: string, path: string, headers: Record<string, string>, body?: string) {
+  const send = (port: number, target: string) =>
+    new Promise<{ status: number; type: string; json: unknown }>((resolve, reject) => {
+      const framed = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+      const request = http.request({ host: '127.0.0.1', port, method, path: target, headers: framed }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const type = String(response.headers['content-type'] ?? '');
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: response.statusCode ?? 0, type, json: type.includes('json') ? JSON.parse(text) : undefined });
+        });
+      });
+      request.on('error', reject);
+      request.end(body);
+    });
+  const stubUrl = new URL(seoStub.baseUrl);
+  const [answer, stub] = await Promise.all([send(mock.port, path), send(Number(stubUrl.port), `${stubUrl.pathname}${path.replace(/^\/seo/, '')}`)]);
   return { ...answer, stub };
 }
 
@@ -158,6 +185,136 @@ describe('invalid requests are answered in the service’s error body, naming th
     expect(wrong.status).toBe(405);
     expect(wrong.response.headers.get('allow')).toMatch(/GET/);
     expect(wrong.json.code).toBe('METHOD_NOT_ALLOWED');
+  });
+});
+
+describe('bad input gets the stubs’ answer, never a 5xx (issue 26)', () => {
+  const post = (headers: Record<string, string>, body: BodyInit) => ({ method: 'POST', headers: { ...bearer('seo_test_key'), ...headers }, body });
+
+  /** The mock answered as the seo stub did: the same status and body, a declared error of POST /projects. */
+  function sameAsStub(answer: { status: number; json: unknown; stub?: { status: number; json: unknown } }) {
+    expect(answer.status).toBe(answer.stub!.status);
+    expect(answer.status).toBeLessThan(500);
+    expect(seo.responseErrors('/projects', 'post', answer.status, answer.json)).toEqual([]);
+    expect(answer.json).toEqual(answer.stub!.json);
+  }
+
+  test('a JSON body in a charset body-parser does not read is the stub’s 400 naming the charset', async () => {
+    const answer = await call('/seo/projects', post({ 'content-type': 'application/json; charset=bogus' }, '{"name":"New"}'), seoStub.baseUrl);
+    sameAsStub(answer);
+    expect(answer.json.error).toMatch(/charset "bogus"/);
+  });
+
+  test('Content-Encoding: gzip on a body that is not gzipped is the stub’s 400', async () => {
+    sameAsStub(await call('/seo/projects', post({ 'content-type': 'application/json', 'content-encoding': 'gzip' }, '{"name":"New"}'), seoStub.baseUrl));
+  });
+
+  test('a gzip body cut short is the stub’s 400', async () => {
+    const cut = new Uint8Array(zlib.gzipSync('{"name":"New"}').subarray(0, 15));
+    sameAsStub(await call('/seo/projects', post({ 'content-type': 'application/json', 'content-encoding': 'gzip' }, cut), seoStub.baseUrl));
+  });
+
+  test('a Content-Encoding the stubs cannot undo is the stub’s 400 naming it', async () => {
+    const answer = await call('/seo/projects', post({ 'content-type': 'application/json', 'content-encoding': 'compress' }, '{"name":"New"}'), seoStub.baseUrl);
+    sameAsStub(answer);
+    expect(answer.json.error).toMatch(/compress/);
+  });
+
+  test('`content-type: json`, not a media type, is the stub’s 400 naming it', async () => {
+    const answer = await call('/seo/projects', post({ 'content-type': 'json' }, '{"name":"New"}'), seoStub.baseUrl);
+    sameAsStub(answer);
+    expect(answer.json.error).toMatch(/media type json/);
+  });
+
+  test('JSON that does not parse is the stub’s 400 in the stub’s words', async () => {
+    sameAsStub(await call('/seo/projects', post({ 'content-type': 'application/json' }, '{"name":'), seoStub.baseUrl));
+  });
+
+  test('a JSON body named UTF-16 is read as UTF-16, as the stubs read it (here not JSON: their 400)', async () => {
+    sameAsStub(await call('/seo/projects', post({ 'content-type': 'application/json; charset=utf-16' }, '{"name":"New"}'), seoStub.baseUrl));
+  });
+
+  test('a number past any bound in a JSON body is the stub’s 400 naming where', async () => {
+    const answer = await call('/seo/projects', post({ 'content-type': 'application/json' }, '{"name":"New","size":1e309}'), seoStub.baseUrl);
+    sameAsStub(answer);
+    expect(answer.json.error).toMatch(/body\.size is not a finite number/);
+  });
+
+  test('a numeric query parameter written in hex or as Infinity is the stub’s 400 naming it', async () => {
+    for (const limit of ['0x1F', 'Infinity']) {
+      const answer = await call(`/mail/v1/contacts?limit=${limit}`, { headers: bearer('msk_test_max') }, mailStub.baseUrl);
+      expect(answer.status).toBe(400);
+      expect(mail.responseErrors('/v1/contacts', 'get', 400, answer.json)).toEqual([]);
+      expect(answer.json).toEqual(answer.stub!.json);
+    }
+  });
+
+  test('a path Prism normalises away (DELETE /projects/..) is the declared 404 in the seo body, not Prism’s problem+json', async () => {
+    const answer = await rawCall('DELETE', '/seo/projects/..', bearer('seo_test_key'));
+    const unknown = await rawCall('DELETE', `/seo/projects/${projectId}`, bearer('seo_test_key'));
+    expect(answer.status).toBe(404);
+    expect(answer.type).toMatch(/^application\/json/);
+    expect(seo.responseErrors('/projects/{projectId}', 'delete', 404, answer.json)).toEqual([]);
+    // The stub's 404 for a project it does not know: the same code, the same fields.
+    expect(unknown.stub.status).toBe(404);
+    expect(answer.json).toMatchObject({ code: (unknown.stub.json as { code: string }).code, error: expect.stringMatching(/projects\/\.\./) });
+    expect(Object.keys(answer.json as object).sort()).toEqual(Object.keys(unknown.stub.json as object).sort());
+  });
+
+  test('a body on an operation that takes none is left unread, as the stubs leave it', async () => {
+    const answer = await rawCall('GET', '/seo/projects', { ...bearer('seo_test_key'), 'content-type': 'application/json' }, '{"broken":');
+    expect(answer.stub.status).toBe(200);
+    expect(answer.status).toBe(200);
+    expect(seo.responseErrors('/projects', 'get', 200, answer.json)).toEqual([]);
+  });
+
+  test('a DELETE whose operation takes a JSON body is answered, not broken in transit', async () => {
+    const body = JSON.stringify({ projectId, configId: '6a1d2c3e-4b5f-4a6b-8c7d-9e0f1a2b3c01' });
+    const { status, json } = await call('/seo/rank-tracking/configs', { method: 'DELETE', headers: { ...bearer('seo_test_key'), 'content-type': 'application/json' }, body });
+    expect(status).toBe(200);
+    expect(seo.responseErrors('/rank-tracking/configs', 'delete', 200, json)).toEqual([]);
+  });
+
+  test('Prism’s ?__code= answers that declared status with its example, like Prefer: code=', async () => {
+    const deleted = await call(`/seo/projects/${projectId}?__code=404`, { method: 'DELETE', headers: bearer('seo_test_key') });
+    expect(deleted.status).toBe(404);
+    expect(seo.responseErrors('/projects/{projectId}', 'delete', 404, deleted.json)).toEqual([]);
+    // Prism alone answers a forced status with another operation's example (prefer.ts).
+    const { status, json } = await call('/mail/v1/contacts?__code=403', { headers: bearer('msk_test_max') });
+    expect(status).toBe(403);
+    expect(json).toEqual(exampleOf('mail', '/v1/contacts', 'get', '403', 'missingScope'));
+  });
+
+  test('Prism’s ?__example= answers the named example with its status, like Prefer: example=', async () => {
+    const { status, json } = await call('/mail/v1/contacts?__example=revokedKey', { headers: bearer('msk_test_max') });
+    expect(status).toBe(401);
+    expect(json).toEqual(exampleOf('mail', '/v1/contacts', 'get', '401', 'revokedKey'));
+  });
+
+  test('an undeclared ?__code= or an unknown ?__example= is a 400 in the service’s body naming it', async () => {
+    const code = await call('/mail/v1/contacts?__code=418', { headers: bearer('msk_test_max') });
+    expect(code.status).toBe(400);
+    expect(mail.responseErrors('/v1/contacts', 'get', 400, code.json)).toEqual([]);
+    expect(code.json.error).toMatch(/__code=418/);
+    const example = await call('/mail/v1/contacts?__example=nope', { headers: bearer('msk_test_max') });
+    expect(example.status).toBe(400);
+    expect(mail.responseErrors('/v1/contacts', 'get', 400, example.json)).toEqual([]);
+    expect(example.json.error).toMatch(/__example=nope/);
+  });
+
+  test('a 100 kB URL is the stubs’ 431 in JSON, not a reset', async () => {
+    const answer = await call(`/seo/projects?q=${'a'.repeat(100_000)}`, { headers: bearer('seo_test_key') }, seoStub.baseUrl);
+    expect(answer.status).toBe(431);
+    expect(answer.stub!.status).toBe(431);
+    expect(answer.json).toEqual(answer.stub!.json);
+    expect(answer.json.error).toMatch(/too large/);
+  });
+
+  test('headers over 16 kB are the stubs’ 431 in JSON', async () => {
+    const answer = await call('/seo/projects', { headers: { ...bearer('seo_test_key'), 'x-padding': 'a'.repeat(20_000) } }, seoStub.baseUrl);
+    expect(answer.status).toBe(431);
+    expect(answer.json).toEqual(answer.stub!.json);
+    expect(answer.json.error).toMatch(/too large/);
   });
 });
 

@@ -126,7 +126,8 @@ describe('in front of a broken backend', () => {
       expect(extra.headers.get(VIOLATIONS_HEADER)).toBeNull();
       const huge = await fetch(`${proxy.url}/seo/projects`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: `{"name": "${'a'.repeat(6 * 2 ** 20)}"}` });
       expect(huge.status).toBe(400);
-      expect(await huge.json()).toEqual({ error: 'Request body too large (limit 5 MB)', code: 'VALIDATION_ERROR' });
+      // In the stubs' own words (failures.ts), as every refusal of the body reader is.
+      expect(await huge.json()).toEqual({ error: 'Request body too large (limit 5242880 bytes)', code: 'VALIDATION_ERROR' });
     } finally {
       await proxy.close();
     }
