@@ -1,7 +1,8 @@
 import express from 'express';
 import type { AddressInfo } from 'node:net';
 import { createExpressServer } from '../../server-stubs/lib/http-server.js';
-import { answerClientErrors } from '../../server-stubs/lib/transport-errors.js';
+import { answerClientErrors, errorFamilies } from '../../server-stubs/lib/transport-errors.js';
+import type { ErrorMapper } from '../../server-stubs/lib/errors.js';
 import type { StubInstance } from '../../server-stubs/lib/service.js';
 
 export interface RunningStub {
@@ -12,11 +13,14 @@ export interface RunningStub {
   close(): Promise<void>;
 }
 
-/** Serves one stub instance on an ephemeral loopback port, mounted at its base path. */
-export async function serveStub(instance: StubInstance, basePath: string): Promise<RunningStub> {
+/**
+ * Serves one stub instance on an ephemeral loopback port, mounted at its base path; with `errors`,
+ * what Node refuses itself is answered in that service's error body, as `npm start` answers it.
+ */
+export async function serveStub(instance: StubInstance, basePath: string, errors?: ErrorMapper): Promise<RunningStub> {
   const app = express();
   app.use(basePath, instance.router);
-  const server = answerClientErrors(createExpressServer(app));
+  const server = answerClientErrors(createExpressServer(app), errors && errorFamilies(() => [{ basePath, errors }]));
   server.on('upgrade', (req, socket, head) => {
     if (!instance.upgrade?.(req, socket, head)) socket.destroy();
   });

@@ -14,6 +14,8 @@ import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import { createMailApp } from '../../server-stubs/mail/app.js';
 import { createSeoApp } from '../../server-stubs/seo/app.js';
+import { seoErrors } from '../../server-stubs/seo/errors.js';
+import { mailErrors } from '../../server-stubs/mail/errors.js';
 import { parseEventStream } from '../../server-stubs/lib/sse.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
 
@@ -31,7 +33,7 @@ let mailStub: RunningStub;
 beforeAll(async () => {
   const seoApp = createSeoApp();
   const mailApp = createMailApp();
-  [mock, seoStub, mailStub] = await Promise.all([startMockServer(0, '127.0.0.1'), serveStub(seoApp, seoApp.basePath), serveStub(mailApp, mailApp.basePath)]);
+  [mock, seoStub, mailStub] = await Promise.all([startMockServer(0, '127.0.0.1'), serveStub(seoApp, seoApp.basePath, seoErrors), serveStub(mailApp, mailApp.basePath, mailErrors)]);
   origin = `http://127.0.0.1:${mock.port}`;
 }, 120_000);
 
@@ -223,7 +225,7 @@ describe('bad input gets the stubs’ answer, never a 5xx (issue 26)', () => {
   test('`content-type: json`, not a media type, is the stub’s 400 naming it', async () => {
     const answer = await call('/seo/projects', post({ 'content-type': 'json' }, '{"name":"New"}'), seoStub.baseUrl);
     sameAsStub(answer);
-    expect(answer.json.error).toMatch(/media type json/);
+    expect(answer.json.error).toMatch(/Content-Type json is not accepted/);
   });
 
   test('JSON that does not parse is the stub’s 400 in the stub’s words', async () => {
