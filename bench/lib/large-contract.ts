@@ -14,6 +14,11 @@ export interface LargeContractOptions {
   /** resources per tag; 10 gives 3,000 operations over 600 paths */
   resourcesPerTag?: number;
   tags?: number;
+  /**
+   * Schema files a resource's `details` is split into, as vendors' split documents keep one small
+   * schema a file (0 by default): more files per operation, as in real multi-file documents.
+   */
+  partsPerResource?: number;
 }
 
 export interface LargeContract {
@@ -312,8 +317,27 @@ export function writeLargeContract(root: string, options: LargeContractOptions):
   };
   const fileOf = (p: string) => `${p.slice(1).replaceAll('/', '_')}.yaml`;
   const paths: Record<string, unknown> = {};
+  const parts = options.partsPerResource ?? 0;
   for (const r of resources) {
-    put(`components/schemas/${r.name}.yaml`, resourceSchema(r));
+    const schema = resourceSchema(r);
+    if (parts > 0) {
+      const names = Array.from({ length: parts }, (_, i) => `${r.name}Part${i}`);
+      (schema.properties as Record<string, unknown>).details = {
+        type: 'object',
+        description: 'Details, one schema file a part.',
+        additionalProperties: false,
+        properties: Object.fromEntries(names.map((name, i) => [`part${i}`, { $ref: `${name}.yaml` }])),
+      };
+      for (const name of names) {
+        put(`components/schemas/${name}.yaml`, {
+          type: 'object',
+          description: `One part of a ${r.key.replaceAll('_', ' ')}'s details.`,
+          additionalProperties: false,
+          properties: { label: { type: 'string', maxLength: 100 }, count: { type: 'integer', minimum: 0 }, enabled: { type: 'boolean' } },
+        });
+      }
+    }
+    put(`components/schemas/${r.name}.yaml`, schema);
     put(`components/schemas/${r.name}Input.yaml`, inputSchema(r));
     put(`components/schemas/${r.name}Update.yaml`, updateSchema(r));
     put(`paths/${fileOf(r.collection)}`, collectionPath(r));

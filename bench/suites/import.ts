@@ -1,12 +1,13 @@
 /**
  * `npm run bench -- import`: bringing in a large document a team did not write, as
  * `npm run add-service` does it (copy, lint in a staging copy, register, build everything), then the
- * type check of what it generated. Two shapes of large vendor document, made by the scale
+ * type check of what it generated. Shapes of large vendor document, made by the scale
  * benchmark's generator (bench/lib/large-contract.ts) and Redocly itself, in a copy of the toolkit:
  * - one file of 300 operations with every `$ref` inlined (`redocly bundle --dereferenced`, as
  *   vendors publish their "deref" documents): several megabytes in one JSON file;
  * - a folder of about 2,900 files with relative `$ref`s between them (one per path item, schema,
- *   parameter and response), whose root add-service finds by itself.
+ *   parameter and response), whose root add-service finds by itself: 650 operations, the size of
+ *   issue 25's corpus, and, as a stress case held to no target, 5,400.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -22,6 +23,8 @@ const typecheckLimitMs = 15_000;
 
 interface Case {
   name: string;
+  /** reported, held to no target */
+  stress?: boolean;
   /** writes the document into `dir` and answers what `--from` names */
   make(dir: string): { from: string; files: number; bytes: number; operations: number };
 }
@@ -39,7 +42,20 @@ const cases: Case[] = [
     },
   },
   {
-    name: 'a folder of about 2,900 files',
+    // The size issue 25's corpus brought: its largest folder had about 2,900 files and no document
+    // more than 659 operations; one schema a file, as split vendor documents keep them.
+    name: 'a folder of about 2,900 files, 650 operations',
+    make(dir) {
+      const made = writeLargeContract(dir, { slug: 'vendor', tags: 13, resourcesPerTag: 5, partsPerResource: 39 });
+      const folder = path.join(dir, 'openapi/vendor');
+      const files = listFiles(folder);
+      return { from: folder, files: files.length, bytes: files.reduce((sum, f) => sum + statSync(f).size, 0), operations: made.operations };
+    },
+  },
+  {
+    // A stress case beyond the corpus: the same number of files, two operations a file.
+    name: 'a folder of about 2,900 files, 5,400 operations (stress, no target)',
+    stress: true,
     make(dir) {
       const made = writeLargeContract(dir, { slug: 'vendor', tags: 54, resourcesPerTag: 10 });
       const folder = path.join(dir, 'openapi/vendor');
@@ -68,8 +84,10 @@ export const suite: Suite = {
         rows.push(
           `| ${c.name} | ${made.operations} | ${made.files} | ${(made.bytes / 2 ** 20).toFixed(1)} MB | ${added.ms} | ${checked.ms} | ${generated.join(', ')} |`,
         );
-        targets.push({ name: `add-service + build, ${c.name}, ms (< ${limitMs})`, measured: added.ms, met: added.ms < limitMs });
-        targets.push({ name: `type check of its generated code, ${c.name}, ms (< ${typecheckLimitMs})`, measured: checked.ms, met: checked.ms < typecheckLimitMs });
+        if (!c.stress) {
+          targets.push({ name: `add-service + build, ${c.name}, ms (< ${limitMs})`, measured: added.ms, met: added.ms < limitMs });
+          targets.push({ name: `type check of its generated code, ${c.name}, ms (< ${typecheckLimitMs})`, measured: checked.ms, met: checked.ms < typecheckLimitMs });
+        }
       } finally {
         source.remove();
         copy.remove();
