@@ -21,7 +21,7 @@ import { checkCredentials } from './credentials.js';
 import { checkPresence } from '../server-stubs/lib/presence-security.js';
 import { failureFor } from './errors.js';
 import { resolvePreference } from '../server-stubs/lib/prefer.js';
-import { withoutAbsolutePaths } from '../server-stubs/lib/transport-errors.js';
+import { platformError, withoutAbsolutePaths } from '../server-stubs/lib/transport-errors.js';
 import { defaultRoot } from '../scripts/lib/project.js';
 import { prismQueryOverrides } from './prism-overrides.js';
 
@@ -59,7 +59,8 @@ export function createFront(routers: Map<string, { basePath: string; router: Rou
     const url = req.url;
     const target = [...routers.values()].find(({ basePath }) => url === basePath || url.startsWith(`${basePath}/`) || url.startsWith(`${basePath}?`));
     if (!target) {
-      res.status(404).type('application/json').send(JSON.stringify({ error: `No mocked service at ${url.split('?')[0]}`, services: [...routers.values()].map((r) => r.basePath).sort() }));
+      const { body } = platformError({ kind: 'not_found', status: 404, message: `No mocked service at ${url.split('?')[0]}` });
+      res.status(404).type('application/json').send(JSON.stringify({ ...(body as object), services: [...routers.values()].map((r) => r.basePath).sort() }));
       return;
     }
     // Mounted by hand (not `app.use(basePath, …)`) so a restarted service's router takes over at once.
@@ -141,7 +142,8 @@ export function unavailableRouter(slug: string, problem: string): Router {
   const router = express.Router();
   router.use((_req: Request, res: Response) => {
     const shown = withoutAbsolutePaths(problem, defaultRoot);
-    res.status(503).type('application/json').send(JSON.stringify({ error: `The mock of ${slug} is not running: ${shown}`, code: 'SERVICE_UNAVAILABLE', service: slug, problem: shown }));
+    const { body } = platformError({ kind: 'internal', status: 503, message: `The mock of ${slug} is not running: ${shown}` });
+    res.status(503).type('application/json').send(JSON.stringify({ ...(body as object), service: slug, problem: shown }));
   });
   return router;
 }

@@ -22,7 +22,7 @@ import { createExpressServer, isUnder, runMounted } from './lib/http-server.js';
 import type { RouterSwitches, StubInstance, StubService } from './lib/service.js';
 import type { ErrorResponse } from './lib/errors.js';
 import { writeError } from './lib/results.js';
-import { answerClientErrors, answerIn, errorFamilies, withoutAbsolutePaths } from './lib/transport-errors.js';
+import { answerClientErrors, answerIn, errorFamilies, platformError, withoutAbsolutePaths } from './lib/transport-errors.js';
 import { mountPathOf, type JsonNode } from '../scripts/lib/operations.js';
 import type { PortalServer } from '../scripts/steps/docs.js';
 import { stopOnSignals } from '../scripts/lib/shutdown.js';
@@ -293,7 +293,8 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
   });
   // Outside every service: still JSON, never Express's HTML page.
   const notFound = (req: Request, res: Response) => {
-    res.status(404).json({ error: `No route ${req.method} ${req.path}`, code: 'NOT_FOUND', services: services.map((s) => s.basePath) });
+    const { body } = platformError({ kind: 'not_found', status: 404, message: `No route ${req.method} ${req.path}` });
+    res.status(404).json({ ...(body as object), services: services.map((s) => s.basePath) });
   };
   const failed = (error: unknown, req: Request, res: Response) => {
     console.error(`${req.method} ${req.originalUrl}:`, error);

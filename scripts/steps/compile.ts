@@ -65,11 +65,12 @@ export async function compileRuntime(root: string): Promise<{ compiled: boolean;
       await transpileOnce(entries, outdir);
     } catch (error) {
       const errors = (error as { errors?: Array<{ text: string; location?: { file: string; line: number; column: number } | null }> }).errors ?? [];
-      const failed = new Set(errors.flatMap((e) => (e.location ? [path.relative(root, path.resolve(root, e.location.file))] : [])));
+      const fileOf = (file: string) => rel(path.resolve(root, file));
+      const failed = new Set(errors.flatMap((e) => (e.location ? [fileOf(e.location.file)] : [])));
       if (failed.size === 0) throw error;
       // Not recorded as compiled: the next build tries it again, and reports it again while it fails.
       for (const file of failed) delete current.sources[file];
-      for (const e of errors) problems.push(e.location ? `${path.relative(root, path.resolve(root, e.location.file))}:${e.location.line}:${e.location.column + 1}  error  ${e.text}` : `error  ${e.text}`);
+      for (const e of errors) problems.push(e.location ? `${fileOf(e.location.file)}:${e.location.line}:${e.location.column + 1}  error  ${e.text}` : `error  ${e.text}`);
       const rest = entries.filter((f) => !failed.has(f));
       if (rest.length > 0) await transpileOnce(rest, outdir);
     }
