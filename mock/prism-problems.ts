@@ -4,24 +4,22 @@
  * each for an answer off the contract (a 500). Each is told as the stubs tell the same refusal: in the
  * service's error body, with a status the operation declares (folded as the stubs fold theirs).
  *
- * The one a client can reach is a path Prism normalises away (`/projects/..` is `/` to Prism) after
- * the front matched it to an operation; the others are kept for whatever Prism adds.
+ * The ones a client can reach are a path Prism normalises away (`/projects/..` is `/` to Prism) after
+ * the front matched it to an operation, and an error Prism throws while answering (mock/prism.ts).
  */
 import type { OperationInfo } from '../server-stubs/lib/contract.js';
 import type { Failure, FailureKind } from '../server-stubs/lib/errors.js';
 import { declaredFailure } from '../server-stubs/lib/failures.js';
 
-const PRISM_ERRORS = 'https://stoplight.io/prism/errors#';
+export const PRISM_ERRORS = 'https://stoplight.io/prism/errors#';
 
 /** The fields of Prism's problem body read here. */
 export interface PrismProblem {
   type: string;
   title?: unknown;
   detail?: unknown;
-}
-
-export function isPrismProblem(body: unknown): body is PrismProblem {
-  return typeof body === 'object' && body !== null && typeof (body as { type?: unknown }).type === 'string' && (body as { type: string }).type.startsWith(PRISM_ERRORS);
+  /** the request's violations, in the 422 Prism answers where the operation declares no 400 or 422 */
+  validation?: unknown;
 }
 
 /** Prism's refusals by the status it gives them, as the kind of failure the stubs answer with. */

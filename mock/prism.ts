@@ -1,5 +1,5 @@
 /**
- * One Prism process per service, serving a copy of the service's bundle at its root.
+ * Prism's libraries in this process, one instance per service, serving a copy of the service's bundle.
  *
  * Prism serves an example as the body, and cannot write an object as `text/*`: an event stream's
  * examples are frames (objects, like its schema), so Prism gets a copy of the bundle whose stream
@@ -8,18 +8,22 @@
  * Prism answers that text as one body; the gateway writes it on frame by frame (mock/streams.ts).
  * (One more difference, for a Prism bug: see the end of `prismDocument`.)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createLogger } from '@stoplight/prism-core';
+import { createInstance, getHttpOperationsFromSpec, ProblemJsonError, resetJSONSchemaGenerator, UNPROCESSABLE_ENTITY, type IHttpConfig, type IHttpRequest } from '@stoplight/prism-http';
+import type { IHttpOperation } from '@stoplight/types';
+import { XMLBuilder } from 'fast-xml-parser';
+import type { JSONSchemaFakerOptions } from 'json-schema-faker';
 import { mountPathOf, deref, HTTP_METHODS, type JsonNode } from '../scripts/lib/operations.js';
 import { eventStreamText } from '../server-stubs/lib/contract-answers.js';
+import { essence, isJsonType, isXmlType } from '../server-stubs/lib/media-types.js';
+import { parsePrefer } from '../server-stubs/lib/prefer.js';
+import { PRISM_ERRORS, type PrismProblem } from './prism-problems.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const prismCli = createRequire(import.meta.url).resolve('@stoplight/prism-cli/dist/index.js');
 
 /** Where the bundles are unless told: the repository's generated/. */
 export const defaultBundlesDir = path.join(root, 'generated');
@@ -67,11 +71,11 @@ export function prismDocument(document: JsonNode): JsonNode | undefined {
   walk(copy.paths);
   walk(copy.webhooks);
   walk(copy.components?.responses);
-  // Prism (5.14) dies on some requests its parameter readers trip on, taking the whole service down:
-  // one without an optional header whose schema is an array or an object (its simple-style reader
-  // splits the missing value), one with an object in a path segment, any to an operation with a
-  // space- or pipe-delimited parameter that is no array. Its copy reads such parameters as text (and Prism is started again should another
-  // kill it, mock/server.ts); the front still checks that a required one is sent.
+  // Prism (5.14) throws on some requests its parameter readers trip on: one without an optional
+  // header whose schema is an array or an object (its simple-style reader splits the missing value),
+  // one with an object in a path segment, any to an operation with a space- or pipe-delimited
+  // parameter that is no array. Thrown, that is a 500 (createPrismService); its copy reads such
+  // parameters as text instead, and the front still checks that a required one is sent.
   const parameters = [...Object.values<JsonNode>(copy.paths ?? {}), ...Object.values<JsonNode>(copy.webhooks ?? {})].flatMap((item) => [
     ...(item?.parameters ?? []),
     ...HTTP_METHODS.flatMap((method) => item?.[method]?.parameters ?? []),
@@ -121,88 +125,177 @@ export interface PreparedBundle {
   document: JsonNode;
   /** what Prism serves (stream examples as wire text) */
   served: JsonNode;
-  /** the file Prism reads */
-  file: string;
 }
 
-/** Reads a service's bundle and writes Prism's copy into `dir` where it differs. */
-export function prepareBundle(slug: string, bundle: string, dir: string): PreparedBundle {
+/** Reads a service's bundle and makes Prism's copy where it differs. */
+export function prepareBundle(bundle: string): PreparedBundle {
   const document = JSON.parse(readFileSync(bundle, 'utf8'));
-  const rewritten = prismDocument(document);
-  if (!rewritten) return { document, served: document, file: bundle };
-  const file = path.join(dir, `${slug}.openapi.json`);
-  writeFileSync(file, JSON.stringify(rewritten, null, 2));
-  return { document, served: rewritten, file };
+  return { document, served: prismDocument(document) ?? document };
 }
 
-export async function freePort(): Promise<number> {
-  const probe = http.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
+/** One of Prism's findings on a request or on its own answer, as its HTTP server reports them. */
+export interface Violation {
+  /** `request` or `response`, then the path within it */
+  location: string[];
+  severity: string;
+  code?: string | number;
+  message: string;
 }
 
-/** Every Prism this process started and that still runs. */
-const running = new Set<ChildProcess>();
-// However this process ends (an uncaught error included), its Prisms go with it rather than keep
-// their ports; one listener for all of them, however many services a mock serves.
-process.once('exit', () => {
-  for (const child of running) child.kill();
-});
+/** What Prism answers a request with. */
+export type PrismResult =
+  | { kind: 'answer'; status: number; headers: Record<string, string>; body: string | undefined; violations: Violation[] }
+  /** Prism's own refusal, in its problem+json shape (`type` under Prism's errors page) */
+  | { kind: 'problem'; status: number; headers: Record<string, string>; problem: PrismProblem };
+
+export interface PrismRequest {
+  method: string;
+  /** the path below the service's base path, with the query */
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+export interface PrismService {
+  /** Never rejects: whatever Prism throws is a refusal of its own (a 500 problem). */
+  answer(request: PrismRequest): Promise<PrismResult>;
+}
+
+/** What `prism mock` is told unless asked otherwise: check requests, answers and credentials, answer examples. */
+const config: IHttpConfig = {
+  mock: { dynamic: false },
+  checkSecurity: true,
+  validateRequest: true,
+  validateResponse: true,
+  errors: false,
+  upstreamProxy: undefined,
+  isProxy: false,
+};
+
+/** Prism logs every request; the gateway reports what matters (its violations) itself. */
+const logger = createLogger('MOCK', { level: 'silent' });
 
 /**
- * Prism on 127.0.0.1:port, resolved once it answers. Its CORS headers are off: the front answers
- * browsers as the stubs do, and Prism's `*` would overwrite the origin the front lets in.
+ * Prism's instance for a service. Its HTTP server (`prism mock`) is not used: it lets an error thrown
+ * while answering escape as an unhandled rejection, which in one process would end every service's
+ * mock (and Prism 5.14 throws on some requests). Here each request's promise is Prism's call alone.
  */
-export function startPrism(file: string, port: number, slug: string, onExit?: (error: Error) => void): Promise<ChildProcess> {
-  let started = false;
-  const child = spawn(process.execPath, [prismCli, 'mock', file, '-p', String(port), '-h', '127.0.0.1', '-v', 'warn', '--cors', 'false'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1' },
-  });
-  running.add(child);
-  child.once('exit', () => running.delete(child));
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => {
-      child.kill();
-      reject(new Error(`prism (${slug}) did not start in 60 s:\n${output}`));
-    }, 60_000);
-    const ready = async () => {
-      // Prism logs at `warn` say nothing when ready: poll its port instead.
-      for (;;) {
-        if (child.exitCode !== null) return;
-        try {
-          await fetch(`http://127.0.0.1:${port}/__ready`);
-          clearTimeout(timer);
-          started = true;
-          resolve(child);
-          return;
-        } catch {
-          await new Promise((r) => setTimeout(r, 100));
-        }
+export async function createPrismService(served: JsonNode): Promise<PrismService> {
+  // Prism dereferences the document it is given in place: a copy, the served one stays as it is.
+  const operations: IHttpOperation[] = await getHttpOperationsFromSpec(structuredClone(served));
+  if (operations.length === 0) throw new Error('No operations found in the document.');
+  const prism = createInstance(config, { logger });
+  const fakerOptions = Object.entries<unknown>(served['x-json-schema-faker'] ?? {});
+  return {
+    answer: async (request) => {
+      try {
+        const input = prismInput(request);
+        const preferences = requestPreferences(input);
+        if ('problem' in preferences) return preferences.problem;
+        // json-schema-faker's options are one per process; a document's own apply to its answers.
+        if (fakerOptions.length > 0 || configuredFaker) applyFakerOptions(fakerOptions);
+        const result = await prism.request(input, operations, { ...config, mock: { ...config.mock, ...preferences } })();
+        if (result._tag === 'Left') return problemOf(result.left);
+        const { output, validations } = result.right;
+        const headers = lowerCased(output.headers ?? {});
+        const violations = [
+          ...validations.input.map((v) => violation('request', v)),
+          ...validations.output.map((v) => violation('response', v)),
+        ];
+        return { kind: 'answer', status: output.statusCode, headers, body: serialized(output.body, headers['content-type']), violations };
+      } catch (error) {
+        return problemOf(error as Error);
       }
-    };
-    // Kept for the error of a failed start; a long-running Prism's log must not grow without end.
-    const keep = (d: Buffer) => (output = (output + d).slice(-20_000));
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      const error = new Error(`prism (${slug}) exited with ${code ?? signal}:\n${output}`);
-      // After a good start, an exit is news for the log (a stop asked for ends with a signal).
-      if (started && signal === null) onExit?.(error);
-      reject(error);
-    });
-    ready().catch(reject);
+    },
+  };
+}
+
+/** The request as Prism's HTTP server hands it to Prism. */
+function prismInput(request: PrismRequest): IHttpRequest {
+  const { pathname, searchParams } = new URL(request.url, 'http://mock.invalid');
+  const query: Record<string, string | string[]> = {};
+  for (const name of new Set(searchParams.keys())) {
+    const values = searchParams.getAll(name);
+    query[name] = values.length === 1 ? values[0]! : values;
+  }
+  const contentType = [request.headers['content-type'] ?? ''].flat()[0]!;
+  let body: unknown = null;
+  if (request.body.length > 0) {
+    body = request.body.toString('utf8');
+    if (isJsonType(essence(contentType))) {
+      try {
+        body = JSON.parse(body as string);
+      } catch {
+        // Left as text: Prism's request checks say what is wrong with it.
+      }
+    }
+  }
+  const headers = Object.fromEntries(Object.entries(request.headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, [value].flat().join(', ')]])));
+  return { method: request.method.toLowerCase() as IHttpRequest['method'], url: { path: pathname, baseUrl: searchParams.get('__server') ?? undefined, query }, headers, body };
+}
+
+/** `Prefer: code=…, example=…, dynamic=…, seed=…` (else the same `__`-named query parameters), as Prism reads them. */
+function requestPreferences(input: IHttpRequest): { code?: number; exampleKey?: string; dynamic?: boolean; seed?: string } | { problem: PrismResult } {
+  const header = input.headers?.prefer;
+  const asked = header !== undefined ? parsePrefer(header) : new Map(Object.entries(input.url.query ?? {}).flatMap(([name, value]) => (name.startsWith('__') ? [[name.slice(2), [value].flat()[0]!]] : [])));
+  const code = asked.get('code');
+  const dynamic = asked.get('dynamic');
+  const refused = (detail: string) => ({ problem: problemOf(ProblemJsonError.fromTemplate(UNPROCESSABLE_ENTITY, detail)) });
+  if (code !== undefined && !/^\d{3}$/.test(code)) return refused(`code: cannot decode "${code}", should be a number`);
+  if (dynamic !== undefined && dynamic !== 'true' && dynamic !== 'false') return refused(`dynamic: cannot decode "${dynamic}", should be a boolean`);
+  return {
+    ...(code !== undefined && { code: Number(code) }),
+    ...(asked.has('example') && { exampleKey: asked.get('example') }),
+    ...(dynamic !== undefined && { dynamic: dynamic === 'true' }),
+    ...(asked.has('seed') && { seed: asked.get('seed') }),
+  };
+}
+
+let configuredFaker = false;
+
+// Prism's copy: the package's CommonJS build, which an ESM import would not share (a second instance).
+const { JSONSchemaFaker } = createRequire(import.meta.url)('json-schema-faker') as typeof import('json-schema-faker');
+
+/** json-schema-faker's options as a document's `x-json-schema-faker` sets them (as `prism mock` does at start). */
+function applyFakerOptions(options: Array<[string, unknown]>) {
+  resetJSONSchemaGenerator();
+  for (const [name, value] of options) {
+    if (name === 'locale') continue;
+    JSONSchemaFaker.option(name.replace(/[-_](\w)/g, (_, c: string) => c.toUpperCase()) as keyof JSONSchemaFakerOptions, value as never);
+  }
+  configuredFaker = options.length > 0;
+}
+
+function violation(location: 'request' | 'response', diagnostic: { path?: Array<string | number>; severity: number; code?: string | number; message: string }): Violation {
+  return {
+    location: [location, ...(diagnostic.path ?? []).map(String)],
+    severity: ['Error', 'Warning', 'Information', 'Hint'][diagnostic.severity] ?? 'Error',
+    code: diagnostic.code,
+    message: diagnostic.message,
+  };
+}
+
+/** An answer's body as Prism's HTTP server writes it, by its media type. */
+function serialized(body: unknown, contentType: string | undefined): string | undefined {
+  if (body === undefined || (body === null && !contentType)) return undefined;
+  const type = essence(contentType ?? '');
+  if (isJsonType(type)) return JSON.stringify(body);
+  if (typeof body === 'string') return body;
+  if (isXmlType(type)) return new XMLBuilder({}).build({ xml: body }) as string;
+  throw Object.assign(new Error(`Cannot serialise complex objects as ${type || 'an untyped body'}`), {
+    name: `${PRISM_ERRORS}NO_COMPLEX_OBJECT_TEXT`,
+    status: 500,
+    detail: `Cannot serialise complex objects as ${type || 'an untyped body'}`,
   });
 }
 
-/** Stops a Prism process and waits for it to be gone, so a closed mock leaves no process behind. */
-export async function stopPrism(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill();
-  await gone;
+/** A refusal of Prism's, or an error it threw (a `TypeError`, say), as its problem body. */
+function problemOf(error: Error & { status?: number; additional?: { headers?: Record<string, string> } }): Extract<PrismResult, { kind: 'problem' }> {
+  const problem = ProblemJsonError.toProblemJson(error) as PrismProblem & { validation?: unknown };
+  if (!problem.type.startsWith(PRISM_ERRORS)) problem.type = `${PRISM_ERRORS}UNKNOWN`;
+  return { kind: 'problem', status: error.status ?? 500, headers: lowerCased(error.additional?.headers ?? {}), problem };
+}
+
+function lowerCased(headers: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), String(value)]));
 }

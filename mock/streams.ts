@@ -12,7 +12,7 @@
  * the request and resolved `Prefer` (the status, the example) by then, and the answer still passes
  * the validating proxy, whose `passFrames` checks each frame against the stream's schema.
  */
-import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { deref, type JsonNode } from '../scripts/lib/operations.js';
 import { successKey } from '../server-stubs/lib/contract-answers.js';
 import type { OperationInfo } from '../server-stubs/lib/contract.js';
@@ -60,10 +60,8 @@ function hasProperty(document: JsonNode, raw: unknown, name: string, depth = 0):
  * stubs' stream headers (no length: the stream ends when it ends). `headers` are Prism's, already
  * mended (declared headers with real values, mock/headers.ts).
  */
-export async function writeFrames(answer: IncomingMessage, res: ServerResponse, headers: IncomingHttpHeaders | OutgoingHttpHeaders): Promise<void> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of answer as AsyncIterable<Buffer>) chunks.push(chunk);
-  const blocks = Buffer.concat(chunks).toString('utf8').replace(/\r\n?/g, '\n').split('\n\n');
+export function writeFrames(status: number, text: string, res: ServerResponse, headers: OutgoingHttpHeaders): void {
+  const blocks = text.replace(/\r\n?/g, '\n').split('\n\n');
   const passed: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined && name !== 'content-length' && name !== 'transfer-encoding') passed[name.toLowerCase()] = value;
@@ -72,7 +70,7 @@ export async function writeFrames(answer: IncomingMessage, res: ServerResponse, 
     // A header the operation declares keeps its declared value; the media type is the writer's.
     if (name === 'Content-Type' || passed[name.toLowerCase()] === undefined) passed[name.toLowerCase()] = value;
   }
-  const events = openEventStream(res, { status: answer.statusCode ?? 200, headers: passed });
+  const events = openEventStream(res, { status, headers: passed });
   // Block by block, data as it came (a JSON string's quotes kept), the example's `: ping` comments in their place.
   for (const block of blocks) {
     const { frames, comments } = parseEventStream(block, { rawData: true });

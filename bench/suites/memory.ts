@@ -5,10 +5,9 @@
  * a stub that keeps what every POST creates is expected to grow, and that growth is not a leak.
  */
 import autocannon from 'autocannon';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { npmStartArgs, npmStartNodeFlags } from '../lib/npm-start.js';
-import { median, runNode, startNode, stop } from '../lib/processes.js';
+import { median, rssMb, runNode, startNode, stop } from '../lib/processes.js';
 import { defaultRoot } from '../../scripts/lib/project.js';
 import type { Suite, Target } from '../suite.js';
 
@@ -34,13 +33,6 @@ interface MixRequest {
   body?: string;
   /** the operation's `x-rate-limit`: past it, 429 is its correct answer and counted apart */
   rateLimited?: boolean;
-}
-
-/** Resident set size of a process, MB, from /proc (Linux). */
-function rssMb(pid: number): number {
-  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  if (!kb) throw new Error(`no VmRSS for process ${pid}`);
-  return Math.round(Number(kb) / 1024);
 }
 
 async function call(base: string, r: Omit<MixRequest, 'label'>): Promise<{ status: number; body: unknown }> {

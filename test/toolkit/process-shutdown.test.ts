@@ -1,7 +1,6 @@
 /**
  * SIGTERM (what a process manager, an IDE's stop button or `kill` sends) and SIGINT to `npm start`,
- * `npm run mock` or `npm run dev` stop every process they started: the server, Prism's children, the
- * watcher. Before, the shell between npm and node died alone and left the stubs serving.
+ * `npm run mock` or `npm run dev` stop every process they started: the server, the build, the watcher. Before, the shell between npm and node died alone and left the stubs serving.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
