@@ -23,7 +23,7 @@ import path from 'node:path';
 import { discoverServices } from '../../server-stubs/server.js';
 import { answerableKeys, contractOf, declares, documentsOnlyFailures, isSecured, type OperationInfo } from '../../server-stubs/lib/contract.js';
 import { contractChecker } from './contract-checker.js';
-import { defaultCredentialHeaders, placeholderCredentials, placeholderFor, seededCredentials } from './credentials.js';
+import { credentialHeadersOf, defaultCredentialHeaders, placeholderCredentials, placeholderFor, seededCredentials } from './credentials.js';
 import { exampleRequest } from './example-request.js';
 import { deref, listOperations, mountPathOf, type JsonNode } from './operations.js';
 import { defaultRoot } from './project.js';
@@ -31,7 +31,7 @@ import { schemaView, type SchemaView } from '../../server-stubs/lib/compilable-d
 import { runScenario, ScenarioSetupError, scenarioFor, stubClockAdvance } from './scenarios/index.js';
 import { fuzzConfig } from './fuzz/config.js';
 import type { CredentialSource } from './fuzz/contract-model.js';
-import { httpServiceTarget } from './fuzz/http-target.js';
+import { httpServiceTarget, type HttpServiceTarget } from './fuzz/http-target.js';
 import type { Violation } from './fuzz/oracle.js';
 import { formatCases, formatReport } from './fuzz/report.js';
 import { runFuzz, type FuzzTarget, type Judged } from './fuzz/runner.js';
@@ -390,6 +390,16 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
   /** what the run left on the server: resources it could not remove, rate windows it spent */
   const leftBehind: string[] = [];
   const sender = createSender(baseUrl, { concurrency: 1, timeoutMs: 10_000, streamMs: options.streamMs ?? 1_500 });
+  const fuzzSender = createSender(baseUrl, { concurrency: env.concurrency, timeoutMs: 10_000 });
+  /** The fuzz target, made on first use; its cleanup also holds what the scenario and the examples created. */
+  let fuzzTarget: HttpServiceTarget | undefined;
+  const fuzzTargetOf = () => (fuzzTarget ??= httpServiceTarget(slug!, fuzzSources, fuzzSender, { basePath: '', origin: baseUrl, contract }));
+  /** Notes what a request of the run created, to remove it at the end (on a stateful target only). */
+  const noteCreated = (method: string, path: string, observed: Observed, headers: Record<string, string>) => {
+    if (options.stateless) return;
+    const match = contract.match(method, path);
+    if (match.kind === 'operation') fuzzTargetOf().cleanup.record(match.operation.path, method, observed, credentialHeadersOf(document, headers));
+  };
   const lines: string[] = [
     `Contract check of ${slug} at ${baseUrl}${options.stateless ? ' (stateless mock)' : ''}`,
     `Credentials: ${credentialNote}`,
@@ -402,6 +412,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
     /** Sends one request and records its check. */
     async function check(kind: CheckKind, name: string, r: FuzzRequest, judge: (o: Observed) => string[] | 'not implemented' | { skipped: string }): Promise<Observed> {
       const observed = await sender.send('', r);
+      noteCreated(r.method, r.path, observed, r.headers);
       const verdict = judge(observed);
       const replay = `${curlLine('', r, baseUrl)}\n← ${describeObserved(observed)}`;
       if (verdict === 'not implemented') results.push({ kind, name, outcome: 'skipped', message: 'not implemented (501)', details: replay, ms: observed.ms });
@@ -503,7 +514,28 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
     // d. The fuzzer.
     // Nothing to generate requests for without an operation (its unknown path was checked above).
     if (runs > 0 && operations.length > 0) await fuzz();
+    // A stateful server may be a teammate's: what the run created goes, and what stays is said.
+    if (fuzzTarget && !options.stateless) {
+      const advance = stubClockAdvance(new URL(baseUrl).origin);
+      const waitOut = async (seconds: number) => {
+        if (!(await advance(seconds))) await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+      };
+      leftBehind.splice(0, 0, ...cleanupLines(await fuzzTarget.cleanup.removeAll((r) => fuzzSender.send('', r), waitOut)));
+    }
     return finish();
+
+    /** The scenario's transport: `fetch`, noting what each POST created. */
+    async function notingFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+      const request = new Request(input, init);
+      const response = await fetch(request);
+      if (request.method === 'POST' && response.ok) {
+        // Only a JSON body is read for the new id (a stream's clone would wait for the stream's end).
+        const body = isJsonType(response.headers.get('content-type') ?? '') ? await response.clone().text() : '';
+        const path = new URL(request.url).pathname.slice(new URL(baseUrl).pathname.replace(/\/$/, '').length) || '/';
+        noteCreated('POST', path, { status: response.status, headers: Object.fromEntries(response.headers), body, ms: 0 }, Object.fromEntries(request.headers));
+      }
+      return response;
+    }
 
     async function scenario() {
       const definition = await scenarioFor(slug!);
@@ -512,7 +544,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       const headers = given.length ? Object.fromEntries(given) : defaultCredentialHeaders(stub, document);
       let outcomes;
       try {
-        outcomes = await runScenario(definition, { baseUrl, headers, advance: stubClockAdvance(base.origin) });
+        outcomes = await runScenario(definition, { baseUrl, headers, advance: stubClockAdvance(base.origin), fetch: notingFetch });
       } catch (error) {
         if (!(error instanceof ScenarioSetupError) && !(error instanceof TypeError)) throw error;
         results.push({ kind: 'scenario', name: 'setup', outcome: 'failed', message: error.message, ms: Date.now() - started });
@@ -546,9 +578,8 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
     }
 
     async function fuzz() {
-      const fuzzSender = createSender(baseUrl, { concurrency: env.concurrency, timeoutMs: 10_000 });
-      try {
-        const base = httpServiceTarget(slug!, fuzzSources, fuzzSender, { basePath: '', origin: baseUrl, contract });
+      {
+        const base = fuzzTargetOf();
         const byCase = new Map<string, { count: number; failed: number; kinds: Map<string, number>; first?: Judged }>();
         let executed = 0;
         const target: FuzzTarget<FuzzRequest> = {
@@ -589,25 +620,16 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
           });
         }
         fuzzSummary = `fuzz: ${result.runs} requests in ${(result.ms / 1000).toFixed(1)} s (seed ${result.seed}${options.stateless ? ', stateless checks only' : ''}); cases: ${formatCases(result)}`;
-        // A stateful server may be a teammate's: what the run created goes, and what stays is said.
-        if (!options.stateless) {
-          const advance = stubClockAdvance(new URL(baseUrl).origin);
-          const waitOut = async (seconds: number) => {
-            if (!(await advance(seconds))) await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-          };
-          leftBehind.push(...cleanupLines(await base.cleanup.removeAll((r) => fuzzSender.send('', r), waitOut)));
-        }
         if (base.rateLimited() > 0) leftBehind.push(`rate limits: ${base.rateLimited()} answers were 429; clients of the same credentials wait out the window (Retry-After) too`);
         if (result.kinds.length) {
           const replay = `npm run contract -- --base-url ${baseUrl} --service ${slug}${options.stateless ? ' --stateless' : ''} --seed ${seed} --runs ${runs}`;
           fuzzReport = formatReport(`fuzz ${slug}`, result, replay);
         }
-      } finally {
-        fuzzSender.close();
       }
     }
   } finally {
     sender.close();
+    fuzzSender.close();
   }
 
   function finish(): ContractRun {

@@ -49,6 +49,20 @@ export function credentialCarrier(document: JsonNode, scheme: string | JsonNode,
   return none;
 }
 
+/**
+ * Of a request's headers, those that carry a credential of one of the document's security schemes
+ * (`Authorization`, an apiKey's header, `Cookie`): what a later request of the same client needs to
+ * act as the same caller, without the request's own content headers.
+ */
+export function credentialHeadersOf(document: JsonNode, headers: Record<string, string>): Record<string, string> {
+  const names = new Set(['authorization', 'cookie']);
+  for (const scheme of Object.values<JsonNode>(document.components?.securitySchemes ?? {})) {
+    const declared = deref<JsonNode | undefined>(document, scheme);
+    if (declared?.type === 'apiKey' && declared.in === 'header' && typeof declared.name === 'string') names.add(declared.name.toLowerCase());
+  }
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => names.has(name.toLowerCase())));
+}
+
 /** What a client of a service with no seeded credentials sends: the mock checks presence only. */
 export const PLACEHOLDER_SECRET = 'placeholder-credential';
 

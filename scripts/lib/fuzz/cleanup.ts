@@ -1,9 +1,10 @@
 /**
  * What a run against a shared, stateful server leaves behind. The fuzzer creates resources with its
- * valid requests (a hundred projects with megabyte names, say); a teammate's stub should not keep
- * them. Each resource a POST of the run created is deleted at the end where the contract has a
- * DELETE for it (`DELETE /projects/{projectId}` beside `POST /projects`); the rest are counted, so
- * the report says what stayed and where.
+ * valid requests (a hundred projects with megabyte names, say), the scenario and the examples a few
+ * more; a teammate's stub should not keep them. Each resource a POST of the run created is deleted
+ * at the end where the contract has a DELETE for it (`DELETE /projects/{projectId}` beside
+ * `POST /projects`), with the credential that created it; the rest are counted, so the report says
+ * what stayed and where.
  */
 import type { OperationModel, ServiceModel } from './contract-model.js';
 import type { FuzzRequest, Observed } from './wire.js';
@@ -12,6 +13,8 @@ interface Created {
   /** the collection the POST went to: `/projects` */
   collection: string;
   id: string;
+  /** the credential headers the POST was sent with (absent: the DELETE operation's own valid one) */
+  credentials?: Record<string, string>;
 }
 
 export interface CleanupReport {
@@ -50,11 +53,14 @@ export function createCleanup(model: ServiceModel) {
     model.operations.find((o) => o.operation.method === 'delete' && new RegExp(`^${collection.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\{[^/}]+\\}$`).test(o.operation.path));
 
   return {
-    /** Notes what a valid request of the fuzzing tenant created. */
-    record(template: string | undefined, request: FuzzRequest, observed: Observed): void {
-      if (!template || request.method !== 'POST' || observed.status < 200 || observed.status >= 300) return;
+    /** Notes what a request to the path `template` created: a POST answered 2xx, by whoever's `credentials`. */
+    record(template: string | undefined, method: string, observed: Observed, credentials?: Record<string, string>): void {
+      if (!template || method.toUpperCase() !== 'POST' || observed.status < 200 || observed.status >= 300) return;
+      // An action (a send, an enable) answers 200 with an id too: only what the answer says it created
+      // (201, a Location) or what the contract lets one delete is a resource left on the server.
+      if (observed.status !== 201 && !observed.headers.location && !deleteOf(template)) return;
       const id = createdId(observed);
-      if (id) created.push({ collection: template, id });
+      if (id) created.push({ collection: template, id, credentials });
     },
 
     /**
@@ -69,7 +75,7 @@ export function createCleanup(model: ServiceModel) {
         entry.count++;
         left.set(collection, entry);
       };
-      for (const { collection, id } of created) {
+      for (const { collection, id, credentials } of created) {
         const operation = deleteOf(collection);
         if (!operation) {
           stay(collection, `the contract has no DELETE ${collection}/{id}`);
@@ -77,7 +83,9 @@ export function createCleanup(model: ServiceModel) {
         }
         const path = operation.operation.path.replace(/\{[^/}]+\}$/, encodeURIComponent(id));
         const { valid, validQuery } = operation.credentials;
-        const request: FuzzRequest = { case: 'cleanup', method: 'DELETE', path, query: validQuery ?? [], headers: { ...(valid ?? {}) }, expect: 'any' };
+        const request: FuzzRequest = credentials
+          ? { case: 'cleanup', method: 'DELETE', path, query: [], headers: credentials, expect: 'any' }
+          : { case: 'cleanup', method: 'DELETE', path, query: validQuery ?? [], headers: { ...(valid ?? {}) }, expect: 'any' };
         let answer = await send(request);
         for (let retry = 0; answer.status === 429 && retry < 2; retry++) {
           await waitOut(Math.min(60, Math.max(1, Number(answer.headers['retry-after']) || 1)));

@@ -62,7 +62,7 @@ export function httpServiceTarget(slug: string, services: ReadonlyArray<Credenti
       const observed = await sender.send(basePath, r);
       const template = model.match(r.path)?.template;
       liveIds.harvest(template, observed, r.method === 'POST' && r.expect === 'accept');
-      cleanup.record(template, r, observed);
+      cleanup.record(template, r.method, observed);
       if (observed.status === 429) rateLimited++;
       return { violations: oracle(r, observed), request: describe(r), response: describeObserved(observed) };
     },

@@ -14,7 +14,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createBlogClient, type BlogClient } from '../../../generated/blog/client.gen.js';
-import { outcomeOf, patiently, required, ScenarioSetupError, type ScenarioContext, type ServiceScenario } from './scenario.js';
+import { outcomeOf, patiently, required, ScenarioSetupError, type ScenarioContext, type ServiceScenario, transportOf } from './scenario.js';
 
 export interface BlogFixture {
   ctx: ScenarioContext;
@@ -59,8 +59,8 @@ async function spendPrompts(f: BlogFixture) {
 
 export const blogScenario: ServiceScenario<BlogFixture> = {
   async setup(ctx) {
-    const client = createBlogClient({ baseUrl: ctx.baseUrl, headers: ctx.headers });
-    const other = (key: string) => createBlogClient({ baseUrl: ctx.baseUrl, headers: { Authorization: `Bearer ${key}` } });
+    const client = createBlogClient({ baseUrl: ctx.baseUrl, headers: ctx.headers, fetch: transportOf(ctx) });
+    const other = (key: string) => createBlogClient({ baseUrl: ctx.baseUrl, headers: { Authorization: `Bearer ${key}` }, fetch: transportOf(ctx) });
     const draft = required('create a draft', await patiently(ctx, () => client.POST('/v1/drafts', { body: content })), 201);
     const article = required('publish an article', await patiently(ctx, () => client.POST('/v1/articles', { body: content })), 201);
     const series = required('create a series', await patiently(ctx, () => client.POST('/v1/series', { body: { title: 'Scenario series' } })), 201);

@@ -1,4 +1,4 @@
-import type { ScenarioContext, ScenarioPart } from './scenario.js';
+import { type ScenarioContext, type ScenarioPart, transportOf } from './scenario.js';
 import type { JsonNode } from '../operations.js';
 
 /** What both parts of the coder scenario work on: where the gateway is, with whose key. */
@@ -19,7 +19,7 @@ export async function send(fixture: CoderFixture, method: string, path: string, 
   const headers = new Headers(fixture.ctx.headers);
   if (options.body !== undefined) headers.set('content-type', 'application/json');
   for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
-  const response = await fetch(`${fixture.ctx.baseUrl}${path}`, { method, headers, ...(options.body !== undefined && { body: JSON.stringify(options.body) }) });
+  const response = await transportOf(fixture.ctx)(`${fixture.ctx.baseUrl}${path}`, { method, headers, ...(options.body !== undefined && { body: JSON.stringify(options.body) }) });
   const text = await response.text();
   if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return { status: response.status, stream: text };
   return { status: response.status, body: text ? (JSON.parse(text) as JsonNode) : undefined };

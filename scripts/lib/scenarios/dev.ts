@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { createDevClient, type DevClient } from '../../../generated/dev/client.gen.js';
-import { outcomeOf, patiently, type ServiceScenario } from './scenario.js';
+import { outcomeOf, patiently, type ServiceScenario, transportOf } from './scenario.js';
 
 export interface DevFixture {
   client: DevClient;
@@ -42,8 +42,8 @@ export function checkGroundedAnswer(body: Completion): void {
 
 export const devScenario: ServiceScenario<DevFixture> = {
   async setup(ctx) {
-    const client = createDevClient({ baseUrl: ctx.baseUrl, headers: ctx.headers });
-    const revoked = createDevClient({ baseUrl: ctx.baseUrl, headers: { Authorization: 'Bearer dev_test_revoked' } });
+    const client = createDevClient({ baseUrl: ctx.baseUrl, headers: ctx.headers, fetch: transportOf(ctx) });
+    const revoked = createDevClient({ baseUrl: ctx.baseUrl, headers: { Authorization: 'Bearer dev_test_revoked' }, fetch: transportOf(ctx) });
     return { client, revoked, send: (call) => patiently(ctx, call) };
   },
 

@@ -9,7 +9,7 @@
 import { exampleRequest, type BuiltRequest } from '../example-request.js';
 import { listOperations, type JsonNode, type Operation } from '../operations.js';
 import type { SchemeCredentials } from '../credentials.js';
-import type { ScenarioContext, ServiceScenario } from './scenario.js';
+import { type ScenarioContext, type ServiceScenario, transportOf } from './scenario.js';
 
 /**
  * The operation's example request; what the contract gives no example of (a parameter, optional
@@ -42,7 +42,7 @@ export function examplesScenario(document: JsonNode, credentials: SchemeCredenti
         // Header names in one case, so the context's header replaces the scheme's instead of joining it.
         const headers = Object.fromEntries([...Object.entries(request.init.headers as Record<string, string>), ...Object.entries(ctx.headers)].map(([name, value]) => [name.toLowerCase(), value]));
         // A redirect is an answer of its own (the contract declares it), not something to follow.
-        return outcomeOfResponse(await fetch(`${ctx.baseUrl}${request.url}`, { ...request.init, headers, redirect: 'manual' }));
+        return outcomeOfResponse(await transportOf(ctx)(`${ctx.baseUrl}${request.url}`, { ...request.init, headers, redirect: 'manual' }));
       },
     ]),
   );

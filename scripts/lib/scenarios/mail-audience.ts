@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { fresh, notJson, sendOnly, unknownId, type MailFixture, type MailScenarioPart } from './mail-fixture.js';
-import { outcomeOf, required } from './scenario.js';
+import { outcomeOf, required, transportOf } from './scenario.js';
 
 
 
@@ -89,7 +89,7 @@ export const audiencePart: MailScenarioPart = {
       status: 400,
       why: 'a CSV file with an unclosed quote',
       call: async (f) => {
-        const response = await fetch(`${f.ctx.baseUrl}/v1/contacts/import`, { method: 'POST', headers: { ...f.ctx.headers, 'content-type': 'text/csv' }, body: `email\n"${fresh('broken')}\n` });
+        const response = await transportOf(f.ctx)(`${f.ctx.baseUrl}/v1/contacts/import`, { method: 'POST', headers: { ...f.ctx.headers, 'content-type': 'text/csv' }, body: `email\n"${fresh('broken')}\n` });
         return { status: response.status, body: await response.json() };
       },
     },

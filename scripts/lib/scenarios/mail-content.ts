@@ -9,11 +9,11 @@
 import assert from 'node:assert/strict';
 import { createMailClient } from '../../../generated/mail/client.gen.js';
 import { fresh, notJson, sendOnly, type MailFixture, type MailScenarioPart } from './mail-fixture.js';
-import { outcomeOf, required } from './scenario.js';
+import { outcomeOf, required, transportOf } from './scenario.js';
 
 const unknownId = '0f0e0d0c-0b0a-4909-8807-060504030201';
 const phone = '+14155550100';
-const onFreePlan = (f: MailFixture) => createMailClient({ baseUrl: f.ctx.baseUrl, headers: { authorization: 'Bearer msk_test_free' } });
+const onFreePlan = (f: MailFixture) => createMailClient({ baseUrl: f.ctx.baseUrl, headers: { authorization: 'Bearer msk_test_free' }, fetch: transportOf(f.ctx) });
 
 /** Unique per run, so the list check finds this run's template on a long-running stub. */
 const templateName = () => `Welcome ${fresh('template')}`;

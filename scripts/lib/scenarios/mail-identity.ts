@@ -8,11 +8,11 @@ import { SignJWT, importJWK } from 'jose';
 import { createMailClient } from '../../../generated/mail/client.gen.js';
 import { developmentSsoAudience, developmentSsoIssuer, developmentSsoSigningKey } from '../../../server-stubs/mail/identity/sso.js';
 import { notJson, sendOnly, unknownId, type MailFixture, type MailScenarioPart } from './mail-fixture.js';
-import { outcomeOf, required, type ScenarioContext } from './scenario.js';
+import { outcomeOf, required, type ScenarioContext, transportOf } from './scenario.js';
 
 /** An OAuth token of the seeded Max user granted only `send` (DECISIONS mail-1 seeds, designed). */
 
-const anonymous = (f: MailFixture) => createMailClient({ baseUrl: f.ctx.baseUrl });
+const anonymous = (f: MailFixture) => createMailClient({ baseUrl: f.ctx.baseUrl, fetch: transportOf(f.ctx) });
 
 /** A token of the development identity provider (its published test key), as a provider would sign it. */
 export async function developmentSsoToken(claims: { email: string; name?: string }, now = Date.now()): Promise<string> {
@@ -29,7 +29,7 @@ export async function developmentSsoToken(claims: { email: string; name?: string
 /** Signs in through the development login and answers the `session` cookie value. */
 export async function devLogin(ctx: ScenarioContext, userId: string, returnTo?: string): Promise<{ response: Response; session?: string }> {
   const form = new URLSearchParams({ user_id: userId, ...(returnTo && { return_to: returnTo }) });
-  const response = await fetch(`${ctx.baseUrl}/api/auth/login`, {
+  const response = await transportOf(ctx)(`${ctx.baseUrl}/api/auth/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: form,
@@ -87,7 +87,7 @@ export const mailIdentityPart: MailScenarioPart = {
       outcomeOf(await api.POST('/billing/checkout', { body: { plan: 'pro', success_url: 'https://app.example.com/billing/done', cancel_url: 'https://app.example.com/billing' } })),
     // HTML: the page itself is checked by the identity tests; here its status.
     showLoginPage: async ({ ctx }) => {
-      const response = await fetch(`${ctx.baseUrl}/api/auth/login?return_to=${encodeURIComponent('/mail/api/auth/login')}`);
+      const response = await transportOf(ctx)(`${ctx.baseUrl}/api/auth/login?return_to=${encodeURIComponent('/mail/api/auth/login')}`);
       await response.body?.cancel();
       return { status: response.status };
     },
@@ -98,7 +98,7 @@ export const mailIdentityPart: MailScenarioPart = {
     },
     logOut: async (f) => {
       const { session } = await devLogin(f.ctx, 'usr_pro');
-      return outcomeOf(await createMailClient({ baseUrl: f.ctx.baseUrl, headers: { cookie: `session=${session}` } }).POST('/api/auth/logout'));
+      return outcomeOf(await createMailClient({ baseUrl: f.ctx.baseUrl, headers: { cookie: `session=${session}` }, fetch: transportOf(f.ctx) }).POST('/api/auth/logout'));
     },
   },
 
@@ -135,7 +135,7 @@ export const mailIdentityPart: MailScenarioPart = {
       why: 'a key beyond the plan\'s active-key limit is refused (Free: 2)',
       call: async (f) => {
         const { session } = await devLogin(f.ctx, 'usr_free');
-        const free = createMailClient({ baseUrl: f.ctx.baseUrl, headers: { cookie: `session=${session}` } });
+        const free = createMailClient({ baseUrl: f.ctx.baseUrl, headers: { cookie: `session=${session}` }, fetch: transportOf(f.ctx) });
         let result = await free.POST('/v1/keys', { body: { name: 'Up to the limit' } });
         for (let i = 0; i < 25 && result.response.status === 201; i++) result = await free.POST('/v1/keys', { body: { name: 'Up to the limit' } });
         return outcomeOf(result);
@@ -176,7 +176,7 @@ export const mailIdentityPart: MailScenarioPart = {
       status: 400,
       why: 'return_to must be a relative path (no open redirect)',
       call: async (f) => {
-        const response = await fetch(`${f.ctx.baseUrl}/api/auth/login?return_to=${encodeURIComponent('//evil.example/')}`);
+        const response = await transportOf(f.ctx)(`${f.ctx.baseUrl}/api/auth/login?return_to=${encodeURIComponent('//evil.example/')}`);
         return { status: response.status, body: await response.json() };
       },
     },
@@ -185,7 +185,7 @@ export const mailIdentityPart: MailScenarioPart = {
       status: 400,
       why: 'an unknown user',
       call: async (f) => {
-        const response = await fetch(`${f.ctx.baseUrl}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'user_id=usr_nobody', redirect: 'manual' });
+        const response = await transportOf(f.ctx)(`${f.ctx.baseUrl}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'user_id=usr_nobody', redirect: 'manual' });
         return { status: response.status, body: await response.json() };
       },
     },

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { ScenarioSetupError, type ScenarioContext, type ServiceScenario } from './scenario.js';
+import { ScenarioSetupError, type ScenarioContext, type ServiceScenario, transportOf } from './scenario.js';
 
 /** What the mail scenario's parts share (the coder scenario's shape): where the service is, and what each part made. */
 export interface MailPartFixture {
@@ -38,7 +38,7 @@ async function send(fixture: MailPartFixture, method: string, path: string, opti
     headers.set('content-type', 'application/x-www-form-urlencoded');
     body = new URLSearchParams(options.form).toString();
   }
-  const response = await fetch(`${fixture.ctx.baseUrl}${path}`, { method, headers, body, redirect: 'manual' });
+  const response = await transportOf(fixture.ctx)(`${fixture.ctx.baseUrl}${path}`, { method, headers, body, redirect: 'manual' });
   const text = await response.text();
   const json = (response.headers.get('content-type') ?? '').includes('json') && text ? (JSON.parse(text) as unknown) : undefined;
   return { status: response.status, body: json, text, location: response.headers.get('location') ?? '' };

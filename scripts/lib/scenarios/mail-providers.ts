@@ -11,7 +11,7 @@ import { providerSecretsFromEnv } from '../../../server-stubs/mail/auth.js';
 import { signPostalBody } from '../../../server-stubs/mail/providers/postal-signature.js';
 import { postalTestPrivateKey } from '../../../server-stubs/mail/providers/postal-test-keys.js';
 import { fresh, unknownId, type MailFixture, type MailScenarioPart } from './mail-fixture.js';
-import { required } from './scenario.js';
+import { required, transportOf } from './scenario.js';
 
 const secrets = () => providerSecretsFromEnv();
 const postalPrivateKey = () => process.env.POSTAL_TEST_PRIVATE_KEY ?? postalTestPrivateKey;
@@ -23,7 +23,7 @@ async function sent(f: MailFixture, to: string): Promise<string> {
 }
 
 async function raw(f: MailFixture, method: string, path: string, headers: Record<string, string>, body?: string) {
-  const response = await fetch(`${f.ctx.baseUrl}${path}`, { method, headers, body });
+  const response = await transportOf(f.ctx)(`${f.ctx.baseUrl}${path}`, { method, headers, body });
   return { status: response.status, body: await response.json() };
 }
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { fresh, notJson, sendOnly, withRestrictedKey, type MailFixture, type MailScenarioPart } from './mail-fixture.js';
-import { outcomeOf, required } from './scenario.js';
+import { outcomeOf, required, transportOf } from './scenario.js';
 
 const message = () => ({ from: { email: 'hello@example.com', name: 'Scenario' }, to: [{ email: fresh('recipient') }], subject: 'Scenario', text: 'Hello from the scenario.' });
 const sandboxed = { header: { 'X-Service-Sandbox': true } } as const;
@@ -31,12 +31,12 @@ export const sendingPart: MailScenarioPart = {
     },
     // Not JSON: the image and the redirect are kept in the fixture for their expectations.
     trackOpen: async (f) => {
-      const response = await fetch(`${f.ctx.baseUrl}/t/open/${await sentWithLink(f)}`);
+      const response = await transportOf(f.ctx)(`${f.ctx.baseUrl}/t/open/${await sentWithLink(f)}`);
       f.made.pixel = `${response.headers.get('content-type')} ${Buffer.from(await response.arrayBuffer()).subarray(0, 6).toString()}`;
       return { status: response.status };
     },
     trackClick: async (f) => {
-      const response = await fetch(`${f.ctx.baseUrl}/t/click/${await sentWithLink(f)}.0`, { redirect: 'manual' });
+      const response = await transportOf(f.ctx)(`${f.ctx.baseUrl}/t/click/${await sentWithLink(f)}.0`, { redirect: 'manual' });
       await response.body?.cancel();
       f.made.clickedTo = response.headers.get('location') ?? '';
       return { status: response.status };
@@ -75,7 +75,7 @@ export const sendingPart: MailScenarioPart = {
       status: 404,
       why: 'a link the message does not have',
       call: async (f) => {
-        const response = await fetch(`${f.ctx.baseUrl}/t/click/${await sentWithLink(f)}.9`, { redirect: 'manual' });
+        const response = await transportOf(f.ctx)(`${f.ctx.baseUrl}/t/click/${await sentWithLink(f)}.9`, { redirect: 'manual' });
         return { status: response.status, body: await response.json() };
       },
     },

@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { createMailClient } from '../../../generated/mail/client.gen.js';
 import type { MailFixture, MailScenarioPart } from './mail-fixture.js';
-import { outcomeOf, required } from './scenario.js';
+import { outcomeOf, required, transportOf } from './scenario.js';
 
 const freeKey = 'msk_test_free';
-const onFreePlan = (f: MailFixture) => createMailClient({ baseUrl: f.ctx.baseUrl, headers: { authorization: `Bearer ${freeKey}` } });
+const onFreePlan = (f: MailFixture) => createMailClient({ baseUrl: f.ctx.baseUrl, headers: { authorization: `Bearer ${freeKey}` }, fetch: transportOf(f.ctx) });
 
 /** Unique per run, so a long-running stub never answers from an earlier run's state. */
 const fresh = (label: string) => `${label}.${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 8)}@example.com`;
@@ -19,7 +19,7 @@ const fresh = (label: string) => `${label}.${Date.now().toString(36)}.${Math.ran
 const malformed = 'not-an-address';
 
 async function notJson(f: MailFixture) {
-  const response = await fetch(`${f.ctx.baseUrl}/v1/validate`, { method: 'POST', headers: { ...f.ctx.headers, 'content-type': 'text/plain' }, body: 'ada@example.com' });
+  const response = await transportOf(f.ctx)(`${f.ctx.baseUrl}/v1/validate`, { method: 'POST', headers: { ...f.ctx.headers, 'content-type': 'text/plain' }, body: 'ada@example.com' });
   return { status: response.status, body: await response.json() };
 }
 

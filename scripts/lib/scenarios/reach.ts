@@ -14,7 +14,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createReachClient, type ReachClient } from '../../../generated/reach/client.gen.js';
-import { outcomeOf, patiently, required, ScenarioSetupError, type ScenarioContext, type ServiceScenario } from './scenario.js';
+import { outcomeOf, patiently, required, ScenarioSetupError, type ScenarioContext, type ServiceScenario, transportOf } from './scenario.js';
 
 export interface ReachFixture {
   client: ReachClient;
@@ -53,8 +53,8 @@ const nobody = () => randomUUID();
 
 export const reachScenario: ServiceScenario<ReachFixture> = {
   async setup(ctx) {
-    const client = createReachClient({ baseUrl: ctx.baseUrl, headers: ctx.headers });
-    const keyed = (key: string) => createReachClient({ baseUrl: ctx.baseUrl, headers: { Authorization: `Bearer ${key}` } });
+    const client = createReachClient({ baseUrl: ctx.baseUrl, headers: ctx.headers, fetch: transportOf(ctx) });
+    const keyed = (key: string) => createReachClient({ baseUrl: ctx.baseUrl, headers: { Authorization: `Bearer ${key}` }, fetch: transportOf(ctx) });
     const paid = keyed(paidKey());
     const { jobId } = required('start a lead search (paid key)', await patiently(ctx, () => paid.POST('/api/lead-finder/search', { body: { query: SEARCH, limit: 5 } })), 202);
     const job = await searchFinished(ctx, paid, jobId);

@@ -18,7 +18,15 @@ export interface ScenarioContext {
    * target has no such control, and the scenario waits in real time instead.
    */
   advance(seconds: number): Promise<boolean>;
+  /**
+   * What every call of the scenario is sent with (default: the global `fetch`): `npm run contract`
+   * passes one that notes what each POST created, to remove it at the end of its run.
+   */
+  fetch?: typeof fetch;
 }
+
+/** The scenario's transport: every call, through a client or by hand, goes through it. */
+export const transportOf = (ctx: ScenarioContext): typeof fetch => ctx.fetch ?? fetch;
 
 export interface ScenarioOutcome {
   /** the operationId called */
@@ -121,7 +129,7 @@ export function patientFetch(ctx: ScenarioContext): typeof fetch {
   return async (input, init) => {
     const original = input instanceof Request ? input : undefined;
     for (let attempt = 0; ; attempt++) {
-      const response = await fetch(original ? original.clone() : input, init);
+      const response = await transportOf(ctx)(original ? original.clone() : input, init);
       if (response.status !== 429 || attempt === 3) return response;
       await response.body?.cancel();
       await waitOut(ctx, response);

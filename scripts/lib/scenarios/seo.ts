@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { createSeoClient, type SeoClient } from '../../../generated/seo/client.gen.js';
-import { outcomeOf, patiently, required, ScenarioSetupError, type ScenarioContext, type ServiceScenario } from './scenario.js';
+import { outcomeOf, patiently, required, ScenarioSetupError, type ScenarioContext, type ServiceScenario, transportOf } from './scenario.js';
 
 export interface SeoFixture {
   client: SeoClient;
@@ -38,7 +38,7 @@ const ids = (list: Array<{ id: string }>) => list.map((item) => item.id);
 
 export const seoScenario: ServiceScenario<SeoFixture> = {
   async setup(ctx) {
-    const client = createSeoClient({ baseUrl: ctx.baseUrl, headers: ctx.headers });
+    const client = createSeoClient({ baseUrl: ctx.baseUrl, headers: ctx.headers, fetch: transportOf(ctx) });
     const projectId = await newProject(client, 'Operations');
     const configId = await newConfig(client, projectId);
     const added = required('add keywords', await client.POST('/rank-tracking/keywords', { body: { projectId, configId, keywords: ['first keyword', 'second keyword'] } }), 201);

@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createSocialClient, type SocialClient } from '../../../generated/social/client.gen.js';
-import { outcomeOf, patiently, required, type ScenarioContext, type ServiceScenario } from './scenario.js';
+import { outcomeOf, patiently, required, type ScenarioContext, type ServiceScenario, transportOf } from './scenario.js';
 
 export interface SocialFixture {
   client: SocialClient;
@@ -50,8 +50,8 @@ async function exhaustFreeTier(f: SocialFixture) {
 
 export const socialScenario: ServiceScenario<SocialFixture> = {
   async setup(ctx) {
-    const client = createSocialClient({ baseUrl: ctx.baseUrl, headers: ctx.headers });
-    const other = (key: string) => createSocialClient({ baseUrl: ctx.baseUrl, headers: { Authorization: `Bearer ${key}` } });
+    const client = createSocialClient({ baseUrl: ctx.baseUrl, headers: ctx.headers, fetch: transportOf(ctx) });
+    const other = (key: string) => createSocialClient({ baseUrl: ctx.baseUrl, headers: { Authorization: `Bearer ${key}` }, fetch: transportOf(ctx) });
     const run = randomUUID().slice(0, 8);
     const serverNow = Date.parse(required('read the stats (the server clock)', await client.GET('/api/stats'), 200).asOf);
     // A week ahead plus up to a day of random seconds: no slot of an earlier run is hit.

@@ -4,7 +4,7 @@
  * examples and the platform tests; resetting here would wipe what other scenarios made.
  */
 import assert from 'node:assert/strict';
-import { ScenarioSetupError, type ScenarioContext, type ServiceScenario } from './scenario.js';
+import { ScenarioSetupError, type ScenarioContext, type ServiceScenario, transportOf } from './scenario.js';
 
 interface ControlsFixture {
   ctx: ScenarioContext;
@@ -18,14 +18,14 @@ const mailUrl = (ctx: ScenarioContext) => ctx.baseUrl.replace(/\/_stub$/, '/mail
 const raw = (to: string, from = 'From: Scenario <scenario@example.com>') => `${from}\r\nTo: ${to}\r\nSubject: Scenario\r\nMessage-ID: <scenario@example.com>\r\n\r\nHello from the scenario.\r\n`;
 
 async function hand(f: ControlsFixture, body: string, type = 'message/rfc822') {
-  const response = await fetch(`${f.ctx.baseUrl}/mail/inbound`, { method: 'POST', headers: { ...f.ctx.headers, 'content-type': type }, body });
+  const response = await transportOf(f.ctx)(`${f.ctx.baseUrl}/mail/inbound`, { method: 'POST', headers: { ...f.ctx.headers, 'content-type': type }, body });
   return { status: response.status, body: await response.json() };
 }
 
 export const stubControlsScenario: ServiceScenario<ControlsFixture> = {
   async setup(ctx) {
     const domain = `in-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}.scenario-mail.example`;
-    const response = await fetch(`${mailUrl(ctx)}/v1/inbound`, {
+    const response = await transportOf(ctx)(`${mailUrl(ctx)}/v1/inbound`, {
       method: 'POST',
       headers: { authorization: 'Bearer msk_test_max', 'content-type': 'application/json' },
       body: JSON.stringify({ domain, webhook_url: 'https://hooks.example.com/inbound', secret: 'scenario-signing-secret' }),
