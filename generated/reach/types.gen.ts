@@ -757,9 +757,86 @@ export interface components {
             created_at: string;
         };
         /**
+         * UpgradeOffer
+         * @description The `upgrade` object of the generic upgrade body (DECISIONS reach-3), shaped as document 002
+         *     publishes it for the blog: `{feature, feature_label, usage {used, limit, remaining, resets_at},
+         *     current_plan {slug, name}, plans [{slug, name, price, url}], trial {available, days, plan_name,
+         *     requires_card}}`.
+         * @example {
+         *       "feature": "campaign_sync",
+         *       "feature_label": "Campaign sync",
+         *       "usage": {
+         *         "used": 0,
+         *         "limit": 0,
+         *         "remaining": 0,
+         *         "resets_at": null
+         *       },
+         *       "current_plan": {
+         *         "slug": "free",
+         *         "name": "Free"
+         *       },
+         *       "plans": [
+         *         {
+         *           "slug": "growth",
+         *           "name": "Growth",
+         *           "price": 49,
+         *           "url": "https://reach.example/pricing?plan=growth"
+         *         }
+         *       ],
+         *       "trial": {
+         *         "available": false,
+         *         "days": 0,
+         *         "plan_name": "Growth",
+         *         "requires_card": true
+         *       }
+         *     }
+         */
+        UpgradeOffer: {
+            /**
+             * @description The feature refused.
+             * @enum {string}
+             */
+            feature: "campaign_sync";
+            /** @description The feature's name for people. */
+            feature_label: string;
+            /** @description The feature's use in the current period; a feature the plan lacks has limit and remaining 0 and no reset. */
+            usage: {
+                used: number;
+                limit: number | null;
+                remaining: number | null;
+                /** Format: date-time */
+                resets_at: string | null;
+            };
+            current_plan: {
+                /** @enum {string} */
+                slug: "free" | "growth";
+                /** @enum {string} */
+                name: "Free" | "Growth";
+            };
+            /** @description The plans that offer the feature, cheapest first. */
+            plans: {
+                /** @enum {string} */
+                slug: "free" | "growth";
+                /** @enum {string} */
+                name: "Free" | "Growth";
+                price: number;
+                /** Format: uri */
+                url: string;
+            }[];
+            /** @description The trial the upgrade offers. */
+            trial: {
+                available: boolean;
+                days: number;
+                plan_name: string;
+                requires_card: boolean;
+            };
+        };
+        /**
          * PlanLimitError
          * @description 402 (published, DECISIONS reach-3): one of two forms, `{error: 'plan_limit_exceeded', feature,
-         *     used, limit, plan}` or the generic upgrade body with `code: 'plan_limit_exceeded'`.
+         *     used, limit, plan}` or the generic upgrade body with `code: 'plan_limit_exceeded'`, shaped as
+         *     document 002 publishes it for the blog: `{error, code, upgrade: {feature, feature_label, usage,
+         *     current_plan, plans, trial}}`.
          */
         PlanLimitError: {
             /** @constant */
@@ -775,11 +852,7 @@ export interface components {
             error: string;
             /** @constant */
             code: "plan_limit_exceeded";
-            /**
-             * Format: uri
-             * @description Pricing page to upgrade from.
-             */
-            upgradeUrl: string;
+            upgrade: components["schemas"]["UpgradeOffer"];
         };
         /**
          * Deal
@@ -1077,7 +1150,7 @@ export interface components {
                 "application/json": components["schemas"]["RateLimitedError"];
             };
         };
-        /** @description Plan limit (published, DECISIONS reach-3): `{error: 'plan_limit_exceeded', feature, used, limit, plan}` or the generic upgrade body with `code: 'plan_limit_exceeded'`. */
+        /** @description Plan limit (published, DECISIONS reach-3): `{error: 'plan_limit_exceeded', feature, used, limit, plan}` or the generic upgrade body `{error, code: 'plan_limit_exceeded', upgrade: {feature, feature_label, usage, current_plan, plans, trial}}`, the one document 002 publishes for the blog. */
         PlanLimit: {
             headers: {
                 [name: string]: unknown;
@@ -1125,6 +1198,7 @@ export type Lead = components['schemas']['Lead'];
 export type LeadSearchJob = components['schemas']['LeadSearchJob'];
 export type Company = components['schemas']['Company'];
 export type LeadList = components['schemas']['LeadList'];
+export type UpgradeOffer = components['schemas']['UpgradeOffer'];
 export type PlanLimitError = components['schemas']['PlanLimitError'];
 export type Deal = components['schemas']['Deal'];
 export type RevenueSummary = components['schemas']['RevenueSummary'];
