@@ -240,7 +240,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a reader to the newsletter
-         * @description Adds a subscriber to the caller's newsletter. Subscribers are a total, not a rate (`newsletter_subscribers`: Free 500, Pro 10,000, Business unlimited); the total never resets, so the answer carries every usage header but `x-service-usage-resets`. An address already subscribed (compared case-insensitively) answers 200 with its subscriber and is not counted again. A new subscriber beyond the allowance answers 429 `plan_limit_exceeded`. Rate limited with every other route: 100 requests per minute per key.
+         * @description Adds a subscriber to the caller's newsletter. Subscribers are a total, not a rate (`newsletter_subscribers`: Free 500, Pro 10,000, Business unlimited). Every successful answer carries all six usage headers, as published; the total does not reset, so `x-service-usage-resets` only names the start of the next calendar month (UTC), like the monthly allowances, and nothing is reset then (DECISIONS blog-4). An address already subscribed (compared case-insensitively) answers 200 with its subscriber and is not counted again. A new subscriber beyond the allowance answers 429 `plan_limit_exceeded`. Rate limited with every other route: 100 requests per minute per key.
          */
         post: operations["addNewsletterSubscriber"];
         delete?: never;
@@ -984,6 +984,12 @@ export interface components {
         UsageResets: string;
         /** @description The plan the call was metered under (`free`, `pro` — also during the trial — or `business`). */
         ServicePlan: "free" | "pro" | "business";
+        /**
+         * @description The start of the next calendar month (ISO 8601, UTC: the next 1st at 00:00 UTC), like the monthly
+         *     allowances. The subscriber total does not reset there: it counts the subscribers the newsletter
+         *     has, whatever the month.
+         */
+        SubscriberTotalResets: string;
     };
     pathItems: never;
 }
@@ -1032,6 +1038,7 @@ export type HeaderUsageLimit = components['headers']['UsageLimit'];
 export type HeaderUsageRemaining = components['headers']['UsageRemaining'];
 export type HeaderUsageResets = components['headers']['UsageResets'];
 export type HeaderServicePlan = components['headers']['ServicePlan'];
+export type HeaderSubscriberTotalResets = components['headers']['SubscriberTotalResets'];
 export type $defs = Record<string, never>;
 export interface operations {
     searchBlog: {
@@ -1421,6 +1428,7 @@ export interface operations {
                     "x-service-usage-used": components["headers"]["UsageUsed"];
                     "x-service-usage-limit": components["headers"]["UsageLimit"];
                     "x-service-usage-remaining": components["headers"]["UsageRemaining"];
+                    "x-service-usage-resets": components["headers"]["SubscriberTotalResets"];
                     "x-service-plan": components["headers"]["ServicePlan"];
                     [name: string]: unknown;
                 };
@@ -1435,6 +1443,7 @@ export interface operations {
                     "x-service-usage-used": components["headers"]["UsageUsed"];
                     "x-service-usage-limit": components["headers"]["UsageLimit"];
                     "x-service-usage-remaining": components["headers"]["UsageRemaining"];
+                    "x-service-usage-resets": components["headers"]["SubscriberTotalResets"];
                     "x-service-plan": components["headers"]["ServicePlan"];
                     [name: string]: unknown;
                 };

@@ -70,7 +70,7 @@ export interface paths {
          * Discover companies by structured filters
          * @description Synchronous company discovery with structured filters (industry, location, headcount,
          *     technology); with `includeEmails` it also fetches the contacts' e-mail addresses. At least one
-         *     filter is needed (else 422 with a form error). Discovery is not credit-metered. Needs scope
+         *     filter is needed: none is a missing field, 400 with a form error (DECISIONS reach-2). Discovery is not credit-metered. Needs scope
          *     `leads:search`; the provider being down gives 502.
          */
         post: operations["discoverCompanies"];
@@ -138,8 +138,8 @@ export interface paths {
         /**
          * Score leads with AI in the background
          * @description Queues background AI scoring. The body has exactly one of `jobId` (scores every unscored
-         *     result of that completed search) or `leadIds` (at most 200; an empty list is 422); both or
-         *     neither is 422. At most 200 leads per call. Answers 202 at once; each lead's `score` and
+         *     result of that completed search) or `leadIds` (at most 200; an empty list is 422). Neither is 400 (a missing
+         *     field) and both is 422 (DECISIONS reach-2). At most 200 leads per call. Answers 202 at once; each lead's `score` and
          *     `scored_at` are set about 5 s later (read them with `GET /api/lead-finder/leads`). Draws 1
          *     credit per lead from the wallet, charged when queued; a wallet that cannot pay gives 429 with
          *     `balance`, `freeRemaining` and `upgrade`. An unknown or another account's job or lead gives
@@ -466,25 +466,8 @@ export interface components {
             error: string;
         };
         /**
-         * ForbiddenError
-         * @description 403: the key lacks the scope the route needs; `requiredScope` names it.
-         * @example {
-         *       "error": "Insufficient scope: this route needs leads:search",
-         *       "requiredScope": "leads:search"
-         *     }
-         */
-        ForbiddenError: {
-            /** @description Human-readable message naming the missing scope. */
-            error: string;
-            /**
-             * @description The scope the route needs.
-             * @enum {string}
-             */
-            requiredScope: "leads:search" | "leads:verify" | "leads:score" | "leads:read" | "deals:read" | "deals:write";
-        };
-        /**
          * FieldValidationError
-         * @description 422 body (published): `{error: {fieldErrors: {<field>: [<messages>]}, formErrors: []}}`. `formErrors` holds what concerns the body as a whole (a missing body, "exactly one of").
+         * @description Schema-failure body (published), answered 400 for a missing field or malformed UUID and 422 otherwise (DECISIONS reach-2): `{error: {fieldErrors: {<field>: [<messages>]}, formErrors: []}}`. `formErrors` holds what concerns the body as a whole ("exactly one of", "at least one of").
          * @example {
          *       "error": {
          *         "fieldErrors": {
@@ -505,6 +488,23 @@ export interface components {
                 /** @description Messages about the body as a whole. */
                 formErrors: string[];
             };
+        };
+        /**
+         * ForbiddenError
+         * @description 403: the key lacks the scope the route needs; `requiredScope` names it.
+         * @example {
+         *       "error": "Insufficient scope: this route needs leads:search",
+         *       "requiredScope": "leads:search"
+         *     }
+         */
+        ForbiddenError: {
+            /** @description Human-readable message naming the missing scope. */
+            error: string;
+            /**
+             * @description The scope the route needs.
+             * @enum {string}
+             */
+            requiredScope: "leads:search" | "leads:verify" | "leads:score" | "leads:read" | "deals:read" | "deals:write";
         };
         /**
          * CreditLimitError
@@ -757,9 +757,86 @@ export interface components {
             created_at: string;
         };
         /**
+         * UpgradeOffer
+         * @description The `upgrade` object of the generic upgrade body (DECISIONS reach-3), shaped as document 002
+         *     publishes it for the blog: `{feature, feature_label, usage {used, limit, remaining, resets_at},
+         *     current_plan {slug, name}, plans [{slug, name, price, url}], trial {available, days, plan_name,
+         *     requires_card}}`.
+         * @example {
+         *       "feature": "campaign_sync",
+         *       "feature_label": "Campaign sync",
+         *       "usage": {
+         *         "used": 0,
+         *         "limit": 0,
+         *         "remaining": 0,
+         *         "resets_at": null
+         *       },
+         *       "current_plan": {
+         *         "slug": "free",
+         *         "name": "Free"
+         *       },
+         *       "plans": [
+         *         {
+         *           "slug": "growth",
+         *           "name": "Growth",
+         *           "price": 49,
+         *           "url": "https://reach.example/pricing?plan=growth"
+         *         }
+         *       ],
+         *       "trial": {
+         *         "available": false,
+         *         "days": 0,
+         *         "plan_name": "Growth",
+         *         "requires_card": true
+         *       }
+         *     }
+         */
+        UpgradeOffer: {
+            /**
+             * @description The feature refused.
+             * @enum {string}
+             */
+            feature: "campaign_sync";
+            /** @description The feature's name for people. */
+            feature_label: string;
+            /** @description The feature's use in the current period; a feature the plan lacks has limit and remaining 0 and no reset. */
+            usage: {
+                used: number;
+                limit: number | null;
+                remaining: number | null;
+                /** Format: date-time */
+                resets_at: string | null;
+            };
+            current_plan: {
+                /** @enum {string} */
+                slug: "free" | "growth";
+                /** @enum {string} */
+                name: "Free" | "Growth";
+            };
+            /** @description The plans that offer the feature, cheapest first. */
+            plans: {
+                /** @enum {string} */
+                slug: "free" | "growth";
+                /** @enum {string} */
+                name: "Free" | "Growth";
+                price: number;
+                /** Format: uri */
+                url: string;
+            }[];
+            /** @description The trial the upgrade offers. */
+            trial: {
+                available: boolean;
+                days: number;
+                plan_name: string;
+                requires_card: boolean;
+            };
+        };
+        /**
          * PlanLimitError
          * @description 402 (published, DECISIONS reach-3): one of two forms, `{error: 'plan_limit_exceeded', feature,
-         *     used, limit, plan}` or the generic upgrade body with `code: 'plan_limit_exceeded'`.
+         *     used, limit, plan}` or the generic upgrade body with `code: 'plan_limit_exceeded'`, shaped as
+         *     document 002 publishes it for the blog: `{error, code, upgrade: {feature, feature_label, usage,
+         *     current_plan, plans, trial}}`.
          */
         PlanLimitError: {
             /** @constant */
@@ -775,11 +852,7 @@ export interface components {
             error: string;
             /** @constant */
             code: "plan_limit_exceeded";
-            /**
-             * Format: uri
-             * @description Pricing page to upgrade from.
-             */
-            upgradeUrl: string;
+            upgrade: components["schemas"]["UpgradeOffer"];
         };
         /**
          * Deal
@@ -982,16 +1055,19 @@ export interface components {
     };
     responses: {
         /**
-         * @description `{error}`: the request fails before its body is parsed into its shape (DECISIONS reach-2):
-         *     invalid JSON, a malformed UUID in the path, a bad query parameter, `Invalid returnUrl`, a body
-         *     that is too large or not JSON.
+         * @description 400 (DECISIONS reach-2, document 002's table: missing field, invalid JSON, malformed UUID,
+         *     `Invalid returnUrl`). What fails before the body is shaped answers `{error}`: invalid JSON, a
+         *     malformed UUID in the path, a bad query parameter, `Invalid returnUrl`, a body that is too large
+         *     or not JSON. A body that fails its schema by lacking a required field (also neither of an
+         *     "exactly one of" pair, or none of an "at least one of" group) or by a malformed UUID answers the
+         *     schema-failure body `{error: {fieldErrors, formErrors}}`.
          */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] | components["schemas"]["FieldValidationError"];
             };
         };
         /** @description `{error}`: the `Authorization: Bearer <API_KEY>` header is missing, or the key is invalid or of another product. */
@@ -1012,7 +1088,7 @@ export interface components {
                 "application/json": components["schemas"]["ForbiddenError"];
             };
         };
-        /** @description `{error: {fieldErrors, formErrors}}`: the body parsed but failed validation (DECISIONS reach-2): missing or wrong fields, limits. */
+        /** @description `{error: {fieldErrors, formErrors}}`: the body parsed and has its fields but failed validation (DECISIONS reach-2): wrong types, limits, both of an exclusive pair, or a rule of the service. A missing field is 400. */
         Unprocessable: {
             headers: {
                 [name: string]: unknown;
@@ -1074,7 +1150,7 @@ export interface components {
                 "application/json": components["schemas"]["RateLimitedError"];
             };
         };
-        /** @description Plan limit (published, DECISIONS reach-3): `{error: 'plan_limit_exceeded', feature, used, limit, plan}` or the generic upgrade body with `code: 'plan_limit_exceeded'`. */
+        /** @description Plan limit (published, DECISIONS reach-3): `{error: 'plan_limit_exceeded', feature, used, limit, plan}` or the generic upgrade body `{error, code: 'plan_limit_exceeded', upgrade: {feature, feature_label, usage, current_plan, plans, trial}}`, the one document 002 publishes for the blog. */
         PlanLimit: {
             headers: {
                 [name: string]: unknown;
@@ -1114,14 +1190,15 @@ export interface components {
     pathItems: never;
 }
 export type Error = components['schemas']['Error'];
-export type ForbiddenError = components['schemas']['ForbiddenError'];
 export type FieldValidationError = components['schemas']['FieldValidationError'];
+export type ForbiddenError = components['schemas']['ForbiddenError'];
 export type CreditLimitError = components['schemas']['CreditLimitError'];
 export type RateLimitedError = components['schemas']['RateLimitedError'];
 export type Lead = components['schemas']['Lead'];
 export type LeadSearchJob = components['schemas']['LeadSearchJob'];
 export type Company = components['schemas']['Company'];
 export type LeadList = components['schemas']['LeadList'];
+export type UpgradeOffer = components['schemas']['UpgradeOffer'];
 export type PlanLimitError = components['schemas']['PlanLimitError'];
 export type Deal = components['schemas']['Deal'];
 export type RevenueSummary = components['schemas']['RevenueSummary'];
@@ -1260,7 +1337,7 @@ export interface operations {
                      * @default 10
                      */
                     limit?: number;
-                };
+                } & (unknown | unknown | unknown | unknown);
             };
         };
         responses: {
@@ -1392,7 +1469,7 @@ export interface operations {
                     jobId?: string;
                     /** @description Saved leads to score, at most 200. */
                     leadIds?: string[];
-                };
+                } & (unknown | unknown);
             };
         };
         responses: {

@@ -885,7 +885,11 @@ export interface components {
                 };
             };
         };
-        /** @description `NOT_FOUND`: project, audit or rank-tracking configuration not found (archived projects are not found). */
+        /**
+         * @description `NOT_FOUND`: project, audit or rank-tracking configuration not found. An archived project is not
+         *     found on every route that names it (read, change, archive again, rank tracking, audits), while its
+         *     data stays in the store (DECISIONS seo-3).
+         */
         NotFound: {
             headers: {
                 [name: string]: unknown;
@@ -1033,7 +1037,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The organization's projects (never empty). */
+            /** @description The organization's projects (never empty); archived ones are not listed. */
             200: {
                 headers: {
                     [name: string]: unknown;

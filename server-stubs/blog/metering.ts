@@ -62,15 +62,16 @@ export function admit(store: BlogStore, account: Account, feature: MeteredFeatur
 
 export function usageHeaders(store: BlogStore, account: Account, feature: MeteredFeature): Record<string, string> {
   const usage = usageOf(store, account, feature);
-  const headers: Record<string, string> = {
+  return {
     'x-service-usage-feature': feature,
     'x-service-usage-used': String(usage.used),
     'x-service-usage-limit': usage.limit === null ? 'unlimited' : String(usage.limit),
     'x-service-usage-remaining': usage.remaining === null ? 'unlimited' : String(usage.remaining),
+    // DECISIONS blog-4: all six on every metered success. A total that does not reset (subscribers)
+    // names the start of the next calendar month (UTC) too, like the monthly allowances.
+    'x-service-usage-resets': usage.resets_at ?? iso(nextMonthStart(store.now())),
+    'x-service-plan': store.effectivePlan(account),
   };
-  if (usage.resets_at) headers['x-service-usage-resets'] = usage.resets_at;
-  headers['x-service-plan'] = store.effectivePlan(account);
-  return headers;
 }
 
 /** Refuses a feature the plan does not have: 402 with the plan-limit body. */

@@ -1,16 +1,21 @@
+import { deref, requestBodyOf, type JsonNode } from '../../scripts/lib/operations.js';
+import { loadContract } from '../lib/contract.js';
 import { INVALID_JSON, issuesByField, type ErrorMapper, type Failure } from '../lib/errors.js';
 
 /**
- * The lead-outreach error body, `{error}` plus extras, for every failure of the service. What fails
- * before the body is parsed into its shape (invalid JSON, a malformed path UUID, a bad query) is a
- * 400 `{error}`; a body that parsed but breaks its schema is a 422 `{error: {fieldErrors,
- * formErrors}}` (DECISIONS reach-2). Every reach operation with a body declares 422.
+ * The lead-outreach error body, `{error}` plus extras, for every failure of the service, with the
+ * statuses of document 002's table (DECISIONS reach-2):
+ * - 400 `{error}`: invalid JSON, a malformed UUID in the path, a bad query, `Invalid returnUrl`;
+ * - 400 `{error: {fieldErrors, formErrors}}`: a body that lacks a required field (neither of an
+ *   "exactly one of" pair, none of an "at least one of" group) or holds a malformed UUID;
+ * - 422 `{error: {fieldErrors, formErrors}}`: a body that parsed and has its fields but breaks its
+ *   schema otherwise (wrong types, limits, both of an exclusive pair), or a handler's rule.
  */
 export const reachErrors: ErrorMapper = (failure) => {
   const plain = (error = failure.message) => ({ status: failure.status, body: { error } });
   switch (failure.kind) {
     case 'validation':
-      if (isBodyShapeFailure(failure)) return { status: 422, body: { error: fieldErrorsOf(failure) } };
+      if (isBodyShapeFailure(failure)) return bodyFailure(failure);
       return plain(badRequestMessage(failure));
     case 'payload_too_large':
     case 'unsupported_media_type':
@@ -38,12 +43,76 @@ function isBodyShapeFailure(failure: Failure): boolean {
   return failure.issues.every((i) => i.path === 'body' || i.path.startsWith('body.'));
 }
 
-/** zod's flatten() shape: issues on a field under `fieldErrors`, issues on the whole body under `formErrors`. */
-function fieldErrorsOf(failure: Failure) {
-  // The only body-wide `not` is scoreLeads' "not both jobId and leadIds": say so in words.
-  const formErrors = (failure.issues ?? []).filter((i) => i.path === 'body').map((i) => (i.message === 'must NOT be valid' ? 'jobId and leadIds are exclusive: give exactly one' : i.message));
-  const fields = issuesByField({ ...failure, issues: (failure.issues ?? []).filter((i) => i.path !== 'body').map((i) => ({ ...i, path: i.path.split('.').slice(0, 2).join('.') })) });
-  return { fieldErrors: { ...fields }, formErrors };
+const MISSING = /^must have required property '(.+)'$/;
+const MALFORMED_UUID = 'must match format "uuid"';
+const ONE_OF = 'must match exactly one schema in oneOf';
+const ANY_OF = 'must match a schema in anyOf';
+
+/** A body's "exactly one of" (`oneOf`) or "at least one of" (`anyOf`) group: branches that each require one field. */
+interface FieldGroup {
+  kind: 'oneOf' | 'anyOf';
+  names: string[];
+}
+
+/**
+ * A body that breaks its schema: 400 when a field is missing or a UUID is malformed, else 422; both
+ * as zod's flatten() shape, issues on a field under `fieldErrors` and on the body as a whole (a
+ * field group) under `formErrors`.
+ */
+function bodyFailure(failure: Failure) {
+  const issues = (failure.issues ?? []).map((i) => ({ ...i, path: i.path.split('.').slice(0, 2).join('.') }));
+  const groups = fieldGroupsOf(failure.operation?.id);
+  const formErrors: string[] = [];
+  let rest = issues;
+  let missing = false;
+  for (const kind of ['oneOf', 'anyOf'] as const) {
+    if (!rest.some((i) => i.path === 'body' && i.message === (kind === 'oneOf' ? ONE_OF : ANY_OF))) continue;
+    const group = groups.find((g) => g.kind === kind);
+    if (!group) continue;
+    const groupMissing = (i: { path: string; message: string }) => i.path.startsWith('body.') && group.names.includes(MISSING.exec(i.message)?.[1] ?? '');
+    if (rest.some(groupMissing)) {
+      // None of the group given: a missing field (reach-2), said once for the group.
+      missing = true;
+      formErrors.push(`${kind === 'oneOf' ? 'Exactly one' : 'At least one'} of ${listed(group.names, 'or')} is needed`);
+      rest = rest.filter((i) => !groupMissing(i));
+    } else if (kind === 'oneOf') {
+      formErrors.push(`${listed(group.names, 'and')} are exclusive: give exactly one`);
+    }
+    rest = rest.filter((i) => !(i.path === 'body' && i.message === (kind === 'oneOf' ? ONE_OF : ANY_OF)));
+  }
+  formErrors.push(...rest.filter((i) => i.path === 'body').map((i) => i.message));
+  const fieldIssues = rest.filter((i) => i.path !== 'body');
+  if (fieldIssues.some((i) => MISSING.test(i.message) || i.message === MALFORMED_UUID)) missing = true;
+  const fieldErrors = issuesByField({ ...failure, issues: fieldIssues });
+  return { status: missing ? 400 : 422, body: { error: { fieldErrors: { ...fieldErrors }, formErrors } } };
+}
+
+/** `a`, `a or b`, `a, b or c`. */
+function listed(names: string[], last: 'and' | 'or'): string {
+  return names.length < 2 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} ${last} ${names.at(-1)}`;
+}
+
+const groupsByOperation = new Map<string, FieldGroup[]>();
+
+/** The field groups of an operation's JSON body, read from the contract (at its root, or in an `allOf` part). */
+function fieldGroupsOf(operationId: string | undefined): FieldGroup[] {
+  if (operationId === undefined) return [];
+  const known = groupsByOperation.get(operationId);
+  if (known) return known;
+  const contract = loadContract('reach');
+  const operation = contract.operations.get(operationId);
+  const body = operation && requestBodyOf(contract.document, operation);
+  const schema = body?.content?.['application/json']?.schema ? deref<JsonNode>(contract.document, body.content['application/json'].schema) : undefined;
+  const groups: FieldGroup[] = [];
+  for (const part of [schema, ...((schema?.allOf as JsonNode[] | undefined) ?? []).map((s) => deref<JsonNode>(contract.document, s))]) {
+    for (const kind of ['oneOf', 'anyOf'] as const) {
+      const branches = part?.[kind] as JsonNode[] | undefined;
+      const names = branches?.map((b) => (Array.isArray(b.required) && b.required.length === 1 ? (b.required[0] as string) : undefined));
+      if (names?.length && names.every((n) => n !== undefined)) groups.push({ kind, names: names as string[] });
+    }
+  }
+  groupsByOperation.set(operationId, groups);
+  return groups;
 }
 
 function badRequestMessage(failure: Failure): string {

@@ -15,6 +15,12 @@ export const pricing = {
   paidWalletCredits: 10_000,
 };
 
+/** The plans as the upgrade offer lists them (designed): names, US dollars a month, pricing pages. */
+export const plans: Record<Plan, { name: 'Free' | 'Growth'; price: number; url: string }> = {
+  free: { name: 'Free', price: 0, url: 'https://reach.example/pricing?plan=free' },
+  growth: { name: 'Growth', price: 49, url: 'https://reach.example/pricing?plan=growth' },
+};
+
 /** Designed timings, on the stub clock. */
 export const timing = {
   jobQueuedMs: 2_000,

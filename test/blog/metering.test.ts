@@ -194,27 +194,32 @@ describe('AI-assistant prompts (ai_assistant_prompts)', () => {
 });
 
 describe('newsletter subscribers (newsletter_subscribers, a total)', () => {
-  test('Free: 500 subscribers in all; the 501st is 429; a new month does not reset a total; the same address is not counted twice', async () => {
+  test('Free: 500 subscribers in all; the 501st is 429; a new month does not reset a total; the same address is not counted twice (DECISIONS blog-4: all six headers)', async () => {
     const client = blog.client(FREE);
     for (let n = 1; n <= 500; n += 1) {
       const { response } = await client.POST('/v1/newsletter/subscribers', { body: { email: `reader${n}@example.com` } });
       expect(response.status).toBe(201);
       if (n === 1 || n === 500) {
-        expect(usageHeaders(response.headers)).toEqual({ feature: 'newsletter_subscribers', used: String(n), limit: '500', remaining: String(500 - n), resets: null, plan: 'free' });
+        expect(usageHeaders(response.headers)).toEqual({ feature: 'newsletter_subscribers', used: String(n), limit: '500', remaining: String(500 - n), resets: '2026-02-01T00:00:00Z', plan: 'free' });
       }
     }
     const again = checked(await client.POST('/v1/newsletter/subscribers', { body: { email: 'READER7@example.com' } }), { path: '/v1/newsletter/subscribers', method: 'post' });
-    expect({ status: again.status, email: again.body.email, used: again.headers.get('x-service-usage-used') }).toEqual({ status: 200, email: 'reader7@example.com', used: '500' });
+    expect({ status: again.status, email: again.body.email }).toEqual({ status: 200, email: 'reader7@example.com' });
+    expect(usageHeaders(again.headers)).toEqual({ feature: 'newsletter_subscribers', used: '500', limit: '500', remaining: '0', resets: '2026-02-01T00:00:00Z', plan: 'free' });
     const refused = checked(await client.POST('/v1/newsletter/subscribers', { body: { email: 'one-more@example.com' } }), { path: '/v1/newsletter/subscribers', method: 'post' });
     expect(refused.status).toBe(429);
     expect(refused.body.upgrade).toMatchObject({ feature: 'newsletter_subscribers', usage: { used: 500, limit: 500, remaining: 0, resets_at: null } });
+    // The named month start passes and nothing resets: still 500 of 500, and the header names the next one.
     clock.set(Date.parse('2026-02-01T00:00:00Z'));
     expect((await client.POST('/v1/newsletter/subscribers', { body: { email: 'one-more@example.com' } })).response.status).toBe(429);
+    const known = checked(await client.POST('/v1/newsletter/subscribers', { body: { email: 'reader1@example.com' } }), { path: '/v1/newsletter/subscribers', method: 'post' });
+    expect(known.status).toBe(200);
+    expect(usageHeaders(known.headers)).toEqual({ feature: 'newsletter_subscribers', used: '500', limit: '500', remaining: '0', resets: '2026-03-01T00:00:00Z', plan: 'free' });
   });
 
   test('Business subscribers are unlimited', async () => {
     const { response } = await blog.client(BUSINESS).POST('/v1/newsletter/subscribers', { body: { email: 'reader@example.com' } });
-    expect(usageHeaders(response.headers)).toEqual({ feature: 'newsletter_subscribers', used: '1', limit: 'unlimited', remaining: 'unlimited', resets: null, plan: 'business' });
+    expect(usageHeaders(response.headers)).toEqual({ feature: 'newsletter_subscribers', used: '1', limit: 'unlimited', remaining: 'unlimited', resets: '2026-02-01T00:00:00Z', plan: 'business' });
   });
 });
 

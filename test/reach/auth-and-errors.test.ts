@@ -63,7 +63,7 @@ describe('scopes (DECISIONS reach-4): 403 naming the missing scope', () => {
   });
 });
 
-describe('400 {error} before the body is shaped, 422 {error: {fieldErrors, formErrors}} after (DECISIONS reach-2)', () => {
+describe('400 for invalid JSON, malformed UUIDs and missing fields, 422 for a body that has its fields but breaks its schema (DECISIONS reach-2)', () => {
   test('invalid JSON is 400 {error}', async () => {
     const answer = await raw(reach.baseUrl, 'POST', '/api/deals', { body: '{"name":' });
     expect(answer.status).toBe(400);
@@ -83,16 +83,31 @@ describe('400 {error} before the body is shaped, 422 {error: {fieldErrors, formE
     expect(Object.keys(answer.body.error.fieldErrors).sort()).toEqual(['limit', 'query']);
   });
 
-  test('a missing required field is 422 on that field', async () => {
+  test('a missing required field is 400 with fieldErrors on that field, also beside other failures', async () => {
     const answer = checked(await reach.client().POST('/api/deals', { body: {} as never }), { path: '/api/deals', method: 'post' });
-    expect(answer.status).toBe(422);
-    expect(answer.body.error.fieldErrors.name).toEqual([expect.stringMatching(/required/)]);
+    expect({ status: answer.status, body: answer.body }).toEqual({ status: 400, body: { error: { fieldErrors: { name: ["must have required property 'name'"] }, formErrors: [] } } });
+    const mixed = checked(await reach.client().POST('/api/deals', { body: { value: -1 } as never }), { path: '/api/deals', method: 'post' });
+    expect(mixed.status).toBe(400);
+    expect(Object.keys(mixed.body.error.fieldErrors).sort()).toEqual(['name', 'value']);
+    const sync = await raw(reach.baseUrl, 'POST', `/api/lead-finder/lists/${someId}/sync`, { body: '{}' });
+    expect(sync).toMatchObject({ status: 400, body: { error: { fieldErrors: { campaignId: [expect.stringMatching(/required/)] }, formErrors: [] } } });
   });
 
-  test('a body-wide rule is a formError (no discovery filter)', async () => {
+  test('the same body with its fields but a wrong type or limit is 422', async () => {
+    const answer = checked(await reach.client().POST('/api/deals', { body: { name: 'Negative', value: -1 } }), { path: '/api/deals', method: 'post' });
+    expect({ status: answer.status, body: answer.body }).toEqual({ status: 422, body: { error: { fieldErrors: { value: ['must be >= 0'] }, formErrors: [] } } });
+    const typed = await raw(reach.baseUrl, 'POST', '/api/deals', { body: JSON.stringify({ name: 7 }) });
+    expect(typed).toMatchObject({ status: 422, body: { error: { fieldErrors: { name: [expect.stringMatching(/string/)] }, formErrors: [] } } });
+  });
+
+  test('a malformed UUID in the body is 400 with fieldErrors', async () => {
+    const answer = checked(await reach.client().POST('/api/lead-finder/verify', { body: { leadIds: ['not-a-uuid'] } }), { path: '/api/lead-finder/verify', method: 'post' });
+    expect({ status: answer.status, body: answer.body }).toEqual({ status: 400, body: { error: { fieldErrors: { leadIds: ['must match format "uuid"'] }, formErrors: [] } } });
+  });
+
+  test('no discovery filter at all is a missing field: 400 with a form error', async () => {
     const answer = checked(await reach.client().POST('/api/lead-finder/discover', { body: { limit: 3 } }), { path: '/api/lead-finder/discover', method: 'post' });
-    expect(answer.status).toBe(422);
-    expect(answer.body).toEqual({ error: { fieldErrors: {}, formErrors: ['At least one filter is needed: industry, location, headcount or technology'] } });
+    expect({ status: answer.status, body: answer.body }).toEqual({ status: 400, body: { error: { fieldErrors: {}, formErrors: ['At least one of industry, location, headcount or technology is needed'] } } });
   });
 
   test('`Invalid returnUrl` is 400, a registered path is fine', async () => {

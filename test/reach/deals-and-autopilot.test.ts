@@ -101,14 +101,30 @@ describe('402 plan limits, both published forms (DECISIONS reach-3)', () => {
     expect(refused).toMatchObject({ status: 402, body: { error: 'plan_limit_exceeded', feature: 'autopilot', used: 0, limit: 0, plan: 'free' } });
   });
 
-  test('campaign sync on the free plan: the generic upgrade body with code plan_limit_exceeded', async () => {
+  test('campaign sync on the free plan: the generic upgrade body {error, code: plan_limit_exceeded, upgrade} as published for the blog', async () => {
     reach = await startReach();
     const list = (await reach.client(FREE).POST('/api/lead-finder/lists', { body: { name: 'Free list' } })).data!.list;
     const refused = checked(
       await reach.client(FREE).POST('/api/lead-finder/lists/{listId}/sync', { params: { path: { listId: list.id } }, body: { campaignId: 'spring' } }),
       { path: '/api/lead-finder/lists/{listId}/sync', method: 'post' },
     );
-    expect(refused).toMatchObject({ status: 402, body: { code: 'plan_limit_exceeded', upgradeUrl: expect.stringMatching(/^https:/) } });
+    expect({ status: refused.status, body: refused.body }).toEqual({
+      status: 402,
+      body: {
+        error: 'Campaign sync is not on the free plan; the Growth plan has it',
+        code: 'plan_limit_exceeded',
+        upgrade: {
+          feature: 'campaign_sync',
+          feature_label: 'Campaign sync',
+          usage: { used: 0, limit: 0, remaining: 0, resets_at: null },
+          current_plan: { slug: 'free', name: 'Free' },
+          plans: [{ slug: 'growth', name: 'Growth', price: 49, url: 'https://reach.example/pricing?plan=growth' }],
+          trial: { available: false, days: 0, plan_name: 'Growth', requires_card: true },
+        },
+      },
+    });
+    // The list was not synced.
+    expect((await reach.client(FREE).GET('/api/lead-finder/lists')).data!.lists[0]).toMatchObject({ campaign_id: null, synced_at: null });
   });
 });
 

@@ -1,10 +1,10 @@
 /**
  * Verification (at most 20 a call, sets `verify_status` and `verify_score`) and background scoring
- * (`jobId` xor `leadIds`, an empty `leadIds` is 422, at most 200, scores land on the clock), both
+ * (exactly one of `jobId` and `leadIds`: neither 400, both 422; an empty `leadIds` is 422, at most 200, scores land on the clock), both
  * drawing credits from the wallet (DECISIONS reach-5); enrichment and message previews.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { FREE, OTHER, PAID, checked, searchAndWait, startReach, type ReachStub } from './support.js';
+import { FREE, OTHER, PAID, checked, contract, searchAndWait, startReach, type ReachStub } from './support.js';
 import type { JsonNode } from '../../scripts/lib/operations.js';
 
 let reach: ReachStub | undefined;
@@ -91,17 +91,28 @@ describe('score', () => {
     expect({ leadIds: again.leadIds, creditsUsed: again.creditsUsed }).toEqual({ leadIds: [], creditsUsed: 0 });
   });
 
-  test('jobId and leadIds are exclusive; neither, both and an empty leadIds are 422', async () => {
+  test('jobId and leadIds are exactly one of (DECISIONS reach-2): neither is 400 (a missing field), both and an empty leadIds 422', async () => {
     reach = await startReach();
     const { jobId, job } = await searchAndWait(reach, PAID, 'software', 5);
     const leadIds = [job.results[0].id];
+    const before = await credits(reach);
     const neither = checked(await reach.client(PAID).POST('/api/lead-finder/score', { body: {} }), scorePath);
-    expect(neither).toMatchObject({ status: 422, body: { error: { fieldErrors: {}, formErrors: [expect.stringMatching(/exactly one/i)] } } });
+    expect({ status: neither.status, body: neither.body }).toEqual({ status: 400, body: { error: { fieldErrors: {}, formErrors: ['Exactly one of jobId or leadIds is needed'] } } });
     const both = checked(await reach.client(PAID).POST('/api/lead-finder/score', { body: { jobId, leadIds } }), scorePath);
-    expect(both).toMatchObject({ status: 422, body: { error: { formErrors: [expect.stringMatching(/exclusive/)] } } });
+    expect({ status: both.status, body: both.body }).toEqual({ status: 422, body: { error: { fieldErrors: {}, formErrors: ['jobId and leadIds are exclusive: give exactly one'] } } });
     const empty = checked(await reach.client(PAID).POST('/api/lead-finder/score', { body: { leadIds: [] } }), scorePath);
     expect(empty.status).toBe(422);
     expect(Object.keys(empty.body.error.fieldErrors)).toEqual(['leadIds']);
+    expect(await credits(reach)).toBe(before);
+  });
+
+  test('the contract states the pair: neither and both break the body schema, either alone keeps it', () => {
+    const id = crypto.randomUUID();
+    const errors = (body: unknown) => contract.requestErrors('/api/lead-finder/score', 'post', body);
+    expect(errors({})).not.toEqual([]);
+    expect(errors({ jobId: id, leadIds: [id] })).not.toEqual([]);
+    expect(errors({ jobId: id })).toEqual([]);
+    expect(errors({ leadIds: [id] })).toEqual([]);
   });
 
   test('at most 200 leads per call: 201 is 422', async () => {

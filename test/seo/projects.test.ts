@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { createManualClock } from '../../server-stubs/lib/clock.js';
 import { limits } from '../../server-stubs/seo/store.js';
+import type { JsonNode } from '../../scripts/lib/operations.js';
 import {
   addKeywords,
   contract,
@@ -10,6 +11,7 @@ import {
   newProject,
   outcome,
   raw,
+  readStream,
   startCrawl,
   startSeo,
   UNKNOWN_ID,
@@ -215,6 +217,75 @@ describe('DELETE /projects/{projectId} archives', () => {
     expect(store.configs.get(configId)).toBeDefined();
     expect(store.keywordsOf(configId).map((k) => k.keyword).sort()).toEqual(['alpha', 'beta']);
     expect(store.runs.get(configId)?.length).toBeGreaterThan(0);
+  });
+});
+
+describe('an archived project is 404 on every route (DECISIONS seo-3)', () => {
+  test('every operation that names a project answers 404 NOT_FOUND for an archived one; the list leaves it out', async () => {
+    const client = seo.client();
+    const projectId = await newProject(client, 'Archived everywhere', 'www.example.com');
+    const configId = await newConfig(client, projectId);
+    expect((await addKeywords(client, projectId, configId, ['gamma'])).status).toBe(201);
+    const jobId = (await startCrawl(client, projectId, 'https://www.example.com/')).data!.jobId;
+    expect((await client.DELETE('/projects/{projectId}', { params: { path: { projectId } } })).response.status).toBe(200);
+
+    const path = { params: { path: { projectId } } };
+    const ids = { projectId, configId };
+    const calls: Record<string, { where: { path: string; method: string }; call: () => Promise<{ status: number; body: unknown }> }> = {
+      getProject: { where: { path: '/projects/{projectId}', method: 'get' }, call: async () => outcome(await client.GET('/projects/{projectId}', path)) },
+      updateProject: { where: { path: '/projects/{projectId}', method: 'patch' }, call: async () => outcome(await client.PATCH('/projects/{projectId}', { ...path, body: { name: 'x' } })) },
+      deleteProject: { where: { path: '/projects/{projectId}', method: 'delete' }, call: async () => outcome(await client.DELETE('/projects/{projectId}', path)) },
+      listRankTrackingConfigs: { where: { path: '/rank-tracking/configs', method: 'get' }, call: async () => outcome(await client.GET('/rank-tracking/configs', { params: { query: { projectId } } })) },
+      createRankTrackingConfig: {
+        where: { path: '/rank-tracking/configs', method: 'post' },
+        call: async () => outcome(await client.POST('/rank-tracking/configs', { body: { projectId, domain: 'example.org', serpDepth: 20 } })),
+      },
+      updateRankTrackingConfig: { where: { path: '/rank-tracking/configs', method: 'patch' }, call: async () => outcome(await client.PATCH('/rank-tracking/configs', { body: { ...ids, serpDepth: 30 } })) },
+      deleteRankTrackingConfig: { where: { path: '/rank-tracking/configs', method: 'delete' }, call: async () => outcome(await client.DELETE('/rank-tracking/configs', { body: ids })) },
+      listTrackedKeywords: { where: { path: '/rank-tracking/keywords', method: 'get' }, call: async () => outcome(await client.GET('/rank-tracking/keywords', { params: { query: ids } })) },
+      addTrackedKeywords: { where: { path: '/rank-tracking/keywords', method: 'post' }, call: async () => outcome(await client.POST('/rank-tracking/keywords', { body: { ...ids, keywords: ['delta'] } })) },
+      removeTrackedKeywords: {
+        where: { path: '/rank-tracking/keywords', method: 'delete' },
+        call: async () => outcome(await client.DELETE('/rank-tracking/keywords', { body: { ...ids, keywordIds: [UNKNOWN_ID] } })),
+      },
+      getLatestRankTrackingRun: { where: { path: '/rank-tracking/runs', method: 'get' }, call: async () => outcome(await client.GET('/rank-tracking/runs', { params: { query: ids } })) },
+      startCrawl: { where: { path: '/crawl/start', method: 'post' }, call: async () => outcome(await client.POST('/crawl/start', { body: { projectId, startUrl: 'https://www.example.com/' } })) },
+      getCrawlStatus: { where: { path: '/crawl/{jobId}/status', method: 'get' }, call: async () => outcome(await client.GET('/crawl/{jobId}/status', { params: { path: { jobId }, query: { projectId } } })) },
+      streamCrawl: {
+        where: { path: '/crawl/{jobId}/stream', method: 'get' },
+        call: async () => {
+          const read = await readStream(seo.baseUrl, projectId, jobId);
+          return { status: read.response.status, body: read.body };
+        },
+      },
+    };
+    // Every operation of the bundle names a project, but listing and creating them: each has its call here.
+    const namingProject = Object.values<JsonNode>(contract.document.paths)
+      .flatMap((item) => Object.values<JsonNode>(item))
+      .map((op) => op?.operationId as string | undefined)
+      .filter((id): id is string => id !== undefined && id !== 'listProjects' && id !== 'createProject');
+    expect(Object.keys(calls).sort()).toEqual(namingProject.sort());
+
+    for (const [id, { where, call }] of Object.entries(calls)) {
+      const answer = await call();
+      expect({ id, status: answer.status, body: answer.body }).toEqual({ id, status: 404, body: { error: 'Project not found', code: 'NOT_FOUND' } });
+      expect(contract.responseErrors(where.path, where.method, 404, answer.body), id).toEqual([]);
+    }
+    expect((await listOf()).map((p) => p.id)).not.toContain(projectId);
+  });
+
+  test('the contract says so on the 404 of each of those operations, marked provisional naming seo-3', () => {
+    const document = contract.document as JsonNode;
+    const notFound = (ref: JsonNode) => (ref.$ref ? document.components.responses[String(ref.$ref).split('/').pop()!] : ref) as JsonNode;
+    for (const [path, item] of Object.entries<JsonNode>(document.paths)) {
+      for (const [method, op] of Object.entries<JsonNode>(item)) {
+        if (!op?.operationId || op.operationId === 'listProjects' || op.operationId === 'createProject') continue;
+        const response = notFound(op.responses['404'] ?? {});
+        expect(response['x-provisional'], `${method} ${path}`).toMatch(/seo-3/);
+        expect(response.description, `${method} ${path}`).toMatch(/archived/i);
+      }
+    }
+    expect(document.paths['/projects'].get.responses['200']['x-provisional']).toMatch(/seo-3/);
   });
 });
 

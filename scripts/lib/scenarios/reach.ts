@@ -2,7 +2,7 @@
  * The lead-outreach scenario: a completed lead search, a list, a deal and an outreach run made
  * through the API, then one call per operation on a path that succeeds, and the documented
  * refusals (403 per scope, 404 unknown or another account's, 422 bodies, 402 plan gates, 429 credit
- * limit, 400 returnUrl).
+ * limit, 400 returnUrl and missing fields).
  *
  * The tenant's credential (the first seed, `msr_test_key`: free plan, every scope) works on deals and
  * billing. Credit-metered and paid-only calls use the paid key (`REACH_PAID_KEY`, default
@@ -166,11 +166,12 @@ export const reachScenario: ServiceScenario<ReachFixture> = {
     { id: 'getAutopilotStatus', status: 404, why: 'an unknown run', call: async ({ paid }) => outcomeOf(await paid.GET('/api/autopilot/{id}/status', { params: { path: { id: nobody() } } })) },
     // 422: bodies that parse but break their schema or a rule.
     { id: 'searchLeads', status: 422, why: 'a query under 3 characters', call: async ({ paid }) => outcomeOf(await paid.POST('/api/lead-finder/search', { body: { query: 'ab' } })) },
-    { id: 'discoverCompanies', status: 422, why: 'no filter', call: async ({ client }) => outcomeOf(await client.POST('/api/lead-finder/discover', { body: { limit: 3 } })) },
+    { id: 'discoverCompanies', status: 422, why: 'a limit over 50', call: async ({ client }) => outcomeOf(await client.POST('/api/lead-finder/discover', { body: { industry: 'software', limit: 51 } })) },
     { id: 'verifyLeads', status: 422, why: 'more than 20 leads', call: async ({ paid }) => outcomeOf(await paid.POST('/api/lead-finder/verify', { body: { leadIds: Array.from({ length: 21 }, nobody) } })) },
+    { id: 'scoreLeads', status: 422, why: 'both jobId and leadIds', call: async ({ paid, jobId, leadId }) => outcomeOf(await paid.POST('/api/lead-finder/score', { body: { jobId, leadIds: [leadId] } })) },
     { id: 'scoreLeads', status: 422, why: 'an empty leadIds', call: async ({ paid }) => outcomeOf(await paid.POST('/api/lead-finder/score', { body: { leadIds: [] } })) },
     { id: 'createLeadList', status: 422, why: 'an empty name', call: async ({ paid }) => outcomeOf(await paid.POST('/api/lead-finder/lists', { body: { name: '' } })) },
-    { id: 'syncLeadList', status: 422, why: 'no campaignId', call: async ({ paid, listId }) => outcomeOf(await paid.POST('/api/lead-finder/lists/{listId}/sync', { params: { path: { listId } }, body: {} as never })) },
+    { id: 'syncLeadList', status: 422, why: 'an empty campaignId', call: async ({ paid, listId }) => outcomeOf(await paid.POST('/api/lead-finder/lists/{listId}/sync', { params: { path: { listId } }, body: { campaignId: '' } })) },
     { id: 'enrichLeads', status: 422, why: 'no leadIds', call: async ({ paid }) => outcomeOf(await paid.POST('/api/lead-finder/enrich', { body: { leadIds: [] } })) },
     { id: 'previewOutreachMessage', status: 422, why: 'an unknown tone', call: async ({ paid, leadId }) => outcomeOf(await paid.POST('/api/lead-finder/preview-message', { body: { leadId, tone: 'shouty' as never } })) },
     { id: 'createDeal', status: 422, why: 'a negative value', call: async ({ client }) => outcomeOf(await client.POST('/api/deals', { body: { name: 'Negative', value: -1 } })) },
@@ -183,7 +184,11 @@ export const reachScenario: ServiceScenario<ReachFixture> = {
     // 429 credit limit: the free plan has no wallet.
     { id: 'verifyLeads', status: 429, why: 'the free plan has no credits', call: async ({ client, freeLeadId }) => outcomeOf(await client.POST('/api/lead-finder/verify', { body: { leadIds: [freeLeadId] } })) },
     { id: 'scoreLeads', status: 429, why: 'the free plan has no credits', call: async ({ client, freeLeadId }) => outcomeOf(await client.POST('/api/lead-finder/score', { body: { leadIds: [freeLeadId] } })) },
-    // 400: what fails before the body is shaped.
+    // 400: what fails before the body is shaped, and bodies that lack a required field (DECISIONS reach-2).
+    { id: 'createDeal', status: 400, why: 'no name', call: async ({ client }) => outcomeOf(await client.POST('/api/deals', { body: {} as never })) },
+    { id: 'syncLeadList', status: 400, why: 'no campaignId', call: async ({ paid, listId }) => outcomeOf(await paid.POST('/api/lead-finder/lists/{listId}/sync', { params: { path: { listId } }, body: {} as never })) },
+    { id: 'scoreLeads', status: 400, why: 'neither jobId nor leadIds', call: async ({ paid }) => outcomeOf(await paid.POST('/api/lead-finder/score', { body: {} })) },
+    { id: 'discoverCompanies', status: 400, why: 'no filter at all', call: async ({ client }) => outcomeOf(await client.POST('/api/lead-finder/discover', { body: { limit: 3 } })) },
     { id: 'listLeads', status: 400, why: 'page 0', call: async ({ client }) => outcomeOf(await client.GET('/api/lead-finder/leads', { params: { query: { page: 0 } } })) },
     { id: 'getSubscription', status: 400, why: 'a returnUrl off the registered domain', call: async ({ client }) => outcomeOf(await client.GET('/billing/subscription', { params: { query: { returnUrl: 'https://evil.example/phish' } } })) },
   ],

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { reachHandlers, type ReachDeps } from '../context.js';
-import { requireLeads, viaProvider } from './shared.js';
-
-export const UPGRADE_URL = 'https://reach.example/pricing';
+import { requireLeads, upgradeOffer, viaProvider } from './shared.js';
 
 export function leadListHandlers({ store, provider }: ReachDeps) {
   return reachHandlers({
@@ -29,7 +27,7 @@ export function leadListHandlers({ store, provider }: ReachDeps) {
     syncLeadList: async ({ principal, params, body, fail }) => {
       const list = store.list(principal.accountId, params.listId) ?? fail(404, undefined, 'Lead list not found');
       if (store.account(principal.accountId).plan === 'free') {
-        fail(402, 'plan_limit_exceeded', 'Campaign sync is not on the free plan', { upgradeUrl: UPGRADE_URL });
+        fail(402, 'plan_limit_exceeded', 'Campaign sync is not on the free plan; the Growth plan has it', { upgrade: upgradeOffer('free', 'campaign_sync') });
       }
       await viaProvider(fail, () => provider.ping());
       const synced = store.saveList(principal.accountId, { ...list, campaign_id: body.campaignId, synced_at: store.nowIso() });

@@ -39,9 +39,7 @@ export function leadSearchHandlers({ store, provider }: ReachDeps) {
     },
 
     discoverCompanies: async ({ principal, body, fail }) => {
-      if (body.industry === undefined && body.location === undefined && body.headcount === undefined && body.technology === undefined) {
-        fail(422, undefined, 'No filter given', { formErrors: ['At least one filter is needed: industry, location, headcount or technology'] });
-      }
+      // At least one filter: the contract's `anyOf` (none given is the validator's 400).
       const companies = await viaProvider(fail, () => provider.discover(body));
       // Contacts fetched with their e-mails are saved as leads, so they can be verified and scored.
       for (const company of companies) {

@@ -44,9 +44,7 @@ export function leadHandlers({ store, provider }: ReachDeps) {
     },
 
     scoreLeads: async ({ principal, body, fail }) => {
-      if ((body.jobId === undefined) === (body.leadIds === undefined)) {
-        fail(422, undefined, 'Give exactly one of jobId or leadIds', { formErrors: ['Exactly one of jobId or leadIds is needed'] });
-      }
+      // Exactly one of jobId and leadIds: the contract's `oneOf` (neither is the validator's 400, both its 422).
       let ids: string[];
       if (body.jobId !== undefined) {
         await settleDueJobs(store, provider);
