@@ -5470,12 +5470,10 @@ export interface components {
          */
         ClaimMilestoneRequest: {
             /**
-             * @description Id of the milestone to claim (`id` of a milestone definition). Required: a body without it
-             *     (or with an empty one) is answered 400 `milestone_id is required`, the published message,
-             *     which is why the schema does not list it as required (schema validation would answer
-             *     `Validation failed`).
+             * @description Id of the milestone to claim (`id` of a milestone definition). A body without it (or with an
+             *     empty one) is answered 400 `milestone_id is required`, the published message.
              */
-            milestone_id?: string;
+            milestone_id: string;
         };
         /**
          * ClaimMilestoneResponse

@@ -1,4 +1,4 @@
-import { describeIssues, fieldAndFormErrors, INVALID_JSON, type ErrorMapper, type Failure } from '../lib/errors.js';
+import { describeIssues, fieldAndFormErrors, INVALID_JSON, issuesByField, type ErrorMapper, type Failure } from '../lib/errors.js';
 import { authorizationErrorPage } from './oauth/consent-page.js';
 import { oauthValidationCode } from './oauth/validation-errors.js';
 
@@ -17,6 +17,7 @@ function serviceError(failure: Failure) {
       // The published wordings: 400 `Invalid JSON body`, 400 `Validation failed` with field errors.
       if (failure.code === INVALID_JSON) return answer('Invalid JSON body');
       if (!failure.issues?.length) return answer(failure.message);
+      if (isMissingMilestone(failure)) return answer('milestone_id is required');
       return answer('Validation failed', { details: validationDetails(failure) });
     case 'unsupported_media_type':
       return answer(failure.status === 415 ? `Content-Type must be ${acceptedTypes(failure).join(' or ')}` : failure.message);
@@ -34,6 +35,18 @@ function serviceError(failure: Failure) {
     case 'api':
       return answer(failure.message, failure.extras);
   }
+}
+
+/**
+ * Document 000 words the claim's one refusal of its own: "Claim errors: 400 `milestone_id is
+ * required`", for a body without it (or with an empty one, which the schema's `minLength` refuses).
+ * Any other fault of the body is `Validation failed`, as everywhere.
+ */
+function isMissingMilestone(failure: Failure): boolean {
+  if (failure.operation?.id !== 'claimReferralMilestone') return false;
+  const byField = Object.entries(issuesByField(failure));
+  const missing = /^(must have required property|must NOT have fewer than 1 characters)/;
+  return byField.length === 1 && byField[0]![0] === 'milestone_id' && byField[0]![1].every((message) => missing.test(message));
 }
 
 /** `{fieldErrors}` as published, with `formErrors` beside it for what concerns the request as a whole. */

@@ -71,7 +71,7 @@ export function referralHandlers({ referrals, identity, events }: MailDeps) {
 
     claimReferralMilestone: ({ principal, body, fail }) => {
       const userId = principal.userId;
-      // Not schema-required, so a missing (or empty) id gets the published message instead of `Validation failed`.
+      // The body is optional: an absent one is answered as one without the id (errors.ts words both).
       const id = body?.milestone_id || fail(400, undefined, 'milestone_id is required');
       const milestone = referrals.milestone(id) ?? fail(404, undefined, 'Milestone not found');
       if (referrals.isClaimed(userId, milestone.id)) fail(409, undefined, 'Milestone already claimed');
