@@ -6,6 +6,9 @@
  *   rules' validator would resolve `"$ref": "Other.json"` against the web address in `$id`, and see
  *   one `$id` twice when a model is reached along two paths. The bundle drops them
  *   (scripts/steps/bundle.ts); this drops them before linting, so lint sees what the bundle holds.
+ * - Preprocessor `platform/path-aliases`: a root `x-path-aliases` declaration serves every path under
+ *   one prefix again under another (mail's `/v1/...` also as `/api/v1/...`, DECISIONS P-2). See
+ *   `pathAliases` below.
  * - Rule `platform/operation-success-response`: every operation documents how it succeeds, with a
  *   2xx or a 3xx. The built-in `operation-2xx-response` refuses an operation whose only success is a
  *   redirect (an OAuth consent decision answers 302) unless it adds a vague `default`.
@@ -238,12 +241,115 @@ function errorNamedExamples() {
   };
 }
 
+const nodePath = require('node:path');
+
+/**
+ * `platform/path-aliases`: a document declares once, at its root, that the paths under one prefix are
+ * also served under another, and this preprocessor writes the alias path items; the hand-written
+ * source keeps one file per path (DECISIONS P-2: every mail `/v1/...` operation is also `/api/v1/...`).
+ *
+ * ```yaml
+ * x-path-aliases:
+ *   - of: /v1/            # every path starting so
+ *     as: /api/v1/        # is also this path
+ *     operationIdSuffix: ViaApiAlias
+ *     operationIds:       # optional: an alias operationId already published under another name
+ *       revokeApiKey: revokeApiKeyFromDashboard
+ * ```
+ *
+ * Why a preprocessor, and not alias files generated into `paths/` or a step after the bundle:
+ * preprocessors run before the lint's rules and before the bundle alike (in `npm run build` and in
+ * plain `npx redocly lint|bundle <slug>`), so what is linted is what is bundled, the aliases' unique
+ * operationIds included, and no file exists to drift or be edited by hand. The alias is the twin's
+ * path item deep-copied into the root (its relative `$ref`s re-based on the root file, so Redocly
+ * resolves them to the same files and the bundle shares every component), with, per operation:
+ * - `operationId` the twin's plus the suffix (or the one `operationIds` names), so ids stay unique
+ *   and the generated types and client name both;
+ * - `x-alias-of`: the twin's operationId, so a stub serves it with the twin's handler and a tool that
+ *   counts operations can tell the copy from the original;
+ * - the twin's `x-rate-limit` with its `bucket` made explicit, so both paths draw on one window;
+ * - summary and description saying which route it is the same as.
+ * Everything else (parameters, body, security, responses, examples, tags, `x-provisional`) is the
+ * twin's. A declared alias path already written by hand is an error: the alias is declared once.
+ */
+function pathAliases() {
+  return {
+    Root: {
+      enter(root, ctx) {
+        const declarations = root['x-path-aliases'];
+        if (declarations === undefined) return;
+        const fail = (message) => ctx.report({ message, location: ctx.location.child(['x-path-aliases']) });
+        if (!Array.isArray(declarations)) return fail('`x-path-aliases` must be a list of `{of, as, operationIdSuffix, operationIds?}`.');
+        const paths = root.paths;
+        if (!paths || typeof paths !== 'object') return;
+        const rootFile = ctx.location.source.absoluteRef;
+        const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+        const aliasesOf = new Map();
+        for (const declaration of declarations) {
+          const { of: from, as: to, operationIdSuffix: suffix, operationIds: named = {} } = declaration ?? {};
+          if (typeof from !== 'string' || typeof to !== 'string' || !from.startsWith('/') || !to.startsWith('/') || typeof suffix !== 'string' || suffix === '') {
+            fail('Each `x-path-aliases` entry needs `of` and `as` (path prefixes starting with `/`) and a non-empty `operationIdSuffix`.');
+            continue;
+          }
+          for (const original of Object.keys(paths)) {
+            if (!original.startsWith(from)) continue;
+            const alias = to + original.slice(from.length);
+            if (alias in paths || [...aliasesOf.values()].some((made) => made.some(([path]) => path === alias))) {
+              fail(`${alias} is written by hand and declared as an alias of ${original}: declare it once (remove the one in \`paths\`).`);
+              continue;
+            }
+            const { node, location } = ctx.resolve(paths[original]);
+            if (!node || typeof node !== 'object' || !location) continue;
+            const item = rebased(structuredClone(node), location.source.absoluteRef, rootFile);
+            for (const method of methods) {
+              const operation = item[method];
+              if (!operation || typeof operation !== 'object' || typeof operation.operationId !== 'string') continue;
+              const twin = operation.operationId;
+              const route = `${method.toUpperCase()} ${original}`;
+              operation.operationId = typeof named[twin] === 'string' ? named[twin] : `${twin}${suffix}`;
+              operation['x-alias-of'] = twin;
+              if (typeof operation.summary === 'string') operation.summary = `${operation.summary} (${to} alias)`;
+              operation.description = `\`${method.toUpperCase()} ${alias}\` is the same operation as \`${route}\` (\`${twin}\`): the same parameters, body, security, responses and rate-limit window.\n\n${operation.description ?? ''}`.trimEnd();
+              const limit = operation['x-rate-limit'];
+              if (limit && typeof limit === 'object' && limit.bucket === undefined) operation['x-rate-limit'] = { ...limit, bucket: twin };
+            }
+            aliasesOf.set(original, [...(aliasesOf.get(original) ?? []), [alias, item]]);
+          }
+        }
+        // Each alias right after its twin, so the bundle and the docs list them side by side.
+        const entries = Object.entries(paths).flatMap((entry) => [entry, ...(aliasesOf.get(entry[0]) ?? [])]);
+        for (const key of Object.keys(paths)) delete paths[key];
+        for (const [key, value] of entries) paths[key] = value;
+      },
+    },
+  };
+}
+
+/** `$ref`s of a node read from `fromFile`, rewritten to mean the same from `toFile` (a document's own `#/...` ones point into `fromFile`). */
+function rebased(node, fromFile, toFile) {
+  const visit = (value) => {
+    if (Array.isArray(value)) return value.forEach(visit);
+    if (!value || typeof value !== 'object') return;
+    if (typeof value.$ref === 'string' && !/^[a-z][a-z0-9+.-]*:/i.test(value.$ref)) {
+      const hash = value.$ref.indexOf('#');
+      const file = hash === -1 ? value.$ref : value.$ref.slice(0, hash);
+      const fragment = hash === -1 ? '' : value.$ref.slice(hash);
+      const target = file === '' ? fromFile : nodePath.resolve(nodePath.dirname(fromFile), file);
+      value.$ref = target === toFile ? fragment : nodePath.relative(nodePath.dirname(toFile), target).split(nodePath.sep).join('/') + fragment;
+    }
+    for (const child of Object.values(value)) visit(child);
+  };
+  visit(node);
+  return node;
+}
+
 module.exports = function platformPlugin() {
   return {
     id: 'platform',
     configs: { imported: importedProfile },
     preprocessors: {
       oas3: {
+        'path-aliases': pathAliases,
         'strip-schema-ids': () => ({
           Schema: {
             enter(schema) {
