@@ -294,8 +294,14 @@ function pathAliases() {
           for (const original of Object.keys(paths)) {
             if (!original.startsWith(from)) continue;
             const alias = to + original.slice(from.length);
-            if (alias in paths || [...aliasesOf.values()].some((made) => made.some(([path]) => path === alias))) {
+            // Written by this preprocessor on an earlier pass over the same parsed document: nothing to do.
+            if (alias in paths && isWrittenAlias(paths[alias])) continue;
+            if (alias in paths) {
               fail(`${alias} is written by hand and declared as an alias of ${original}: declare it once (remove the one in \`paths\`).`);
+              continue;
+            }
+            if ([...aliasesOf.values()].some((made) => made.some(([path]) => path === alias))) {
+              fail(`${alias} is declared as an alias twice (of ${original} and another path).`);
               continue;
             }
             const { node, location } = ctx.resolve(paths[original]);
@@ -323,6 +329,13 @@ function pathAliases() {
       },
     },
   };
+}
+
+/** A path item this preprocessor wrote: inline, every operation marked `x-alias-of`. */
+function isWrittenAlias(item) {
+  if (!item || typeof item !== 'object' || typeof item.$ref === 'string') return false;
+  const operations = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'].map((m) => item[m]).filter(Boolean);
+  return operations.length > 0 && operations.every((o) => typeof o['x-alias-of'] === 'string');
 }
 
 /** `$ref`s of a node read from `fromFile`, rewritten to mean the same from `toFile` (a document's own `#/...` ones point into `fromFile`). */
