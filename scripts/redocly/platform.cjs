@@ -6,9 +6,9 @@
  *   rules' validator would resolve `"$ref": "Other.json"` against the web address in `$id`, and see
  *   one `$id` twice when a model is reached along two paths. The bundle drops them
  *   (scripts/steps/bundle.ts); this drops them before linting, so lint sees what the bundle holds.
- * - Preprocessor `platform/path-aliases`: a root `x-path-aliases` declaration serves every path under
- *   one prefix again under another (mail's `/v1/...` also as `/api/v1/...`, DECISIONS P-2). See
- *   `pathAliases` below.
+ * - Decorator `platform/path-aliases`: a root `x-path-aliases` declaration serves every path under
+ *   one prefix again under another in the bundle (mail's `/v1/...` also as `/api/v1/...`, DECISIONS
+ *   P-2). See `pathAliases` below.
  * - Rule `platform/operation-success-response`: every operation documents how it succeeds, with a
  *   2xx or a 3xx. The built-in `operation-2xx-response` refuses an operation whose only success is a
  *   redirect (an OAuth consent decision answers 302) unless it adds a vague `default`.
@@ -241,12 +241,11 @@ function errorNamedExamples() {
   };
 }
 
-const nodePath = require('node:path');
-
 /**
  * `platform/path-aliases`: a document declares once, at its root, that the paths under one prefix are
- * also served under another, and this preprocessor writes the alias path items; the hand-written
- * source keeps one file per path (DECISIONS P-2: every mail `/v1/...` operation is also `/api/v1/...`).
+ * also served under another, and this decorator writes the alias path items into the bundle; the
+ * hand-written source keeps one file per path (DECISIONS P-2: every mail `/v1/...` operation is also
+ * `/api/v1/...`).
  *
  * ```yaml
  * x-path-aliases:
@@ -257,34 +256,38 @@ const nodePath = require('node:path');
  *       revokeApiKey: revokeApiKeyFromDashboard
  * ```
  *
- * Why a preprocessor, and not alias files generated into `paths/` or a step after the bundle:
- * preprocessors run before the lint's rules and before the bundle alike (in `npm run build` and in
- * plain `npx redocly lint|bundle <slug>`), so what is linted is what is bundled, the aliases' unique
- * operationIds included, and no file exists to drift or be edited by hand. The alias is the twin's
- * path item deep-copied into the root (its relative `$ref`s re-based on the root file, so Redocly
- * resolves them to the same files and the bundle shares every component), with, per operation:
+ * Why a bundle decorator, and not alias files generated into `paths/` (58 files to keep from
+ * drifting) or a preprocessor (which the lint runs too): the lint reads what designers edit, so a
+ * problem in `paths/v1_send.yaml` is reported once, at that file, not again at a copy, and linting
+ * mail does not take half as long again for copies of what it already checked; the bundle, the one
+ * input of every later tool (types, client, docs, mock, stubs), has the aliases, in `npm run build`
+ * and in plain `npx redocly bundle <slug>` alike. It runs when the bundler has inlined every path
+ * item (`Root.leave`), so an alias is a deep copy of its twin whose references are the bundle's own
+ * `#/components/...`, with, per operation:
  * - `operationId` the twin's plus the suffix (or the one `operationIds` names), so ids stay unique
- *   and the generated types and client name both;
+ *   (a clash is an error) and the generated types and client name both;
  * - `x-alias-of`: the twin's operationId, so a stub serves it with the twin's handler and a tool that
  *   counts operations can tell the copy from the original;
  * - the twin's `x-rate-limit` with its `bucket` made explicit, so both paths draw on one window;
  * - summary and description saying which route it is the same as.
  * Everything else (parameters, body, security, responses, examples, tags, `x-provisional`) is the
- * twin's. A declared alias path already written by hand is an error: the alias is declared once.
+ * twin's. A declared alias path also written by hand is an error: the alias is declared once.
  */
 function pathAliases() {
+  const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+  const operationsOf = (item) => methods.map((method) => [method, item?.[method]]).filter(([, operation]) => operation && typeof operation === 'object');
   return {
     Root: {
-      enter(root, ctx) {
+      leave(root, ctx) {
         const declarations = root['x-path-aliases'];
         if (declarations === undefined) return;
         const fail = (message) => ctx.report({ message, location: ctx.location.child(['x-path-aliases']) });
         if (!Array.isArray(declarations)) return fail('`x-path-aliases` must be a list of `{of, as, operationIdSuffix, operationIds?}`.');
         const paths = root.paths;
         if (!paths || typeof paths !== 'object') return;
-        const rootFile = ctx.location.source.absoluteRef;
-        const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+        const ids = new Set(Object.values(paths).flatMap((item) => operationsOf(item).map(([, operation]) => operation.operationId)));
         const aliasesOf = new Map();
+        const made = new Set();
         for (const declaration of declarations) {
           const { of: from, as: to, operationIdSuffix: suffix, operationIds: named = {} } = declaration ?? {};
           if (typeof from !== 'string' || typeof to !== 'string' || !from.startsWith('/') || !to.startsWith('/') || typeof suffix !== 'string' || suffix === '') {
@@ -294,31 +297,33 @@ function pathAliases() {
           for (const original of Object.keys(paths)) {
             if (!original.startsWith(from)) continue;
             const alias = to + original.slice(from.length);
-            // Written by this preprocessor on an earlier pass over the same parsed document: nothing to do.
-            if (alias in paths && isWrittenAlias(paths[alias])) continue;
             if (alias in paths) {
               fail(`${alias} is written by hand and declared as an alias of ${original}: declare it once (remove the one in \`paths\`).`);
               continue;
             }
-            if ([...aliasesOf.values()].some((made) => made.some(([path]) => path === alias))) {
+            if (made.has(alias)) {
               fail(`${alias} is declared as an alias twice (of ${original} and another path).`);
               continue;
             }
-            const { node, location } = ctx.resolve(paths[original]);
-            if (!node || typeof node !== 'object' || !location) continue;
-            const item = rebased(structuredClone(node), location.source.absoluteRef, rootFile);
-            for (const method of methods) {
-              const operation = item[method];
-              if (!operation || typeof operation !== 'object' || typeof operation.operationId !== 'string') continue;
+            const item = structuredClone(paths[original]);
+            if (typeof item?.$ref === 'string') {
+              fail(`${original} is a reference (${item.$ref}) the bundle keeps: an alias is written from an inline path item.`);
+              continue;
+            }
+            for (const [method, operation] of operationsOf(item)) {
+              if (typeof operation.operationId !== 'string') continue;
               const twin = operation.operationId;
-              const route = `${method.toUpperCase()} ${original}`;
-              operation.operationId = typeof named[twin] === 'string' ? named[twin] : `${twin}${suffix}`;
+              const id = typeof named[twin] === 'string' ? named[twin] : `${twin}${suffix}`;
+              if (ids.has(id)) fail(`${method.toUpperCase()} ${alias}: operationId ${id} is taken; name the alias in \`operationIds\`.`);
+              ids.add(id);
+              operation.operationId = id;
               operation['x-alias-of'] = twin;
               if (typeof operation.summary === 'string') operation.summary = `${operation.summary} (${to} alias)`;
-              operation.description = `\`${method.toUpperCase()} ${alias}\` is the same operation as \`${route}\` (\`${twin}\`): the same parameters, body, security, responses and rate-limit window.\n\n${operation.description ?? ''}`.trimEnd();
+              operation.description = `\`${method.toUpperCase()} ${alias}\` is the same operation as \`${method.toUpperCase()} ${original}\` (\`${twin}\`): the same parameters, body, security, responses and rate-limit window.\n\n${operation.description ?? ''}`.trimEnd();
               const limit = operation['x-rate-limit'];
               if (limit && typeof limit === 'object' && limit.bucket === undefined) operation['x-rate-limit'] = { ...limit, bucket: twin };
             }
+            made.add(alias);
             aliasesOf.set(original, [...(aliasesOf.get(original) ?? []), [alias, item]]);
           }
         }
@@ -331,38 +336,17 @@ function pathAliases() {
   };
 }
 
-/** A path item this preprocessor wrote: inline, every operation marked `x-alias-of`. */
-function isWrittenAlias(item) {
-  if (!item || typeof item !== 'object' || typeof item.$ref === 'string') return false;
-  const operations = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'].map((m) => item[m]).filter(Boolean);
-  return operations.length > 0 && operations.every((o) => typeof o['x-alias-of'] === 'string');
-}
-
-/** `$ref`s of a node read from `fromFile`, rewritten to mean the same from `toFile` (a document's own `#/...` ones point into `fromFile`). */
-function rebased(node, fromFile, toFile) {
-  const visit = (value) => {
-    if (Array.isArray(value)) return value.forEach(visit);
-    if (!value || typeof value !== 'object') return;
-    if (typeof value.$ref === 'string' && !/^[a-z][a-z0-9+.-]*:/i.test(value.$ref)) {
-      const hash = value.$ref.indexOf('#');
-      const file = hash === -1 ? value.$ref : value.$ref.slice(0, hash);
-      const fragment = hash === -1 ? '' : value.$ref.slice(hash);
-      const target = file === '' ? fromFile : nodePath.resolve(nodePath.dirname(fromFile), file);
-      value.$ref = target === toFile ? fragment : nodePath.relative(nodePath.dirname(toFile), target).split(nodePath.sep).join('/') + fragment;
-    }
-    for (const child of Object.values(value)) visit(child);
-  };
-  visit(node);
-  return node;
-}
-
 module.exports = function platformPlugin() {
   return {
     id: 'platform',
     configs: { imported: importedProfile },
-    preprocessors: {
+    decorators: {
       oas3: {
         'path-aliases': pathAliases,
+      },
+    },
+    preprocessors: {
+      oas3: {
         'strip-schema-ids': () => ({
           Schema: {
             enter(schema) {

@@ -114,7 +114,7 @@ export function createServiceRouter<Ops, P extends Principal = Principal, Defaul
 
 /**
  * An operation the contract marks `x-alias-of: <operationId>` is its twin served at a second path
- * (the `platform/path-aliases` preprocessor writes them: mail's `/api/v1/...` beside `/v1/...`,
+ * (the `platform/path-aliases` bundle decorator writes them: mail's `/api/v1/...` beside `/v1/...`,
  * DECISIONS P-2), identical but for its operationId. It is served by the twin's handler unless the
  * service writes one of its own: one routing rule here, not a registration per alias in each
  * service. The twin's handler is type-checked against the twin's operation, which is the alias's

@@ -1,8 +1,8 @@
 /**
  * DECISIONS P-2: every `/v1/...` operation is also served, typed and documented as `/api/v1/...`
  * (document 000: "A listing of `/api/v1/...` paths names the same routes as `/v1/...`"). The
- * contract writes each alias from its twin (`x-path-aliases`, the `platform/path-aliases`
- * preprocessor) and the stub serves it with the twin's handler; here the bundle is held to "the same
+ * contract writes each alias from its twin (`x-path-aliases`, the `platform/path-aliases` bundle
+ * decorator) and the stub serves it with the twin's handler; here the bundle is held to "the same
  * operation" and a sample of aliases answers exactly as its twin over HTTP, through the generated
  * client too.
  */

@@ -1,8 +1,9 @@
 /**
- * The `platform/path-aliases` preprocessor (scripts/redocly/platform.cjs): a root `x-path-aliases`
- * declares once that a prefix's paths are served again under another (mail's `/v1/` as `/api/v1/`,
- * DECISIONS P-2), and lint and bundle both see the aliases, written from the one path file. Fixtures
- * live in a temporary folder, linted and bundled with redocly.yaml's real configuration.
+ * The `platform/path-aliases` bundle decorator (scripts/redocly/platform.cjs): a root
+ * `x-path-aliases` declares once that a prefix's paths are served again under another (mail's
+ * `/v1/` as `/api/v1/`, DECISIONS P-2); the bundle has the aliases, written from the one path file,
+ * and the lint reads the source as written. Fixtures live in a temporary folder, linted and bundled
+ * with redocly.yaml's real configuration.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -167,7 +168,7 @@ function write(service: Files) {
   return { slug, root: path.join(dir, 'openapi.yaml') };
 }
 
-test('lint and bundle see each alias, written from the one path file, right after its twin', async () => {
+test('the bundle has each alias, written from the one path file, right after its twin; the source lints clean', async () => {
   const service = write(files);
   expect(await lintService(root, service)).toEqual([]);
   const { document } = await bundleService(root, service);
@@ -187,11 +188,15 @@ test('lint and bundle see each alias, written from the one path file, right afte
   expect(document.paths['/api/health']).toBeUndefined();
 });
 
-test('an alias path also written by hand is an error: the alias is declared once', async () => {
+test('an alias path also written by hand fails the bundle: the alias is declared once', async () => {
   const service = write({
     ...files,
     'openapi.yaml': files['openapi.yaml']!.replace('  /health:\n', '  /api/v1/items/{id}:\n    $ref: paths/v1_items_{id}.yaml\n  /health:\n'),
   });
-  const problems = await lintService(root, service);
-  expect(problems.map((p) => p.message)).toEqual(expect.arrayContaining([expect.stringContaining('/api/v1/items/{id} is written by hand')]));
+  await expect(bundleService(root, service)).rejects.toThrow('/api/v1/items/{id} is written by hand');
+});
+
+test('an alias operationId that is taken fails the bundle', async () => {
+  const service = write({ ...files, 'paths/health.yaml': files['paths/health.yaml']!.replace('operationId: getHealth', 'operationId: getItemViaApiAlias') });
+  await expect(bundleService(root, service)).rejects.toThrow('operationId getItemViaApiAlias is taken');
 });
