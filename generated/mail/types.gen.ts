@@ -285,6 +285,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a transactional email (/api/v1/ alias)
+         * @description `POST /api/v1/send` is the same operation as `POST /v1/send` (`sendEmail`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Sends an email: `from` `{email, name}`, `to` (an array of `{email}`, at least 1 recipient),
+         *     `subject`, `html`, `text`, and an optional `idempotency_key`.
+         *
+         *     - **Idempotency.** `idempotency_key` prevents duplicate sends on retry: a retry with a key
+         *       already used by an accepted send sends nothing again and answers with the same response as
+         *       the first send (same status code, same message `id`).
+         *     - **Account restriction.** When the API key has the restriction `allowed_account_id`,
+         *       `from.email` must match that account; otherwise the request is refused with 403 and nothing
+         *       is sent.
+         *     - **Sandbox.** With the request header `X-Service-Sandbox`, the message lands in the sandbox
+         *       (`GET /v1/sandbox`) instead of being delivered.
+         *     - **Suppression.** Recipients on the account's suppression list (`GET /v1/suppressions`) are
+         *       skipped and listed in `suppressed`; when every recipient is suppressed, nothing is sent
+         *       (`status: suppressed`).
+         *     - **Monthly quota.** Each delivered recipient counts toward the plan's `emails_per_month`
+         *       (`GET /v1/plan-limits`); a send that would pass it is refused with 403 and nothing is sent.
+         *       Sandboxed sends do not count.
+         *
+         *     `from`, `to` and `subject` are required, with at least one of `html` and `text` (designed; see
+         *     the request schema). OAuth tokens need the scope `send` or `send:transactional`. Other fields of the request and
+         *     the response are not published.
+         */
+        post: operations["sendEmailViaApiAlias"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/channels/whatsapp/send": {
         parameters: {
             query?: never;
@@ -328,6 +370,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/channels/whatsapp/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a WhatsApp message (/api/v1/ alias)
+         * @description `POST /api/v1/channels/whatsapp/send` is the same operation as `POST /v1/channels/whatsapp/send` (`sendWhatsAppMessage`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Sends a WhatsApp message to an E.164 phone number, either an approved template
+         *     (`template_name`, with `parameters` as template variables and `language`, a BCP-47 code,
+         *     default `en`) or a free-form `message`. `template_name` is required unless `message` is given,
+         *     and `message` unless `template_name` is given. A free-form `message` is only valid inside the
+         *     24-hour session window. `contact_id` links the send to a contact.
+         *
+         *     Needs the scope `send`, the Max plan and a connected WhatsApp Business account.
+         *
+         *     Errors: 400 invalid phone format; 403 channel not configured, or plan lacks the feature (the
+         *     body carries `feature: 'whatsapp'`); 422 template not found or parameters mismatch.
+         *
+         *     Designed rules (provisional):
+         *     - Approved templates are looked up by `template_name` in `language`; a name not approved in
+         *       that language is "Template not found" (422). `parameters` must carry exactly as many values
+         *       as the template has variables (422 otherwise). The stub seeds the same approved set for
+         *       every account, in `en` and `es`: `welcome` (1 parameter), `order_shipped` (1),
+         *       `order_update` (2).
+         *     - The 24-hour session window of a number opens with an inbound WhatsApp message from it to
+         *       the account and lasts 24 hours from the latest one; a free-form `message` outside it answers
+         *       422 (send an approved template instead). Template sends need no window.
+         *     - `contact_id`, when given, must be a contact of the account (400 otherwise); it is recorded
+         *       with the message, and `to` is not compared with the contact's phone.
+         *     - The plan is checked before the channel: a lower plan hears the plan it needs. On the stub
+         *       every account has a connected WhatsApp Business account.
+         */
+        post: operations["sendWhatsAppMessageViaApiAlias"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/channels/push/send": {
         parameters: {
             query?: never;
@@ -355,6 +442,41 @@ export interface paths {
          *     another account is "Contact not found".
          */
         post: operations["sendPushNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/channels/push/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a push notification to a contact (/api/v1/ alias)
+         * @description `POST /api/v1/channels/push/send` is the same operation as `POST /v1/channels/push/send` (`sendPushNotification`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Sends a push notification to every registered device token of a contact: `contact_id`,
+         *     `title` and `message` are required; `url` (deep link), `icon` (URL) and `data` (object) are
+         *     optional. The contact must have push tokens (registered with `PATCH /v1/contacts/{id}`,
+         *     `push_tokens`). Token platforms: `fcm` (Android, web), `apns` (iOS, macOS).
+         *
+         *     The response counts device tokens: `delivered` and `failed` out of `device_count`.
+         *
+         *     Needs the scope `send` and the Max plan. Errors: 404 contact not found or without push tokens;
+         *     403 push not enabled or plan lacks the feature (the body carries `feature: 'push'`).
+         *
+         *     Designed (provisional): the notification is handed to the platform once per registered token;
+         *     a token the platform refuses counts in `failed` and the others are still sent. The plan is
+         *     checked before the channel, and on the stub push is enabled for every account. A contact of
+         *     another account is "Contact not found".
+         */
+        post: operations["sendPushNotificationViaApiAlias"];
         delete?: never;
         options?: never;
         head?: never;
@@ -402,6 +524,55 @@ export interface paths {
         patch: operations["updateContactByQuery"];
         trace?: never;
     };
+    "/api/v1/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List contacts (/api/v1/ alias)
+         * @description `GET /api/v1/contacts` is the same operation as `GET /v1/contacts` (`listContacts`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Lists the account's contacts, newest first, one page at a time (`page` default 1, `limit`
+         *     default 20, max 100), optionally filtered by `status`, `email` or `tag`.
+         */
+        get: operations["listContactsViaApiAlias"];
+        put?: never;
+        /**
+         * Create a contact (/api/v1/ alias)
+         * @description `POST /api/v1/contacts` is the same operation as `POST /v1/contacts` (`createContact`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Creates a contact. `email` is required and unique per account (409 when another contact has
+         *     it); `status` defaults to `subscribed`. The body may include `push_tokens`, an array of
+         *     `{platform: fcm | apns, token}`. Raises the `contact.created` webhook event and starts
+         *     automations triggered by `contact_created`.
+         */
+        post: operations["createContactViaApiAlias"];
+        /**
+         * Delete a contact (/api/v1/ alias)
+         * @description `DELETE /api/v1/contacts` is the same operation as `DELETE /v1/contacts` (`deleteContact`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Deletes the contact addressed by the query parameter `id`, with its segment memberships.
+         *     404 when no contact has this id.
+         */
+        delete: operations["deleteContactViaApiAlias"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a contact (by query id) (/api/v1/ alias)
+         * @description `PATCH /api/v1/contacts` is the same operation as `PATCH /v1/contacts` (`updateContactByQuery`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     The same update as `PATCH /v1/contacts/{id}`, addressing the contact by the query parameter
+         *     `id`. Omitted fields are unchanged; the body may include `push_tokens`, an array of
+         *     `{platform: fcm | apns, token}`, which replaces the contact's registered device tokens. Raises
+         *     the `contact.updated` webhook event (and `contact.unsubscribed` when `status` becomes
+         *     `unsubscribed`). 404 when no contact has this id.
+         */
+        patch: operations["updateContactByQueryViaApiAlias"];
+        trace?: never;
+    };
     "/v1/contacts/{id}": {
         parameters: {
             query?: never;
@@ -428,6 +599,36 @@ export interface paths {
          *     unchanged.
          */
         patch: operations["updateContact"];
+        trace?: never;
+    };
+    "/api/v1/contacts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Resource id (UUID).
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a contact (push tokens) (/api/v1/ alias)
+         * @description `PATCH /api/v1/contacts/{id}` is the same operation as `PATCH /v1/contacts/{id}` (`updateContact`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Changes a contact. The body may include `push_tokens`, an array of `{platform: fcm | apns,
+         *     token}`; a push send reaches the contact's registered device tokens. Omitted fields are
+         *     unchanged.
+         */
+        patch: operations["updateContactViaApiAlias"];
         trace?: never;
     };
     "/v1/contacts/import": {
@@ -461,6 +662,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/contacts/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import contacts (/api/v1/ alias)
+         * @description `POST /api/v1/contacts/import` is the same operation as `POST /v1/contacts/import` (`importContacts`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Imports 1 to 10000 contacts and answers 202 with the import job. The body is either JSON
+         *     (`ImportContactsRequest`) or a CSV file (`text/csv`, see its schema for the columns). A row
+         *     whose `email` already belongs to a contact (or to an earlier row of the same import) is skipped
+         *     unless `update_existing` is true; `tags` are added to every imported contact. A row that cannot
+         *     be imported (an invalid value in a CSV cell, or the plan's contact limit reached) fails on its
+         *     own: the job counts it in `failed` and lists it in `errors`, and the other rows are imported.
+         *     A file that cannot be read as a whole (not valid JSON, a JSON row off the schema, a CSV without
+         *     a header or an `email` column, an unclosed quote, a row with more cells than the header, more
+         *     than 10000 rows) is refused with 400 and nothing of it is imported. Each created contact raises
+         *     `contact.created` (and starts automations triggered by `contact_created`). When the job ends,
+         *     an in-app notification with entity_type `contact_import` and entity_id `import_id` tells its
+         *     outcome.
+         */
+        post: operations["importContactsViaApiAlias"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/suppressions": {
         parameters: {
             query?: never;
@@ -475,6 +709,30 @@ export interface paths {
          *     `reason`. Sends skip these addresses.
          */
         get: operations["listSuppressions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List suppressed addresses (/api/v1/ alias)
+         * @description `GET /api/v1/suppressions` is the same operation as `GET /v1/suppressions` (`listSuppressions`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Lists the addresses the account may no longer send marketing mail to, newest first, one page
+         *     at a time (`page` default 1, `limit` default 20, max 100), optionally only those of one
+         *     `reason`. Sends skip these addresses.
+         */
+        get: operations["listSuppressionsViaApiAlias"];
         put?: never;
         post?: never;
         delete?: never;
@@ -681,6 +939,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/segments/{id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Resource id (UUID).
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a segment's member contact ids (/api/v1/ alias)
+         * @description `GET /api/v1/segments/{id}/members` is the same operation as `GET /v1/segments/{id}/members` (`listSegmentMembers`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Returns the ids of the segment's member contacts, paged: `page` (default 1) and `limit`
+         *     (default 100, max 500). API-key route (the only segment route that accepts API keys); OAuth
+         *     tokens need the scope `read`, `segments` or `contacts`, else 403. The ids are the segment's
+         *     member rows in the order the contacts joined: for a dynamic segment the contacts that matched at
+         *     its last evaluation (less contacts deleted since), for a static one the members managed by hand.
+         */
+        get: operations["listSegmentMembersViaApiAlias"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/validate": {
         parameters: {
             query?: never;
@@ -719,6 +1009,54 @@ export interface paths {
          *     Needs the Pro plan. API key; OAuth tokens need the scope `validate` or `send`.
          */
         post: operations["validateEmails"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the validation credit balance (/api/v1/ alias)
+         * @description `GET /api/v1/validate` is the same operation as `GET /v1/validate` (`getValidationBalance`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Returns the wallet credit balance used by `POST /v1/validate` (one credit per batch of up to
+         *     100 addresses). Needs the Pro plan. API key; OAuth tokens need the scope `validate` or `send`.
+         */
+        get: operations["getValidationBalanceViaApiAlias"];
+        put?: never;
+        /**
+         * Validate one email address or a batch (/api/v1/ alias)
+         * @description `POST /api/v1/validate` is the same operation as `POST /v1/validate` (`validateEmails`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Validates exactly one of `email` (one address) or `emails` (1 to 500 addresses). Optional
+         *     `options.skip_smtp: true` skips the live SMTP probe (`checks.smtp` is then null). The body
+         *     must be JSON: another Content-Type answers 415 `Content-Type must be application/json`.
+         *
+         *     - **Single** (`email`): `{success, data: ValidationResult, credits: {used, balance_after}}`.
+         *     - **Batch** (`emails`): `{success, summary: {total, valid, invalid, risky, unknown,
+         *       duration_ms}, results: ValidationResult[], credits}`.
+         *
+         *     **Metering.** One wallet credit covers a batch of up to 100 addresses (1 to 100 addresses cost
+         *     1 credit, 101 to 200 cost 2, ..., 500 cost 5). When the balance is too low the request fails
+         *     with 402 and nothing is validated; the message states the required amount and the balance.
+         *
+         *     **Repeats.** Credits count the addresses as sent, repeats included; a repeated address is
+         *     validated once and its result repeated at each of its places.
+         *
+         *     **Order of refusals.** After the request checks (401, 415, 400, the token's scope 403): the plan
+         *     (403 below Pro, whatever the balance), then the credits (402). A malformed address is not a
+         *     refusal: its result has `checks.syntax` false.
+         *
+         *     Needs the Pro plan. API key; OAuth tokens need the scope `validate` or `send`.
+         */
+        post: operations["validateEmailsViaApiAlias"];
         delete?: never;
         options?: never;
         head?: never;
@@ -773,6 +1111,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/dmarc/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List monitored domains (/api/v1/ alias)
+         * @description `GET /api/v1/dmarc/domains` is the same operation as `GET /v1/dmarc/domains` (`listMonitoredDomains`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Lists the domains under DMARC/DKIM/SPF/MX health monitoring, with their latest check results
+         *     and `overall_score` (0-100; bands 90-100 Excellent, 70-89 Good, 50-69 Warning, 0-49
+         *     Critical). API key; OAuth tokens need the scope `read`.
+         */
+        get: operations["listMonitoredDomainsViaApiAlias"];
+        put?: never;
+        /**
+         * Add a domain to DMARC monitoring (/api/v1/ alias)
+         * @description `POST /api/v1/dmarc/domains` is the same operation as `POST /v1/dmarc/domains` (`addMonitoredDomain`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Starts monitoring a domain: `domain` (required, a valid hostname) and `dkim_selector`
+         *     (default `default`). A full DNS check runs immediately and its result is returned as
+         *     `dns_check`.
+         *
+         *     Records the domain must publish (TXT unless noted):
+         *     - SPF at the domain root: the value starts `v=spf1`; exactly one SPF record per name, so merge
+         *       into the existing record if there is one.
+         *     - DKIM at `<selector>._domainkey.<domain>`.
+         *     - DMARC at `_dmarc.<domain>`: the value starts `v=DMARC1; p=<none|quarantine|reject>` and may
+         *       carry `rua`, `ruf`, `pct`.
+         *     - Optional MX at the root, for domains that receive mail.
+         *
+         *     `reject` policy scores highest (90+). Score bands: 90-100 Excellent; 70-89 Good; 50-69
+         *     Warning; 0-49 Critical.
+         *
+         *     Errors: 400 `Validation failed` (not a valid hostname); 400 `Invalid JSON body`; 403 plan limit
+         *     of monitored domains; 409 `Domain already monitored`; 415 `Content-Type must be
+         *     application/json`. API key; OAuth tokens need the scope `write`.
+         */
+        post: operations["addMonitoredDomainViaApiAlias"];
+        /**
+         * Stop monitoring a domain (/api/v1/ alias)
+         * @description `DELETE /api/v1/dmarc/domains` is the same operation as `DELETE /v1/dmarc/domains` (`removeMonitoredDomain`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Stops monitoring the domain with id `domain_id`. The domain's DNS records are untouched.
+         *     API key; OAuth tokens need the scope `write`.
+         */
+        delete: operations["removeMonitoredDomainViaApiAlias"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -800,6 +1192,43 @@ export interface paths {
          *     marked `failed`. The attempts are listed by `GET /v1/webhooks/{id}/events`.
          */
         post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints (/api/v1/ alias)
+         * @description `GET /api/v1/webhooks` is the same operation as `GET /v1/webhooks` (`listWebhooks`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Lists the webhook endpoints managed through the API. These endpoints receive the Form B events
+         *     (`{id, type, createdAt, data}`, signed with `X-Service-Signature`) named in their `events`.
+         */
+        get: operations["listWebhooksViaApiAlias"];
+        put?: never;
+        /**
+         * Create a webhook endpoint (/api/v1/ alias)
+         * @description `POST /api/v1/webhooks` is the same operation as `POST /v1/webhooks` (`createWebhook`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Registers an endpoint for the Form B events. Body: `url` (HTTPS), `events` (string[] of event
+         *     names: `email.sent`, `email.delivered`, `email.opened`, `email.clicked`, `email.bounced`,
+         *     `email.complained`, `email.unsubscribed`, `campaign.sent`, `campaign.completed`,
+         *     `contact.created`, `contact.updated`) and `secret` (the signing secret chosen by the client).
+         *
+         *     Every POST to the endpoint carries `X-Service-Signature: sha256=<hex>`, the HMAC-SHA256 (hex)
+         *     of the raw body with `secret`. A delivery answered with a non-2xx status or a timeout is retried
+         *     with exponential backoff (1 min, 5 min, 30 min, 2 h, 8 h); after 5 failed retries the event is
+         *     marked `failed`. The attempts are listed by `GET /v1/webhooks/{id}/events`.
+         */
+        post: operations["createWebhookViaApiAlias"];
         delete?: never;
         options?: never;
         head?: never;
@@ -838,6 +1267,42 @@ export interface paths {
         patch: operations["updateWebhook"];
         trace?: never;
     };
+    "/api/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Resource id (UUID).
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint (/api/v1/ alias)
+         * @description `DELETE /api/v1/webhooks/{id}` is the same operation as `DELETE /v1/webhooks/{id}` (`deleteWebhook`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Deletes a webhook endpoint managed through the API; it receives no further events.
+         */
+        delete: operations["deleteWebhookViaApiAlias"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook endpoint (/api/v1/ alias)
+         * @description `PATCH /api/v1/webhooks/{id}` is the same operation as `PATCH /v1/webhooks/{id}` (`updateWebhook`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Changes a webhook endpoint managed through the API: any of `url` (HTTPS), `events`, `secret`
+         *     and `enabled`; omitted fields are unchanged. Events posted after the change use the new values
+         *     (a new `secret` signs them).
+         */
+        patch: operations["updateWebhookViaApiAlias"];
+        trace?: never;
+    };
     "/v1/webhooks/{id}/events": {
         parameters: {
             query?: never;
@@ -859,6 +1324,37 @@ export interface paths {
          *     failed retries the event is marked `failed` and no more retries follow.
          */
         get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Resource id (UUID).
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the delivery attempts of a webhook endpoint (/api/v1/ alias)
+         * @description `GET /api/v1/webhooks/{id}/events` is the same operation as `GET /v1/webhooks/{id}/events` (`listWebhookDeliveries`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Returns the last 100 delivery attempts of the endpoint, with status codes and response bodies.
+         *     An event is attempted once and, on a non-2xx answer or timeout, retried with exponential
+         *     backoff: retry 1 after 1 min, 2 after 5 min, 3 after 30 min, 4 after 2 h, 5 after 8 h; after 5
+         *     failed retries the event is marked `failed` and no more retries follow.
+         */
+        get: operations["listWebhookDeliveriesViaApiAlias"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1404,6 +1900,55 @@ export interface paths {
         patch: operations["updateCampaign"];
         trace?: never;
     };
+    "/api/v1/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List campaigns (/api/v1/ alias)
+         * @description `GET /api/v1/campaigns` is the same operation as `GET /v1/campaigns` (`listCampaigns`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Lists the account's campaigns, newest first, one page at a time (`page` default 1, `limit`
+         *     default 20, max 100), optionally filtered by `status`.
+         */
+        get: operations["listCampaignsViaApiAlias"];
+        put?: never;
+        /**
+         * Create a campaign (/api/v1/ alias)
+         * @description `POST /api/v1/campaigns` is the same operation as `POST /v1/campaigns` (`createCampaign`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Creates a campaign in `draft`. `name`, `subject` and `from` are required; the body is inline
+         *     (`html`, optionally `text`) or a template (`template_id`), and `segment_id` chooses the
+         *     recipients; both must be set before sending. When the key has `allowed_account_id`,
+         *     `from.email` must match that account. 404 when `template_id` or `segment_id` does not exist.
+         */
+        post: operations["createCampaignViaApiAlias"];
+        /**
+         * Delete a campaign (/api/v1/ alias)
+         * @description `DELETE /api/v1/campaigns` is the same operation as `DELETE /v1/campaigns` (`deleteCampaign`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Deletes the campaign addressed by the query parameter `id`. A campaign that is `sending`
+         *     cannot be deleted (409); a scheduled campaign is deleted without sending. 404 when no
+         *     campaign has this id.
+         */
+        delete: operations["deleteCampaignViaApiAlias"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a campaign (/api/v1/ alias)
+         * @description `PATCH /api/v1/campaigns` is the same operation as `PATCH /v1/campaigns` (`updateCampaign`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Changes the campaign addressed by the query parameter `id`; omitted fields are unchanged.
+         *     Only `draft` and `scheduled` campaigns can be changed (409 otherwise); a scheduled campaign
+         *     stays scheduled. `status: cancelled` cancels a draft or scheduled campaign, which then never
+         *     sends. 404 when no campaign has this id.
+         */
+        patch: operations["updateCampaignViaApiAlias"];
+        trace?: never;
+    };
     "/v1/campaigns/{id}/send": {
         parameters: {
             query?: never;
@@ -1432,6 +1977,42 @@ export interface paths {
          *     cannot be sent as it is.
          */
         post: operations["sendCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{id}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Resource id (UUID).
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send or schedule a campaign (/api/v1/ alias)
+         * @description `POST /api/v1/campaigns/{id}/send` is the same operation as `POST /v1/campaigns/{id}/send` (`sendCampaign`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Sends a `draft` campaign to the contacts of its segment now (status `sending`, then `sent`), or
+         *     schedules it (status `scheduled`) when the optional body gives a future `scheduled_at`; a
+         *     `scheduled` campaign may also be sent at once. Contacts whose status is not `subscribed` are
+         *     left out. Answers 202: delivery runs in the background and raises the `campaign.sent` and
+         *     `campaign.completed` webhook events and in-app notifications (entity_type `campaign`). With
+         *     the header `X-Service-Sandbox: true` the messages land in the sandbox (`/v1/sandbox`) instead
+         *     of being delivered. When the key has `allowed_account_id`, `from.email` must match that
+         *     account. 409 when the campaign was already sent (or is sending or cancelled); 422 when it
+         *     cannot be sent as it is.
+         */
+        post: operations["sendCampaignViaApiAlias"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1472,6 +2053,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List templates (/api/v1/ alias)
+         * @description `GET /api/v1/templates` is the same operation as `GET /v1/templates` (`listTemplates`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Lists the account's templates, newest first, one page at a time (`page` default 1, `limit`
+         *     default 20, max 100).
+         */
+        get: operations["listTemplatesViaApiAlias"];
+        put?: never;
+        /**
+         * Create a template (/api/v1/ alias)
+         * @description `POST /api/v1/templates` is the same operation as `POST /v1/templates` (`createTemplate`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Creates a template. `name`, `subject` and `html` are required; `text` is optional.
+         *     `subject`, `html` and `text` are Liquid templates: `{{variable}}` placeholders, filters
+         *     (`{{ name | upcase }}`), `{% if %}` and `{% for %}`. The response lists in `variables` the
+         *     names of the values a render needs: the root name of each placeholder (`user` for
+         *     `{{ user.name }}`), first use first; loop variables and `assign`ed names are the template's own.
+         *
+         *     Refused with 400 (`details.fieldErrors` names the part): a part that does not parse or uses an
+         *     unknown filter, and the tags `include`, `render` and `layout`: a template cannot load other
+         *     templates or files. A placeholder name outside letters, digits and `_` is refused with 400
+         *     (`details.formErrors`).
+         */
+        post: operations["createTemplateViaApiAlias"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/templates/render": {
         parameters: {
             query?: never;
@@ -1499,6 +2118,41 @@ export interface paths {
          *     filter fails on a value, answers 422 and renders nothing.
          */
         post: operations["renderTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/templates/render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render a template (/api/v1/ alias)
+         * @description `POST /api/v1/templates/render` is the same operation as `POST /v1/templates/render` (`renderTemplate`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Renders a stored template (`template_id`) or an inline one (`subject`, `html`, optionally
+         *     `text`) with `variables`, the values of its `{{variable}}` placeholders, and returns the
+         *     result. Every placeholder needs a value: one 422 names every missing one; values for names the
+         *     template does not use are ignored. Nothing is stored or sent. 404 when `template_id` names no
+         *     template of the account.
+         *
+         *     Values are escaped in `html` (a `script` tag in a value arrives as escaped text; a template
+         *     opts out per placeholder with `{{ value | raw }}`) and inserted as they are in `subject` and
+         *     `text`, which are not HTML. An inline template is checked as on create (400 for a part that
+         *     does not parse or loads a file).
+         *
+         *     Rendering is bounded: at most 1 s of work and 10,000,000 allocation units per part, and
+         *     1,000,000 characters of output per part; a template past a bound (a huge loop), or whose
+         *     filter fails on a value, answers 422 and renders nothing.
+         */
+        post: operations["renderTemplateViaApiAlias"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1541,6 +2195,48 @@ export interface paths {
         patch: operations["updateAutomation"];
         trace?: never;
     };
+    "/api/v1/automations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List automations (/api/v1/ alias)
+         * @description `GET /api/v1/automations` is the same operation as `GET /v1/automations` (`listAutomations`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Lists the account's automations, newest first, one page at a time (`page` default 1, `limit`
+         *     default 20, max 100), optionally filtered by `status`.
+         */
+        get: operations["listAutomationsViaApiAlias"];
+        put?: never;
+        /**
+         * Create an automation (/api/v1/ alias)
+         * @description `POST /api/v1/automations` is the same operation as `POST /v1/automations` (`createAutomation`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Creates an automation from a `trigger` (`contact_created`, `tag_added`, `event`, `date_field`)
+         *     and ordered `steps` (`send_email`, `wait`, `add_tag`, `remove_tag`). It is created in
+         *     `draft` unless `status: active` is given, which needs at least one step (422 otherwise).
+         *     404 when a `send_email` step names no template of the account.
+         */
+        post: operations["createAutomationViaApiAlias"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update an automation (/api/v1/ alias)
+         * @description `PATCH /api/v1/automations` is the same operation as `PATCH /v1/automations` (`updateAutomation`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Changes the automation addressed by the query parameter `id`; omitted fields are unchanged.
+         *     `status` moves it: `active` (from `draft` or `paused`; needs at least one step, 422
+         *     otherwise) or `paused` (from `active`: no new contacts enter, contacts already in it wait).
+         *     An automation cannot return to `draft`. Status changes create in-app notifications
+         *     (entity_type `automation`). 404 when no automation has this id.
+         */
+        patch: operations["updateAutomationViaApiAlias"];
+        trace?: never;
+    };
     "/v1/domains": {
         parameters: {
             query?: never;
@@ -1577,6 +2273,53 @@ export interface paths {
          *     from it. DNS records are untouched. 404 when no domain has this id.
          */
         delete: operations["deleteDomain"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sending domains (/api/v1/ alias)
+         * @description `GET /api/v1/domains` is the same operation as `GET /v1/domains` (`listDomains`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Lists the account's sending domains, newest first, one page at a time (`page` default 1, `limit`
+         *     default 20, max 100). Pending domains last checked at least a minute ago are checked again
+         *     before the list is answered, so a record just published shows up without waiting for the
+         *     10-minute re-check.
+         */
+        get: operations["listDomainsViaApiAlias"];
+        put?: never;
+        /**
+         * Add a sending domain (/api/v1/ alias)
+         * @description `POST /api/v1/domains` is the same operation as `POST /v1/domains` (`createDomain`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Adds a sending domain (`domain`, a valid host name) in status `pending` and returns the DNS
+         *     records it must publish (TXT unless noted): SPF at the domain root (value starts `v=spf1`;
+         *     exactly one SPF record per name, merge if one exists), DKIM at
+         *     `<selector>._domainkey.<domain>`, DMARC at `_dmarc.<domain>` (value starts
+         *     `v=DMARC1; p=<none|quarantine|reject>`, may carry `rua`, `ruf`, `pct`), and a return-path
+         *     CNAME. The service then checks them: the domain becomes `verified` once SPF and DKIM are
+         *     found, or `failed` when they are still missing after 72 hours; the outcome creates an in-app
+         *     notification (entity_type `domain_verification`). 409 when the account already has the
+         *     domain (compared case-insensitively, without a trailing dot); 400 `Validation failed` for a
+         *     name without a top-level domain (`localhost`, an IP address).
+         */
+        post: operations["createDomainViaApiAlias"];
+        /**
+         * Remove a sending domain (/api/v1/ alias)
+         * @description `DELETE /api/v1/domains` is the same operation as `DELETE /v1/domains` (`deleteDomain`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Removes the sending domain addressed by the query parameter `id`; mail can no longer be sent
+         *     from it. DNS records are untouched. 404 when no domain has this id.
+         */
+        delete: operations["deleteDomainViaApiAlias"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1624,6 +2367,56 @@ export interface paths {
         patch: operations["updateAlias"];
         trace?: never;
     };
+    "/api/v1/aliases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List aliases (/api/v1/ alias)
+         * @description `GET /api/v1/aliases` is the same operation as `GET /v1/aliases` (`listAliases`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Lists the account's aliases, newest first, one page at a time (`page` default 1, `limit`
+         *     default 20, max 100).
+         */
+        get: operations["listAliasesViaApiAlias"];
+        put?: never;
+        /**
+         * Create an alias (/api/v1/ alias)
+         * @description `POST /api/v1/aliases` is the same operation as `POST /v1/aliases` (`createAlias`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Creates an alias: mail received at `alias` is forwarded to the 1 to 10 addresses of
+         *     `forward_to` while `enabled` (default true) and once the alias's sending domain is `verified`.
+         *     `alias` must be an address on one of the account's sending domains (`/v1/domains`, any status;
+         *     422 otherwise), so an alias can be prepared while the domain's DNS records are being published.
+         *     Addresses compare case-insensitively and are stored in lower case; 409 when the account already
+         *     has the alias. `forward_to` must not contain the alias itself (a forwarding loop) or an address
+         *     twice in another case (400 with field errors).
+         */
+        post: operations["createAliasViaApiAlias"];
+        /**
+         * Delete an alias (/api/v1/ alias)
+         * @description `DELETE /api/v1/aliases` is the same operation as `DELETE /v1/aliases` (`deleteAlias`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Deletes the alias addressed by the query parameter `id`; mail to it is no longer forwarded.
+         *     404 when no alias has this id.
+         */
+        delete: operations["deleteAliasViaApiAlias"];
+        options?: never;
+        head?: never;
+        /**
+         * Update an alias (/api/v1/ alias)
+         * @description `PATCH /api/v1/aliases` is the same operation as `PATCH /v1/aliases` (`updateAlias`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Changes `forward_to` and/or `enabled` of the alias addressed by the query parameter `id`;
+         *     omitted fields are unchanged; the alias address cannot change. `forward_to` follows the rules
+         *     of creation (400 otherwise). 404 when the account has no alias with this id.
+         */
+        patch: operations["updateAliasViaApiAlias"];
+        trace?: never;
+    };
     "/v1/dedicated-ips": {
         parameters: {
             query?: never;
@@ -1669,6 +2462,59 @@ export interface paths {
         patch: operations["updateDedicatedIp"];
         trace?: never;
     };
+    "/api/v1/dedicated-ips": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List dedicated IPs (/api/v1/ alias)
+         * @description `GET /api/v1/dedicated-ips` is the same operation as `GET /v1/dedicated-ips` (`listDedicatedIps`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Lists the account's dedicated IPs, newest first, one page at a time (`page` default 1, `limit`
+         *     default 20, max 100). Max plan: other plans get 403 with `feature: dedicated_ips` and `required_plan: max`.
+         */
+        get: operations["listDedicatedIpsViaApiAlias"];
+        put?: never;
+        /**
+         * Request a dedicated IP (/api/v1/ alias)
+         * @description `POST /api/v1/dedicated-ips` is the same operation as `POST /v1/dedicated-ips` (`createDedicatedIp`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Requests a dedicated IP for `pool` (default `default`). It is created `provisioning` (`ip`
+         *     null until assigned); an address is assigned 10 minutes later (requests are served oldest
+         *     first, each getting the lowest free address; a request waits `provisioning` while none is
+         *     free). With `warmup` (default true) it then goes `warming`, its volume raised gradually
+         *     (`warmup_progress` grows linearly from 0 to 100 over 14 days), before `active`; without warm-up
+         *     it becomes `active` as soon as it is assigned. Max plan: other plans get 403 with `feature: dedicated_ips` and `required_plan: max`.
+         */
+        post: operations["createDedicatedIpViaApiAlias"];
+        /**
+         * Release a dedicated IP (/api/v1/ alias)
+         * @description `DELETE /api/v1/dedicated-ips` is the same operation as `DELETE /v1/dedicated-ips` (`deleteDedicatedIp`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Releases the IP addressed by the query parameter `id`: it sends no more mail, its pool's
+         *     mail goes out from the shared IPs (or the pool's other IPs) and it stays listed with status
+         *     `released`; releasing an already released IP answers `{success: true}` again. 404 when no IP
+         *     has this id. Max plan: other plans get 403 with `feature: dedicated_ips` and `required_plan: max`.
+         */
+        delete: operations["deleteDedicatedIpViaApiAlias"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a dedicated IP (/api/v1/ alias)
+         * @description `PATCH /api/v1/dedicated-ips` is the same operation as `PATCH /v1/dedicated-ips` (`updateDedicatedIp`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Changes `pool` and/or `reverse_dns` of the IP addressed by the query parameter `id`; omitted
+         *     fields are unchanged. `reverse_dns` must be a host name (400 for an IP literal) whose A records
+         *     include the IP (forward-confirmed reverse DNS; 422 otherwise, also while the IP is still
+         *     `provisioning` without an address, or when the name does not resolve); null clears it. 404
+         *     when the account has no IP with this id; 409 when it is `released`. Max plan: other plans get 403 with `feature: dedicated_ips` and `required_plan: max`.
+         */
+        patch: operations["updateDedicatedIpViaApiAlias"];
+        trace?: never;
+    };
     "/v1/inbound": {
         parameters: {
             query?: never;
@@ -1711,6 +2557,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/inbound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List inbound domains (/api/v1/ alias)
+         * @description `GET /api/v1/inbound` is the same operation as `GET /v1/inbound` (`listInboundRoutes`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Lists the inbound domains of the user, newest first, one page at a time (`page` default 1,
+         *     `limit` default 20, max 100). Each route shows the MX records its domain must publish and
+         *     whether it is `pending` (MX records not found yet) or `active`.
+         */
+        get: operations["listInboundRoutesViaApiAlias"];
+        put?: never;
+        /**
+         * Configure an inbound domain (/api/v1/ alias)
+         * @description `POST /api/v1/inbound` is the same operation as `POST /v1/inbound` (`createInboundRoute`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Configures an inbound domain. Once its MX records (returned in `mx_records`) are published at
+         *     the domain root, mail received at the domain is posted to `webhook_url` as the
+         *     `email.received` event: a flat payload (fields at top level, no `data` envelope) signed with
+         *     `X-Service-Signature: sha256=<hex>` (HMAC-SHA256 of the raw body; the header is always
+         *     present). Failed inbound deliveries are retried up to 3 times with short backoff. The route is
+         *     `pending` until the domain's MX records name one of the `mx_records` hosts, then `active`:
+         *     DNS is checked at creation and again when the list is read, at most once a minute per pending
+         *     route (an unanswered look-up leaves it `pending`). `domain` must be a host name with a
+         *     top-level domain and `webhook_url` must not name a loopback, private or link-local address
+         *     literal (400). Received mail is routed by its domain, so a domain can be configured once
+         *     across the service, by any account (409 otherwise; case and a trailing dot do not matter).
+         */
+        post: operations["createInboundRouteViaApiAlias"];
+        /**
+         * Remove an inbound domain (/api/v1/ alias)
+         * @description `DELETE /api/v1/inbound` is the same operation as `DELETE /v1/inbound` (`deleteInboundRoute`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Removes the inbound route addressed by the query parameter `id`: mail received at the domain is
+         *     no longer posted, and the domain can be configured again. DNS records are untouched. 404 when
+         *     the account has no route with this id.
+         */
+        delete: operations["deleteInboundRouteViaApiAlias"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ab-tests": {
         parameters: {
             query?: never;
@@ -1741,6 +2635,46 @@ export interface paths {
          *     once tracking reports them, and a tie goes to the earlier variant.
          */
         post: operations["createAbTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ab-tests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List A/B tests (/api/v1/ alias)
+         * @description `GET /api/v1/ab-tests` is the same operation as `GET /v1/ab-tests` (`listAbTests`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Lists the user's A/B tests, newest first, one page at a time (`page` default 1, `limit`
+         *     default 20, max 100), with each variant's results so far. A/B tests need the Pro plan: on a
+         *     plan without them the answer is 403 with `feature: ab_tests` and `required_plan: pro`.
+         */
+        get: operations["listAbTestsViaApiAlias"];
+        put?: never;
+        /**
+         * Create an A/B test of a campaign (/api/v1/ alias)
+         * @description `POST /api/v1/ab-tests` is the same operation as `POST /v1/ab-tests` (`createAbTest`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Creates an A/B test of a campaign that has not been sent (status `draft`). Each of the 2 to 5
+         *     variants replaces the subject and/or the HTML body. When the campaign is sent
+         *     (`POST /v1/campaigns/{id}/send`), `test_size_percent` of its recipients (default 20) are split
+         *     evenly between the variants; after `duration_hours` (default 4) the variant with the best
+         *     `winner_criteria` (default `open_rate`) is sent to the remaining recipients, unless a winner
+         *     was selected manually before (`POST /v1/ab-tests/{id}/winner`). A/B tests need the Pro plan:
+         *     on a plan without them the answer is 403 with `feature: ab_tests` and `required_plan: pro`.
+         *     404 when `campaign_id` names no campaign of the user; 409 when the campaign is no longer a
+         *     `draft` or already has an A/B test. Variant names differ within a test (400 otherwise).
+         *     Results so far: `sent` counts each variant's copies in the test group; opens and clicks count
+         *     once tracking reports them, and a tie goes to the earlier variant.
+         */
+        post: operations["createAbTestViaApiAlias"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1778,6 +2712,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ab-tests/{id}/winner": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Resource id (UUID).
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pick the winner of an A/B test (/api/v1/ alias)
+         * @description `POST /api/v1/ab-tests/{id}/winner` is the same operation as `POST /v1/ab-tests/{id}/winner` (`selectAbTestWinner`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Picks the winning variant manually (`variant_id`) instead of waiting for the automatic choice
+         *     by `winner_criteria`: the winner is sent to the remaining recipients of the campaign and the
+         *     test becomes `completed`. Only a `running` test accepts it. 404 when the test (path `id`) or the
+         *     variant does not exist; 409 when a winner was already chosen (manually or automatically) or the
+         *     test has not started. A/B tests need the Pro plan: on a plan
+         *     without them the answer is 403 with `feature: ab_tests` and `required_plan: pro`.
+         */
+        post: operations["selectAbTestWinnerViaApiAlias"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ai/subject-lines": {
         parameters: {
             query?: never;
@@ -1796,6 +2763,32 @@ export interface paths {
          *     answer is 403 with `feature: ai_subject_lines` and `required_plan: pro`.
          */
         post: operations["generateSubjectLines"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ai/subject-lines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate subject lines with AI (/api/v1/ alias)
+         * @description `POST /api/v1/ai/subject-lines` is the same operation as `POST /v1/ai/subject-lines` (`generateSubjectLines`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Suggests subject lines for an email, from exactly one of `content` (the email body, HTML or
+         *     text) or `topic` (a short description), in an optional `tone`. `count` suggestions are
+         *     returned (1 to 10, default 5), best first, each with a predicted open rate when one is
+         *     available. Nothing is stored. AI subject lines need the Pro plan: on a plan without them the
+         *     answer is 403 with `feature: ai_subject_lines` and `required_plan: pro`.
+         */
+        post: operations["generateSubjectLinesViaApiAlias"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1828,6 +2821,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get email analytics (/api/v1/ alias)
+         * @description `GET /api/v1/analytics` is the same operation as `GET /v1/analytics` (`getAnalytics`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Email analytics over a date range (`from` to `to`, inclusive, UTC dates; default the last 30
+         *     days up to today), for the whole account or one campaign (`campaign_id`): totals of sent,
+         *     delivered, opened, clicked, bounced, complained and unsubscribed messages, the rates derived
+         *     from them, and a series bucketed by `granularity` (`day` default, `week`, `month`). `from`
+         *     after `to`, or a range longer than 366 days, answers 400; an unknown `campaign_id` answers 404.
+         *     Each recipient of a message counts once as sent (on the day it was accepted) and once as
+         *     delivered (on the day it was handed over); sandboxed sends are not counted.
+         */
+        get: operations["getAnalyticsViaApiAlias"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/track/event": {
         parameters: {
             query?: never;
@@ -1845,6 +2866,31 @@ export interface paths {
          *     when no contact has that address or id.
          */
         post: operations["trackEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/track/event": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Track a custom event (/api/v1/ alias)
+         * @description `POST /api/v1/track/event` is the same operation as `POST /v1/track/event` (`trackEvent`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Records a custom event (`event`, a name such as `signed_up`, with optional free-form
+         *     `properties`) for the contact identified by exactly one of `email` or `contact_id`.
+         *     `occurred_at` defaults to the request time. Automations can trigger on events by name. 404
+         *     when no contact has that address or id.
+         */
+        post: operations["trackEventViaApiAlias"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1869,6 +2915,32 @@ export interface paths {
          *     does not exist.
          */
         post: operations["trackPurchase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/track/purchase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Track a purchase (/api/v1/ alias)
+         * @description `POST /api/v1/track/purchase` is the same operation as `POST /v1/track/purchase` (`trackPurchase`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Records a purchase (`order_id`, `amount` in `currency`, ISO 4217, optional line `items`) for
+         *     the contact identified by exactly one of `email` or `contact_id`, optionally attributed to a
+         *     campaign (`campaign_id`) for revenue attribution. `occurred_at` defaults to the request time.
+         *     An `order_id` is recorded once: a repeat answers 409. 404 when the contact or the campaign
+         *     does not exist.
+         */
+        post: operations["trackPurchaseViaApiAlias"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1960,6 +3032,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sandbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List captured sandbox messages (/api/v1/ alias)
+         * @description `GET /api/v1/sandbox` is the same operation as `GET /v1/sandbox` (`listSandboxMessages`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Lists the messages captured in the sandbox, newest first, one page at a time (`page` default
+         *     1, `limit` default 20, max 100). A sandbox request header `X-Service-Sandbox` exists: a send
+         *     request made with `X-Service-Sandbox: true` is answered as usual but captured here instead of
+         *     being delivered, so integrations can be tested without reaching real recipients.
+         */
+        get: operations["listSandboxMessagesViaApiAlias"];
+        put?: never;
+        post?: never;
+        /**
+         * Clear the sandbox (/api/v1/ alias)
+         * @description `DELETE /api/v1/sandbox` is the same operation as `DELETE /v1/sandbox` (`clearSandbox`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Deletes every message captured in the sandbox (sends made with `X-Service-Sandbox: true`).
+         *     Nothing is delivered. Answers `{success: true}` also when the sandbox was already empty.
+         */
+        delete: operations["clearSandboxViaApiAlias"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/keys": {
         parameters: {
             query?: never;
@@ -2016,19 +3120,47 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        post?: never;
         /**
-         * Revoke an API key (dashboard path)
-         * @description `DELETE /api/v1/keys?id=<uuid>`: the same route as `DELETE /v1/keys?id=<uuid>` (a listing of
-         *     `/api/v1/...` paths names the same routes as `/v1/...`), listed here because the document
-         *     names it. Accepts the dashboard session cookie or an API key (key management routes accept
-         *     session authentication). Revokes the key addressed by `id` immediately: revoked keys return
-         *     401 from then on. Revoking an already revoked key answers `{success: true}` again. 404 when the
-         *     user has no key with that id; OAuth-issued keys are refused with 403. The reference stub's
-         *     seeded development keys (`msk_test_*`) are fixtures shared by every tool: revoking one answers
-         *     403.
+         * List API keys (/api/v1/ alias)
+         * @description `GET /api/v1/keys` is the same operation as `GET /v1/keys` (`listApiKeys`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Lists the user's API keys (dashboard keys and keys issued through OAuth), newest first, one
+         *     page at a time (`page` default 1, `limit` default 20, max 100), revoked ones included with
+         *     `revoked_at`. The raw key is never returned: the raw key is shown once at creation, and a list
+         *     shows only `prefix` (starting `msk_`) and `last_four`. Dashboard keys have no per-feature
+         *     scopes (`scopes` is empty); OAuth-issued keys carry the scopes the user granted. The
+         *     `act-as-user` scope (acting on behalf of other users) is held only by internal keys, which are
+         *     not listed. Key management routes accept session authentication (the dashboard session
+         *     cookie) as well as an API key; OAuth-issued keys are refused with 403, as no scope grants key
+         *     management.
+         */
+        get: operations["listApiKeysViaApiAlias"];
+        put?: never;
+        /**
+         * Create an API key (/api/v1/ alias)
+         * @description `POST /api/v1/keys` is the same operation as `POST /v1/keys` (`createApiKey`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Creates a dashboard API key. The raw key (`key`, beginning with `msk_`) is shown once at
+         *     creation, in this response only; afterwards only `prefix` and `last_four` are shown. The key
+         *     grants access to every public endpoint and has no per-feature scopes. Optional key restriction
+         *     `allowed_account_id`: when set, `from.email` of send requests made with the key must match
+         *     that account (one of the user's `/accounts`; another id answers 400). The number of active
+         *     keys depends on the subscription (`quotas.api_keys` of `GET /v1/plan-limits`): creating one
+         *     beyond it returns 403 (key limit reached at creation). Key management routes accept session
+         *     authentication; OAuth-issued keys are refused with 403.
+         */
+        post: operations["createApiKeyViaApiAlias"];
+        /**
+         * Revoke an API key (/api/v1/ alias)
+         * @description `DELETE /api/v1/keys` is the same operation as `DELETE /v1/keys` (`revokeApiKey`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     Revokes the key addressed by the query parameter `id` (also reachable as
+         *     `DELETE /api/v1/keys?id=<uuid>`). Revocation is immediate: revoked keys return 401 from then
+         *     on, including OAuth-issued keys (the same effect as `POST /api/oauth/revoke`). The key stays
+         *     listed with `revoked_at`. Revoking an already revoked key answers `{success: true}` again. 404
+         *     when the user has no key with that id. The reference stub's seeded development keys
+         *     (`msk_test_*`) are fixtures shared by every tool: revoking one answers 403. Key management routes accept session authentication;
+         *     OAuth-issued keys are refused with 403.
          */
         delete: operations["revokeApiKeyFromDashboard"];
         options?: never;
@@ -2054,6 +3186,34 @@ export interface paths {
          *     dashboard. Per-plan quota values are not published.
          */
         get: operations["getPlanLimits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plan-limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get plan limits and feature flags (/api/v1/ alias)
+         * @description `GET /api/v1/plan-limits` is the same operation as `GET /v1/plan-limits` (`getPlanLimits`): the same parameters, body, security, responses and rate-limit window.
+         *
+         *     The plan of the key's user (`free`, `pro` or `max`) with its quotas (null means unlimited),
+         *     current usage and feature flags. Plans are Free, Pro and Max: WhatsApp, push, dedicated IPs and
+         *     workspaces need Max (priced at a monthly fee); validation, A/B tests and AI subject lines need
+         *     Pro. The flags follow that table (Max includes the Pro features); a plan-gated operation whose
+         *     flag is false answers 403 with `feature` and `required_plan`. `quotas.api_keys` is the number
+         *     of active API keys set by the subscription. All API operations obey the same plan limits as the
+         *     dashboard. Per-plan quota values are not published.
+         */
+        get: operations["getPlanLimitsViaApiAlias"];
         put?: never;
         post?: never;
         delete?: never;
@@ -9566,6 +10726,74 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    sendEmailViaApiAlias: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Sandbox mode. A send made with `X-Service-Sandbox: true` is captured in the sandbox
+                 *     (`GET /v1/sandbox`) instead of being delivered; it is answered as a normal send (on
+                 *     `POST /v1/send` with `status: sandboxed`, the captured message keeping the send's id).
+                 * @example true
+                 */
+                "X-Service-Sandbox"?: components["parameters"]["SandboxHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendEmailRequest"];
+            };
+        };
+        responses: {
+            /**
+             * @description The send was accepted. An idempotent retry (same `idempotency_key`) answers with this same
+             *     response, the first send's.
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SendEmailResponse"];
+                };
+            };
+            /** @description Validation failed (`details.fieldErrors` names the fields), or the body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description `from.email` does not match the key's `allowed_account_id`, the OAuth token lacks the
+             *     scope `send` / `send:transactional`, or the send would pass the plan's monthly email quota.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The `idempotency_key` was used by an earlier send with a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
     sendWhatsAppMessage: {
         parameters: {
             query?: never;
@@ -9623,7 +10851,113 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    sendWhatsAppMessageViaApiAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WhatsAppSendRequest"];
+            };
+        };
+        responses: {
+            /** @description The message was sent. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WhatsAppSendResponse"];
+                };
+            };
+            /** @description Invalid phone format (`to` is not E.164), another validation failure (`details.fieldErrors` names the fields), a `contact_id` that is not the account's, or the body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description The WhatsApp channel is not configured (no connected WhatsApp Business account), the plan lacks the feature (the body carries `feature`), or the token lacks the scope `send`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        feature?: "whatsapp";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Template not found (in that language), the parameters do not match the template, or a free-form message outside the 24-hour session window. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
     sendPushNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushSendRequest"];
+            };
+        };
+        responses: {
+            /** @description The notification was sent; the counts are of registered device tokens. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushSendResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description Push is not enabled, the plan lacks the feature (the body carries `feature`), or the token lacks the scope `send`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @constant */
+                        feature?: "push";
+                    };
+                };
+            };
+            /** @description Contact not found, or the contact has no push tokens. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    sendPushNotificationViaApiAlias: {
         parameters: {
             query?: never;
             header?: never;
@@ -9832,7 +11166,211 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    listContactsViaApiAlias: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Page size; default 20, max 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ResourceListLimit"];
+                /**
+                 * @description Only contacts with this status.
+                 * @example subscribed
+                 */
+                status?: components["schemas"]["ContactStatus"];
+                /**
+                 * @description Only the contact with this exact address (case-insensitive).
+                 * @example ada@example.com
+                 */
+                email?: string;
+                /**
+                 * @description Only contacts carrying this tag.
+                 * @example newsletter
+                 */
+                tag?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of contacts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createContactViaApiAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateContactRequest"];
+            };
+        };
+        responses: {
+            /** @description The created contact. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            /** @description Another contact of the account has this address. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteContactViaApiAlias: {
+        parameters: {
+            query: {
+                /**
+                 * @description Id (UUID) of the resource to change or delete. Collection routes of this service address one item by a query parameter, as `DELETE /api/v1/keys?id=<uuid>` does.
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updateContactByQueryViaApiAlias: {
+        parameters: {
+            query: {
+                /**
+                 * @description Id (UUID) of the resource to change or delete. Collection routes of this service address one item by a query parameter, as `DELETE /api/v1/keys?id=<uuid>` does.
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateContactRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated contact. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactResponse"];
+                };
+            };
+            /** @description Validation failed (`details.fieldErrors` names the fields), the body is not valid JSON, or `email` is the address of another contact of the account. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     updateContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Resource id (UUID).
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateContactRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated contact. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactResponse"];
+                };
+            };
+            /** @description Validation failed (`details.fieldErrors` names the fields), the body is not valid JSON, or `email` is the address of another contact of the account. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updateContactViaApiAlias: {
         parameters: {
             query?: never;
             header?: never;
@@ -9939,7 +11477,107 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    importContactsViaApiAlias: {
+        parameters: {
+            query?: {
+                /**
+                 * @description CSV uploads only (a JSON body carries `update_existing` itself; giving it here with a JSON body is a 400). Update contacts whose address already exists instead of skipping the row.
+                 * @example true
+                 */
+                update_existing?: boolean;
+                /**
+                 * @description CSV uploads only (a JSON body carries `tags` itself; giving them here with a JSON body is a 400). Tags added to every imported contact; repeat the parameter for several (`?tags=a&tags=b`).
+                 * @example [
+                 *       "imported-2026-03"
+                 *     ]
+                 */
+                tags?: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportContactsRequest"];
+                "text/csv": components["schemas"]["ImportContactsCsv"];
+            };
+        };
+        responses: {
+            /** @description The import was accepted; in the stub it has already run, so the job is `completed`. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactImportResponse"];
+                };
+            };
+            /**
+             * @description The file cannot be read as a whole (invalid JSON, a JSON row off the schema, a malformed CSV
+             *     file, more than 10000 rows), or the import-wide query options were given with a JSON body.
+             *     Nothing was imported.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            /** @description Content-Type is neither `application/json` nor `text/csv`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
     listSuppressions: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Page size; default 20, max 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ResourceListLimit"];
+                /**
+                 * @description Only addresses suppressed for this reason.
+                 * @example complained
+                 */
+                reason?: "unsubscribed" | "complained" | "bounced";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of suppressed addresses. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listSuppressionsViaApiAlias: {
         parameters: {
             query?: {
                 /** @description Page number, from 1. */
@@ -10349,6 +11987,50 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    listSegmentMembersViaApiAlias: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Page size, default 100, max 500. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Resource id (UUID).
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of member contact ids. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SegmentMembersResponse"];
+                };
+            };
+            /** @description A parameter is invalid (for example `limit` above 500). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     getValidationBalance: {
         parameters: {
             query?: never;
@@ -10381,6 +12063,91 @@ export interface operations {
         };
     };
     validateEmails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ValidateEmailsRequest"];
+            };
+        };
+        responses: {
+            /** @description The single result (request with `email`) or the batch result (request with `emails`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidateEmailsResponse"];
+                };
+            };
+            /** @description Validation failed (neither or both of `email` and `emails`, more than 500 addresses, a wrong type), or the body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description Insufficient wallet credits; nothing was validated. The message states the required amount and the balance. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The plan lacks validation (Pro plan needed; the body carries `feature` and `required_plan`), or the OAuth token lacks the scope `validate` or `send`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getValidationBalanceViaApiAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The balance. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationBalanceResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description The plan lacks validation (Pro plan needed; the body carries `feature` and `required_plan`), or the OAuth token lacks the scope `validate` or `send`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    validateEmailsViaApiAlias: {
         parameters: {
             query?: never;
             header?: never;
@@ -10558,6 +12325,130 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    listMonitoredDomainsViaApiAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The monitored domains. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitoredDomainListResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    addMonitoredDomainViaApiAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddMonitoredDomainRequest"];
+            };
+        };
+        responses: {
+            /** @description The domain is monitored; `dns_check` holds the result of the immediate DNS check. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddMonitoredDomainResponse"];
+                };
+            };
+            /** @description `Validation failed` (not a valid hostname, or a `dkim_selector` that does not form a DNS name) or `Invalid JSON body`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description The plan's limit of monitored domains is reached, or the OAuth token lacks the scope `write`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Domain already monitored`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    removeMonitoredDomainViaApiAlias: {
+        parameters: {
+            query: {
+                /**
+                 * @description Id of the monitored domain (`id` of a MonitoredDomain).
+                 * @example 2c4e6a8b-0d1f-4a3b-8c5d-7e9f0a1b2c3d
+                 */
+                domain_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Monitoring stopped; DNS records untouched. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            /** @description `domain_id` is missing. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            /** @description No monitored domain with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: never;
@@ -10582,6 +12473,66 @@ export interface operations {
         };
     };
     createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint was created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointResponse"];
+                };
+            };
+            /** @description Validation failed (for example a URL that is not HTTPS or an unknown event name), or the body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listWebhooksViaApiAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook endpoints. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointListResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createWebhookViaApiAlias: {
         parameters: {
             query?: never;
             header?: never;
@@ -10701,7 +12652,129 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    deleteWebhookViaApiAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Resource id (UUID).
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            /** @description The path id is not a valid UUID. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updateWebhookViaApiAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Resource id (UUID).
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointResponse"];
+                };
+            };
+            /** @description Validation failed (for example an empty body, a URL that is not HTTPS or an unknown event name), or the body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     listWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Resource id (UUID).
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Up to 100 delivery attempts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryListResponse"];
+                };
+            };
+            /** @description The path id is not a valid UUID. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listWebhookDeliveriesViaApiAlias: {
         parameters: {
             query?: never;
             header?: never;
@@ -11567,7 +13640,229 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    listCampaignsViaApiAlias: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Page size; default 20, max 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ResourceListLimit"];
+                /**
+                 * @description Only campaigns with this status.
+                 * @example sent
+                 */
+                status?: "draft" | "scheduled" | "sending" | "sent" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of campaigns. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createCampaignViaApiAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCampaignRequest"];
+            };
+        };
+        responses: {
+            /** @description The created campaign, in `draft`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            /** @description `template_id` or `segment_id` names no template or segment of the account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteCampaignViaApiAlias: {
+        parameters: {
+            query: {
+                /**
+                 * @description Id (UUID) of the resource to change or delete. Collection routes of this service address one item by a query parameter, as `DELETE /api/v1/keys?id=<uuid>` does.
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The campaign is `sending`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updateCampaignViaApiAlias: {
+        parameters: {
+            query: {
+                /**
+                 * @description Id (UUID) of the resource to change or delete. Collection routes of this service address one item by a query parameter, as `DELETE /api/v1/keys?id=<uuid>` does.
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateCampaignRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated campaign. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The campaign is `sending`, `sent` or `cancelled` and can no longer be changed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     sendCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Sandbox mode. A send made with `X-Service-Sandbox: true` is captured in the sandbox
+                 *     (`GET /v1/sandbox`) instead of being delivered; it is answered as a normal send (on
+                 *     `POST /v1/send` with `status: sandboxed`, the captured message keeping the send's id).
+                 * @example true
+                 */
+                "X-Service-Sandbox"?: components["parameters"]["SandboxHeader"];
+            };
+            path: {
+                /**
+                 * @description Resource id (UUID).
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SendCampaignRequest"];
+            };
+        };
+        responses: {
+            /** @description Sending started (`sending`) or the campaign was scheduled (`scheduled`). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The campaign was already sent, or is sending or cancelled. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The campaign cannot be sent as it is: no segment, no body, or its template no longer exists. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    sendCampaignViaApiAlias: {
         parameters: {
             query?: never;
             header?: {
@@ -11702,7 +13997,135 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    listTemplatesViaApiAlias: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Page size; default 20, max 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ResourceListLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of templates. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createTemplateViaApiAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTemplateRequest"];
+            };
+        };
+        responses: {
+            /** @description The created template. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateResponse"];
+                };
+            };
+            /**
+             * @description Validation failed (`details.fieldErrors` names the fields), a part is not a valid template
+             *     (unparsable, an unknown filter, or a file-loading tag), a placeholder name is refused, or the
+             *     body is not valid JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     renderTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RenderTemplateRequest"];
+            };
+        };
+        responses: {
+            /** @description The rendered subject and bodies. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RenderTemplateResponse"];
+                };
+            };
+            /** @description Validation failed (`details.fieldErrors` names the fields; both `template_id` and an inline part, or neither), an inline part is not a valid template, or the body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            /** @description `template_id` names no template of the account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description A placeholder of the template has no value in `variables` (`details.fieldErrors.variables` names the missing ones), or the render went past a bound or a filter failed on a value (`error` says which part). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    renderTemplateViaApiAlias: {
         parameters: {
             query?: never;
             header?: never;
@@ -11886,6 +14309,135 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    listAutomationsViaApiAlias: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Page size; default 20, max 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ResourceListLimit"];
+                /**
+                 * @description Only automations with this status.
+                 * @example active
+                 */
+                status?: "draft" | "active" | "paused";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of automations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createAutomationViaApiAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAutomationRequest"];
+            };
+        };
+        responses: {
+            /** @description The created automation. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            /** @description A `send_email` step names no template of the account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `status: active` without steps. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updateAutomationViaApiAlias: {
+        parameters: {
+            query: {
+                /**
+                 * @description Id (UUID) of the resource to change or delete. Collection routes of this service address one item by a query parameter, as `DELETE /api/v1/keys?id=<uuid>` does.
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAutomationRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated automation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The status change is not allowed: activation without steps, or `paused` from `draft`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
     listDomains: {
         parameters: {
             query?: {
@@ -11957,6 +14509,107 @@ export interface operations {
         };
     };
     deleteDomain: {
+        parameters: {
+            query: {
+                /**
+                 * @description Id (UUID) of the resource to change or delete. Collection routes of this service address one item by a query parameter, as `DELETE /api/v1/keys?id=<uuid>` does.
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listDomainsViaApiAlias: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Page size; default 20, max 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ResourceListLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of sending domains. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SendingDomainListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createDomainViaApiAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSendingDomainRequest"];
+            };
+        };
+        responses: {
+            /** @description The added domain, `pending`, with the records to publish. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SendingDomainResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            /** @description The account already has this domain. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteDomainViaApiAlias: {
         parameters: {
             query: {
                 /**
@@ -12141,6 +14794,160 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    listAliasesViaApiAlias: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Page size; default 20, max 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ResourceListLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of aliases. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AliasListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createAliasViaApiAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAliasRequest"];
+            };
+        };
+        responses: {
+            /** @description The created alias. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AliasResponse"];
+                };
+            };
+            /** @description Validation failed (for example `forward_to` containing the alias itself), or the body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            /** @description The alias address already exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The address is not on a sending domain of the account. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteAliasViaApiAlias: {
+        parameters: {
+            query: {
+                /**
+                 * @description Id (UUID) of the resource to change or delete. Collection routes of this service address one item by a query parameter, as `DELETE /api/v1/keys?id=<uuid>` does.
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updateAliasViaApiAlias: {
+        parameters: {
+            query: {
+                /**
+                 * @description Id (UUID) of the resource to change or delete. Collection routes of this service address one item by a query parameter, as `DELETE /api/v1/keys?id=<uuid>` does.
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateAliasRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated alias. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AliasResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     listDedicatedIps: {
         parameters: {
             query?: {
@@ -12234,6 +15041,152 @@ export interface operations {
         };
     };
     updateDedicatedIp: {
+        parameters: {
+            query: {
+                /**
+                 * @description Id (UUID) of the resource to change or delete. Collection routes of this service address one item by a query parameter, as `DELETE /api/v1/keys?id=<uuid>` does.
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateDedicatedIpRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated IP. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DedicatedIpResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["DedicatedIpsForbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The IP is `released`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `reverse_dns` does not resolve to the IP. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listDedicatedIpsViaApiAlias: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Page size; default 20, max 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ResourceListLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of dedicated IPs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DedicatedIpListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["DedicatedIpsForbidden"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createDedicatedIpViaApiAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDedicatedIpRequest"];
+            };
+        };
+        responses: {
+            /** @description The requested IP, `provisioning`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DedicatedIpResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["DedicatedIpsForbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteDedicatedIpViaApiAlias: {
+        parameters: {
+            query: {
+                /**
+                 * @description Id (UUID) of the resource to change or delete. Collection routes of this service address one item by a query parameter, as `DELETE /api/v1/keys?id=<uuid>` does.
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["DedicatedIpsForbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updateDedicatedIpViaApiAlias: {
         parameters: {
             query: {
                 /**
@@ -12396,6 +15349,115 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    listInboundRoutesViaApiAlias: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Page size; default 20, max 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ResourceListLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of inbound routes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundRouteListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createInboundRouteViaApiAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateInboundRouteRequest"];
+            };
+        };
+        responses: {
+            /** @description The inbound route was created; publish its MX records. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundRouteResponse"];
+                };
+            };
+            /** @description Validation failed (for example not a valid hostname, or an `http` URL), or the body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            /** @description The domain is already configured for inbound mail. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteInboundRouteViaApiAlias: {
+        parameters: {
+            query: {
+                /**
+                 * @description Id (UUID) of the resource to change or delete. Collection routes of this service address one item by a query parameter, as `DELETE /api/v1/keys?id=<uuid>` does.
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The route was removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     listAbTests: {
         parameters: {
             query?: {
@@ -12429,6 +15491,93 @@ export interface operations {
         };
     };
     createAbTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAbTestRequest"];
+            };
+        };
+        responses: {
+            /** @description The A/B test was created; it runs when the campaign is sent. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AbTestResponse"];
+                };
+            };
+            /** @description Validation failed (for example fewer than 2 or more than 5 variants), or the body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["AbTestsForbidden"];
+            /** @description `campaign_id` names no campaign of the user. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The campaign is no longer a `draft`, or it already has an A/B test. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listAbTestsViaApiAlias: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Page size; default 20, max 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ResourceListLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of A/B tests. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AbTestListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["AbTestsForbidden"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createAbTestViaApiAlias: {
         parameters: {
             query?: never;
             header?: never;
@@ -12536,6 +15685,59 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    selectAbTestWinnerViaApiAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Resource id (UUID).
+                 * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+                 */
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SelectAbTestWinnerRequest"];
+            };
+        };
+        responses: {
+            /** @description The winner was chosen; the test is `completed`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AbTestResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["AbTestsForbidden"];
+            /** @description No such A/B test, or `variant_id` is not one of its variants. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A winner was already chosen, or the test is still `draft` (its campaign has not been sent). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     generateSubjectLines: {
         parameters: {
             query?: never;
@@ -12573,7 +15775,106 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    generateSubjectLinesViaApiAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GenerateSubjectLinesRequest"];
+            };
+        };
+        responses: {
+            /** @description The suggestions, best first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubjectLinesResponse"];
+                };
+            };
+            /** @description Validation failed (for example both or neither of `content` and `topic`, or `count` outside 1 to 10), or the body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["SubjectLinesForbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     getAnalytics: {
+        parameters: {
+            query?: {
+                /**
+                 * @description First day of the range (inclusive, UTC). Default 29 days before `to`.
+                 * @example 2026-03-01
+                 */
+                from?: string;
+                /**
+                 * @description Last day of the range (inclusive, UTC). Default today.
+                 * @example 2026-03-31
+                 */
+                to?: string;
+                /**
+                 * @description Limit the report to one campaign.
+                 * @example 2f3a4b5c-6d7e-4f8a-9b0c-1d2e3f4a5b01
+                 */
+                campaign_id?: string;
+                /**
+                 * @description Bucket size of `series`.
+                 * @example day
+                 */
+                granularity?: "day" | "week" | "month";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The analytics report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalyticsResponse"];
+                };
+            };
+            /** @description A query parameter is invalid (for example `from` after `to`, or an unknown granularity). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            /** @description `campaign_id` names no campaign of the user. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getAnalyticsViaApiAlias: {
         parameters: {
             query?: {
                 /**
@@ -12681,7 +15982,108 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    trackEventViaApiAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrackEventRequest"];
+            };
+        };
+        responses: {
+            /** @description The event was recorded. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrackedEventResponse"];
+                };
+            };
+            /** @description Validation failed (for example both or neither of `email` and `contact_id`), or the body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            /** @description No contact has that address or id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     trackPurchase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrackPurchaseRequest"];
+            };
+        };
+        responses: {
+            /** @description The purchase was recorded. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrackedPurchaseResponse"];
+                };
+            };
+            /** @description Validation failed (for example both or neither of `email` and `contact_id`, or a currency that is not ISO 4217), or the body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            /** @description No contact has that address or id, or `campaign_id` names no campaign of the user. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A purchase with this `order_id` was already recorded. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    trackPurchaseViaApiAlias: {
         parameters: {
             query?: never;
             header?: never;
@@ -12853,6 +16255,61 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    listSandboxMessagesViaApiAlias: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Page size; default 20, max 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ResourceListLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of captured messages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxMessageListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    clearSandboxViaApiAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sandbox is empty. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     listApiKeys: {
         parameters: {
             query?: {
@@ -12961,6 +16418,83 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    listApiKeysViaApiAlias: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Page size; default 20, max 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ResourceListLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of API keys, without the raw keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyListResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createApiKeyViaApiAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The key was created. `key` is the raw key, shown once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKeyResponse"];
+                };
+            };
+            /** @description Validation failed (for example a missing name, or an `allowed_account_id` that is not one of the user's accounts), or the body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description Key limit reached at creation (the number of active keys set by the subscription), or an OAuth-issued key tried to manage keys. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     revokeApiKeyFromDashboard: {
         parameters: {
             query: {
@@ -12993,6 +16527,29 @@ export interface operations {
         };
     };
     getPlanLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plan, its quotas, usage and feature flags. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanLimitsResponse"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getPlanLimitsViaApiAlias: {
         parameters: {
             query?: never;
             header?: never;
@@ -13880,28 +17437,50 @@ export interface operationDefaults {
     registerOAuthClient: { body: "grant_types" | "response_types" };
     authorizeOAuthClient: { query: "scope" | "code_challenge_method" };
     sendEmail: { header: "X-Service-Sandbox" };
+    sendEmailViaApiAlias: { header: "X-Service-Sandbox" };
     listContacts: { query: "page" | "limit" };
+    listContactsViaApiAlias: { query: "page" | "limit" };
     importContacts: { body: "update_existing" };
+    importContactsViaApiAlias: { body: "update_existing" };
     listSuppressions: { query: "page" | "limit" };
+    listSuppressionsViaApiAlias: { query: "page" | "limit" };
     listSegments: { query: "page" | "limit" };
     listSegmentMembers: { query: "page" | "limit" };
+    listSegmentMembersViaApiAlias: { query: "page" | "limit" };
     addMonitoredDomain: { body: "dkim_selector" };
+    addMonitoredDomainViaApiAlias: { body: "dkim_selector" };
     listNotifications: { query: "unread_only" | "limit" };
     listCampaigns: { query: "page" | "limit" };
+    listCampaignsViaApiAlias: { query: "page" | "limit" };
     sendCampaign: { header: "X-Service-Sandbox" };
+    sendCampaignViaApiAlias: { header: "X-Service-Sandbox" };
     listTemplates: { query: "page" | "limit" };
+    listTemplatesViaApiAlias: { query: "page" | "limit" };
     listAutomations: { query: "page" | "limit" };
     createAutomation: { body: "steps" | "status" };
+    listAutomationsViaApiAlias: { query: "page" | "limit" };
+    createAutomationViaApiAlias: { body: "steps" | "status" };
     listDomains: { query: "page" | "limit" };
+    listDomainsViaApiAlias: { query: "page" | "limit" };
     listAliases: { query: "page" | "limit" };
     createAlias: { body: "enabled" };
+    listAliasesViaApiAlias: { query: "page" | "limit" };
+    createAliasViaApiAlias: { body: "enabled" };
     listDedicatedIps: { query: "page" | "limit" };
     createDedicatedIp: { body: "pool" | "warmup" };
+    listDedicatedIpsViaApiAlias: { query: "page" | "limit" };
+    createDedicatedIpViaApiAlias: { body: "pool" | "warmup" };
     listInboundRoutes: { query: "page" | "limit" };
+    listInboundRoutesViaApiAlias: { query: "page" | "limit" };
     listAbTests: { query: "page" | "limit" };
     createAbTest: { body: "test_size_percent" | "winner_criteria" | "duration_hours" };
+    listAbTestsViaApiAlias: { query: "page" | "limit" };
+    createAbTestViaApiAlias: { body: "test_size_percent" | "winner_criteria" | "duration_hours" };
     getAnalytics: { query: "granularity" };
+    getAnalyticsViaApiAlias: { query: "granularity" };
     listSandboxMessages: { query: "page" | "limit" };
+    listSandboxMessagesViaApiAlias: { query: "page" | "limit" };
     listApiKeys: { query: "page" | "limit" };
+    listApiKeysViaApiAlias: { query: "page" | "limit" };
     listAccounts: { query: "page" | "limit" };
 }

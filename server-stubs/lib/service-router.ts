@@ -79,11 +79,12 @@ export function createServiceRouter<Ops, P extends Principal = Principal, Defaul
   options: ServiceRouterOptions<Ops, P, Defaults>,
 ): ServiceRouter {
   const contract = options.document ? contractOf(options.slug, options.document) : loadContract(options.slug);
-  const handlers = options.handlers as Record<string, RuntimeHandler | undefined>;
-  const unknown = Object.keys(handlers).filter((id) => !contract.operations.has(id));
+  const written = options.handlers as Record<string, RuntimeHandler | undefined>;
+  const unknown = Object.keys(written).filter((id) => !contract.operations.has(id));
   if (unknown.length > 0) throw new Error(`${options.slug}: handlers for operations the contract does not have: ${unknown.join(', ')}`);
+  const handlers = withAliases(written, contract);
   const unimplemented = [...contract.operations.keys()].filter((id) => !handlers[id]);
-  const rawBody = new Set<string>(options.rawBody ?? []);
+  const rawBody = withAliasIds(new Set<string>(options.rawBody ?? []), contract);
   const limiter = new RateLimiter(options.clock);
   const steps: Step[] = [
     browserAccess(contract, options.corsOrigins),
@@ -109,6 +110,34 @@ export function createServiceRouter<Ops, P extends Principal = Principal, Defaul
   // The steps run as one middleware, and every failure leaves through the service's error exit.
   const router: RequestHandler = (req, res, next) => runSteps(steps, req, res, (error?: unknown) => (error ? exit(error, req, res, next) : next()));
   return { router, contract, limiter, unimplemented };
+}
+
+/**
+ * An operation the contract marks `x-alias-of: <operationId>` is its twin served at a second path
+ * (the `platform/path-aliases` bundle decorator writes them: mail's `/api/v1/...` beside `/v1/...`,
+ * DECISIONS P-2), identical but for its operationId. It is served by the twin's handler unless the
+ * service writes one of its own: one routing rule here, not a registration per alias in each
+ * service. The twin's handler is type-checked against the twin's operation, which is the alias's
+ * (test/mail/api-aliases.test.ts holds the generated types to that); validation, security, rate
+ * limit and the answer's check still run on the alias's own contract entry.
+ */
+function withAliases(written: Record<string, RuntimeHandler | undefined>, contract: Contract): Record<string, RuntimeHandler | undefined> {
+  const handlers = { ...written };
+  for (const [id, twin] of aliasTwins(contract)) handlers[id] ??= written[twin];
+  return handlers;
+}
+
+/** The operations the router gives special treatment by id (raw bodies), with their aliases. */
+function withAliasIds(ids: Set<string>, contract: Contract): Set<string> {
+  for (const [id, twin] of aliasTwins(contract)) if (ids.has(twin)) ids.add(id);
+  return ids;
+}
+
+function aliasTwins(contract: Contract): Array<[alias: string, twin: string]> {
+  return [...contract.operations].flatMap(([id, operation]) => {
+    const twin: unknown = operation.op['x-alias-of'];
+    return typeof twin === 'string' && contract.operations.has(twin) ? [[id, twin] as [string, string]] : [];
+  });
 }
 
 /** Sets `req.matched`, or fails with 404 (no such path) or 405 with `Allow` (no such method). */
