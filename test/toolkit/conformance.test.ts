@@ -162,7 +162,7 @@ describe.each(slugs)('%s', (slug) => {
     const advice = strict ? 'add them to the service scenario' : `their example requests got no success: give the service a scenario (scripts/lib/scenarios/${slug}.ts)`;
     expect(matrix.unverified(), `implemented operations without a verified success: ${advice}`).toEqual([]);
     if (strict) expect(matrix.unexercised(scenario.underSwitch), 'declared statuses never exercised: reach them in the service scenario (calls or refusals)').toEqual([]);
-  });
+  }, 180_000); // mail's matrix runs each rate-limited operation past its window: thousands of requests, 35 s on two busy cores
 
   test.each(operations)('mock: %s answers its example', async (_label, operation) => {
     // The mock refuses what the stubs refuse: the seeded credentials, and a placeholder only where a
