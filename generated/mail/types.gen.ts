@@ -4671,7 +4671,7 @@ export interface components {
             id: string;
             /**
              * Format: uri
-             * @description Destination URL; HTTPS.
+             * @description Destination URL; HTTPS (plain HTTP only for a loopback endpoint under the development switch STUB_ALLOW_LOOPBACK=1).
              */
             url: string;
             /** @description The event names the endpoint receives (Form B names). */
@@ -4716,7 +4716,7 @@ export interface components {
         CreateWebhookRequest: {
             /**
              * Format: uri
-             * @description Destination URL; must be HTTPS.
+             * @description Destination URL; must be HTTPS. Plain `http://` is accepted only for a loopback endpoint (`localhost`, 127.0.0.0/8, `[::1]`) while the stubs run with the development switch `STUB_ALLOW_LOOPBACK=1` (a 400 otherwise); a loopback `https://` endpoint is posted to over TLS without verifying its certificate.
              */
             url: string;
             /** @description The event names the endpoint receives. */
@@ -4750,7 +4750,7 @@ export interface components {
         UpdateWebhookRequest: {
             /**
              * Format: uri
-             * @description New destination URL; must be HTTPS.
+             * @description New destination URL; must be HTTPS. Plain `http://` is accepted only for a loopback endpoint (`localhost`, 127.0.0.0/8, `[::1]`) while the stubs run with the development switch `STUB_ALLOW_LOOPBACK=1` (a 400 otherwise); a loopback `https://` endpoint is posted to over TLS without verifying its certificate.
              */
             url?: string;
             /** @description The event names the endpoint receives (replaces the list). */
@@ -4874,7 +4874,7 @@ export interface components {
             id: string;
             /**
              * Format: uri
-             * @description Destination URL; HTTPS.
+             * @description Destination URL; HTTPS (plain HTTP only for a loopback endpoint under the development switch STUB_ALLOW_LOOPBACK=1).
              */
             url: string;
             /** @description The event names the endpoint receives (Form A names). */
@@ -4932,7 +4932,7 @@ export interface components {
         CreateDashboardWebhookRequest: {
             /**
              * Format: uri
-             * @description Destination URL; must be HTTPS.
+             * @description Destination URL; must be HTTPS. Plain `http://` is accepted only for a loopback endpoint (`localhost`, 127.0.0.0/8, `[::1]`) while the stubs run with the development switch `STUB_ALLOW_LOOPBACK=1` (a 400 otherwise); a loopback `https://` endpoint is posted to over TLS without verifying its certificate.
              */
             url: string;
             /** @description The Form A event names the endpoint receives. */
@@ -4962,7 +4962,7 @@ export interface components {
         UpdateDashboardWebhookRequest: {
             /**
              * Format: uri
-             * @description New destination URL; must be HTTPS.
+             * @description New destination URL; must be HTTPS. Plain `http://` is accepted only for a loopback endpoint (`localhost`, 127.0.0.0/8, `[::1]`) while the stubs run with the development switch `STUB_ALLOW_LOOPBACK=1` (a 400 otherwise); a loopback `https://` endpoint is posted to over TLS without verifying its certificate.
              */
             url?: string;
             /** @description The event names the endpoint receives (replaces the list). */
