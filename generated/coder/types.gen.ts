@@ -99,9 +99,13 @@ export interface paths {
          *     **`claude-*` models** (the vendor prefix, configurable, DECISIONS coder-1) are forwarded to
          *     the configured upstream (`{upstream}/v1/messages`) with the caller's token as the vendor key
          *     (`x-api-key`; any token, not only a gateway key) and `anthropic-version` passed through. The
-         *     upstream's answer, JSON or event stream, is returned unchanged with its headers (cache hints
-         *     included), when its status is 2xx, 400, 401 or 404. No upstream configured: 502 naming the
-         *     setting `CODER_UPSTREAM_URL`; unreachable, refused by the SSRF guard, or any other status:
+         *     raw upstream response (streaming or not) is returned unchanged, whatever its status: its
+         *     status, its headers (cache hints, `retry-after`, `request-id`, `anthropic-ratelimit-*`) and its
+         *     body, so the official SDK's retries and error types work as against the vendor (DECISIONS
+         *     coder-9). The statuses below that the vendor format documents (400, 401, 403, 404, 413, 429,
+         *     500, 529) may be the upstream's, as may any other (`default`). The gateway answers for the
+         *     upstream only when it gets no HTTP answer: none configured, 502 naming the setting
+         *     `CODER_UPSTREAM_URL`; refused by the SSRF guard, unreachable, or an answer that is not HTTP:
          *     502; no answer within the upstream timeout: 504.
          *
          *     **Any other model** is served by the model router: the key must be a gateway key, the request
@@ -660,7 +664,7 @@ export interface components {
             /** @constant */
             type: "error";
             error: {
-                /** @description `invalid_request_error`, `authentication_error`, `not_found_error`, `rate_limit_error`, `api_error`, `overloaded_error`. */
+                /** @description `invalid_request_error`, `authentication_error`, `permission_error`, `not_found_error`, `request_too_large`, `rate_limit_error`, `api_error`, `overloaded_error`. */
                 type: string;
                 message: string;
             };
@@ -1713,6 +1717,20 @@ export interface components {
                 "application/json": components["schemas"]["DetailError"];
             };
         };
+        /**
+         * @description Any other answer the upstream gives to a `claude-*` request (another 4xx or 5xx, a redirect, a
+         *     2xx other than 200), passed through unchanged: its status, its headers and its body, which for an
+         *     error is the vendor format's error body.
+         */
+        GatewayAnthropicUpstreamOther: {
+            headers: {
+                "request-id": components["headers"]["UpstreamRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AnthropicError"];
+            };
+        };
         /** @description Any invalid request: not JSON, a required field missing, a field of the wrong type (`invalid_request_error`). */
         GatewayAnthropicBadRequest: {
             headers: {
@@ -1731,6 +1749,16 @@ export interface components {
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
+        /** @description A `claude-*` request the upstream refused for the key's permissions (`permission_error`): the upstream's answer, passed through unchanged (status, headers, body). */
+        GatewayAnthropicUpstreamForbidden: {
+            headers: {
+                "request-id": components["headers"]["UpstreamRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AnthropicError"];
+            };
+        };
         /** @description The `X-Session-Id` names a session of another key (`not_found_error`); an unknown id starts a new one. */
         GatewayAnthropicSessionNotFound: {
             headers: {
@@ -1740,8 +1768,33 @@ export interface components {
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
-        /** @description An unexpected failure of the gateway (`api_error`). */
-        GatewayAnthropicInternal: {
+        /** @description A `claude-*` request the upstream found too large (`request_too_large`): the upstream's answer, passed through unchanged (status, headers, body). */
+        GatewayAnthropicUpstreamTooLarge: {
+            headers: {
+                "request-id": components["headers"]["UpstreamRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AnthropicError"];
+            };
+        };
+        /**
+         * @description A `claude-*` request the upstream rate-limited (`rate_limit_error`): the upstream's answer, passed
+         *     through unchanged, `retry-after` and the `anthropic-ratelimit-*` headers included, so the official
+         *     SDK waits as the upstream asks before it retries (`RateLimitError` once its retries are spent).
+         */
+        GatewayAnthropicUpstreamRateLimited: {
+            headers: {
+                "retry-after": components["headers"]["UpstreamRetryAfter"];
+                "request-id": components["headers"]["UpstreamRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AnthropicError"];
+            };
+        };
+        /** @description An unexpected failure of the gateway, or the upstream's own 500 to a `claude-*` request passed through unchanged (`api_error`). */
+        GatewayAnthropicServerError: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1749,7 +1802,7 @@ export interface components {
                 "application/json": components["schemas"]["AnthropicError"];
             };
         };
-        /** @description The upstream provider failed: none configured (the message names the setting), unreachable, refused by the SSRF guard, or it answered a server error (`api_error`). */
+        /** @description No HTTP answer from the upstream provider: none configured (the message names the setting), refused by the SSRF guard, unreachable, or it answered something that is not HTTP (`api_error`). An upstream's own 502 is passed through unchanged. */
         GatewayAnthropicUpstreamError: {
             headers: {
                 [name: string]: unknown;
@@ -1769,6 +1822,26 @@ export interface components {
         };
         /** @description The upstream provider did not answer within the upstream timeout (`api_error`). */
         GatewayAnthropicUpstreamTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AnthropicError"];
+            };
+        };
+        /** @description A `claude-*` request the upstream could not take because it is overloaded (`overloaded_error`): the upstream's answer, passed through unchanged (status, headers, body); the official SDK retries it. */
+        GatewayAnthropicUpstreamOverloaded: {
+            headers: {
+                "retry-after": components["headers"]["UpstreamRetryAfter"];
+                "request-id": components["headers"]["UpstreamRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AnthropicError"];
+            };
+        };
+        /** @description An unexpected failure of the gateway (`api_error`). */
+        GatewayAnthropicInternal: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1944,6 +2017,10 @@ export interface components {
     headers: {
         /** @description Seconds to wait before retrying (integer seconds). */
         RetryAfter: number;
+        /** @description The upstream's `retry-after`, passed on as the upstream sent it (seconds, or an HTTP date); the official SDK waits that long before it retries. */
+        UpstreamRetryAfter: string;
+        /** @description The upstream's request id, passed on unchanged (the official SDK reports it as `request_id`). */
+        UpstreamRequestId: string;
     };
     pathItems: never;
 }
@@ -2025,13 +2102,19 @@ export type ResponseGatewayDetailValidation = components['responses']['GatewayDe
 export type ResponseGatewayDetailInternal = components['responses']['GatewayDetailInternal'];
 export type ResponseGatewayDetailSessionNotFound = components['responses']['GatewayDetailSessionNotFound'];
 export type ResponseGatewayDetailStoreOff = components['responses']['GatewayDetailStoreOff'];
+export type ResponseGatewayAnthropicUpstreamOther = components['responses']['GatewayAnthropicUpstreamOther'];
 export type ResponseGatewayAnthropicBadRequest = components['responses']['GatewayAnthropicBadRequest'];
 export type ResponseGatewayAnthropicUnauthenticated = components['responses']['GatewayAnthropicUnauthenticated'];
+export type ResponseGatewayAnthropicUpstreamForbidden = components['responses']['GatewayAnthropicUpstreamForbidden'];
 export type ResponseGatewayAnthropicSessionNotFound = components['responses']['GatewayAnthropicSessionNotFound'];
-export type ResponseGatewayAnthropicInternal = components['responses']['GatewayAnthropicInternal'];
+export type ResponseGatewayAnthropicUpstreamTooLarge = components['responses']['GatewayAnthropicUpstreamTooLarge'];
+export type ResponseGatewayAnthropicUpstreamRateLimited = components['responses']['GatewayAnthropicUpstreamRateLimited'];
+export type ResponseGatewayAnthropicServerError = components['responses']['GatewayAnthropicServerError'];
 export type ResponseGatewayAnthropicUpstreamError = components['responses']['GatewayAnthropicUpstreamError'];
 export type ResponseGatewayAnthropicRouterOff = components['responses']['GatewayAnthropicRouterOff'];
 export type ResponseGatewayAnthropicUpstreamTimeout = components['responses']['GatewayAnthropicUpstreamTimeout'];
+export type ResponseGatewayAnthropicUpstreamOverloaded = components['responses']['GatewayAnthropicUpstreamOverloaded'];
+export type ResponseGatewayAnthropicInternal = components['responses']['GatewayAnthropicInternal'];
 export type ResponseGatewayDetailBadRequest = components['responses']['GatewayDetailBadRequest'];
 export type ResponsePlatformOpenAiBadRequest = components['responses']['PlatformOpenAIBadRequest'];
 export type ResponsePlatformOpenAiUnauthenticated = components['responses']['PlatformOpenAIUnauthenticated'];
@@ -2051,6 +2134,8 @@ export type ResponsePlatformDetailToolServerNotFound = components['responses']['
 export type ResponsePlatformDetailToolServerUnreachable = components['responses']['PlatformDetailToolServerUnreachable'];
 export type ParameterGatewaySessionIdPath = components['parameters']['GatewaySessionIdPath'];
 export type HeaderRetryAfter = components['headers']['RetryAfter'];
+export type HeaderUpstreamRetryAfter = components['headers']['UpstreamRetryAfter'];
+export type HeaderUpstreamRequestId = components['headers']['UpstreamRequestId'];
 export type $defs = Record<string, never>;
 export interface operations {
     listSessions: {
@@ -2170,11 +2255,16 @@ export interface operations {
             };
             400: components["responses"]["GatewayAnthropicBadRequest"];
             401: components["responses"]["GatewayAnthropicUnauthenticated"];
+            403: components["responses"]["GatewayAnthropicUpstreamForbidden"];
             404: components["responses"]["GatewayAnthropicSessionNotFound"];
-            500: components["responses"]["GatewayAnthropicInternal"];
+            413: components["responses"]["GatewayAnthropicUpstreamTooLarge"];
+            429: components["responses"]["GatewayAnthropicUpstreamRateLimited"];
+            500: components["responses"]["GatewayAnthropicServerError"];
             502: components["responses"]["GatewayAnthropicUpstreamError"];
             503: components["responses"]["GatewayAnthropicRouterOff"];
             504: components["responses"]["GatewayAnthropicUpstreamTimeout"];
+            529: components["responses"]["GatewayAnthropicUpstreamOverloaded"];
+            default: components["responses"]["GatewayAnthropicUpstreamOther"];
         };
     };
     countMessageTokens: {

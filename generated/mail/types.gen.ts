@@ -1972,7 +1972,9 @@ export interface paths {
          *     left out. Answers 202: delivery runs in the background and raises the `campaign.sent` and
          *     `campaign.completed` webhook events and in-app notifications (entity_type `campaign`). With
          *     the header `X-Service-Sandbox: true` the messages land in the sandbox (`/v1/sandbox`) instead
-         *     of being delivered. When the key has `allowed_account_id`, `from.email` must match that
+         *     of being delivered; the campaign goes through the same statuses, and each status change
+         *     creates its in-app notification like any other campaign's (the text says the copies were
+         *     captured in the sandbox), while no webhook event is sent (nothing left the service). When the key has `allowed_account_id`, `from.email` must match that
          *     account. 409 when the campaign was already sent (or is sending or cancelled); 422 when it
          *     cannot be sent as it is.
          */
@@ -5829,7 +5831,7 @@ export interface components {
             id: string;
             /**
              * Format: uri
-             * @description Destination URL; HTTPS.
+             * @description Destination URL; HTTPS (plain HTTP only for a loopback endpoint under the development switch STUB_ALLOW_LOOPBACK=1).
              */
             url: string;
             /** @description The event names the endpoint receives (Form B names). */
@@ -5874,7 +5876,7 @@ export interface components {
         CreateWebhookRequest: {
             /**
              * Format: uri
-             * @description Destination URL; must be HTTPS.
+             * @description Destination URL; must be HTTPS. Plain `http://` is accepted only for a loopback endpoint (`localhost`, 127.0.0.0/8, `[::1]`) while the stubs run with the development switch `STUB_ALLOW_LOOPBACK=1` (a 400 otherwise); a loopback `https://` endpoint is posted to over TLS without verifying its certificate.
              */
             url: string;
             /** @description The event names the endpoint receives. */
@@ -5908,7 +5910,7 @@ export interface components {
         UpdateWebhookRequest: {
             /**
              * Format: uri
-             * @description New destination URL; must be HTTPS.
+             * @description New destination URL; must be HTTPS. Plain `http://` is accepted only for a loopback endpoint (`localhost`, 127.0.0.0/8, `[::1]`) while the stubs run with the development switch `STUB_ALLOW_LOOPBACK=1` (a 400 otherwise); a loopback `https://` endpoint is posted to over TLS without verifying its certificate.
              */
             url?: string;
             /** @description The event names the endpoint receives (replaces the list). */
@@ -6032,7 +6034,7 @@ export interface components {
             id: string;
             /**
              * Format: uri
-             * @description Destination URL; HTTPS.
+             * @description Destination URL; HTTPS (plain HTTP only for a loopback endpoint under the development switch STUB_ALLOW_LOOPBACK=1).
              */
             url: string;
             /** @description The event names the endpoint receives (Form A names). */
@@ -6090,7 +6092,7 @@ export interface components {
         CreateDashboardWebhookRequest: {
             /**
              * Format: uri
-             * @description Destination URL; must be HTTPS.
+             * @description Destination URL; must be HTTPS. Plain `http://` is accepted only for a loopback endpoint (`localhost`, 127.0.0.0/8, `[::1]`) while the stubs run with the development switch `STUB_ALLOW_LOOPBACK=1` (a 400 otherwise); a loopback `https://` endpoint is posted to over TLS without verifying its certificate.
              */
             url: string;
             /** @description The Form A event names the endpoint receives. */
@@ -6120,7 +6122,7 @@ export interface components {
         UpdateDashboardWebhookRequest: {
             /**
              * Format: uri
-             * @description New destination URL; must be HTTPS.
+             * @description New destination URL; must be HTTPS. Plain `http://` is accepted only for a loopback endpoint (`localhost`, 127.0.0.0/8, `[::1]`) while the stubs run with the development switch `STUB_ALLOW_LOOPBACK=1` (a 400 otherwise); a loopback `https://` endpoint is posted to over TLS without verifying its certificate.
              */
             url?: string;
             /** @description The event names the endpoint receives (replaces the list). */

@@ -20,8 +20,10 @@ type Doc = JsonNode;
  * Which side of the wire the schema is on. `write`: the client sends it, so the new schema must
  * accept everything the old one did. `read`: the client reads it, so everything the client could
  * rely on must still be there, with no value the old schema excluded. A standalone schema is used
- * both ways. `frames`: a union of stream frames, where a frame kind that is no longer sent breaks a
- * reader waiting for it.
+ * both ways. `frames`: a union of stream frames (the frame schema's `oneOf`, or its `data`'s where
+ * the frames are told apart inside the data), where a frame kind that is no longer sent breaks a
+ * reader waiting for it. A stream's findings name the operation by its operationId, and a removed
+ * property that was required says so, as oasdiff's findings on responses do.
  */
 interface Sides {
   write: boolean;
@@ -136,12 +138,15 @@ function compareSchema(before: Doc, after: Doc, a: JsonNode, b: JsonNode, at: st
   for (const [name, prop] of Object.entries<JsonNode>(a.properties ?? {})) {
     const next = b.properties?.[name];
     if (!next) {
-      if (sides.read) out.push(`${dot(name)} was removed`);
+      // A reader could count on a required one being there: say so, as oasdiff does for responses.
+      if (sides.read) out.push(`${dot(name)} was removed${requiredBefore.has(name) ? ' (it was required)' : ''}`);
       else if (sides.write && (b.additionalProperties === false || b.unevaluatedProperties === false)) out.push(`${dot(name)} was removed (now refused)`);
       continue;
     }
     if (sides.read && requiredBefore.has(name) && !requiredAfter.has(name)) out.push(`${dot(name)} is no longer always present`);
-    compareSchema(before, after, prop, next, dot(name), out, { ...sides, frames: false }, depth + 1);
+    // Frames told apart inside their data (`data.type`, no `event:` line): `data`'s union is the frame union.
+    const framesInData = sides.frames === true && name === 'data' && !Array.isArray(a.oneOf ?? a.anyOf) && Array.isArray(flatten(before, prop)?.oneOf ?? flatten(before, prop)?.anyOf);
+    compareSchema(before, after, prop, next, dot(name), out, { ...sides, frames: framesInData }, depth + 1);
   }
   if (sides.read) {
     // A name required without a property schema (a required list that names inherited fields).
@@ -166,7 +171,7 @@ function compareSchema(before: Doc, after: Doc, a: JsonNode, b: JsonNode, at: st
         else if (sides.frames) out.push(`${what} ${key} is no longer sent`);
         return;
       }
-      compareSchema(before, after, ma[i]!, mb[j]!, sides.frames ? `${what} ${key}` : `${label}(${key})`, out, { ...sides, frames: false }, depth + 1);
+      compareSchema(before, after, ma[i]!, mb[j]!, sides.frames ? `${what} ${key}${at ? `.${at}` : ''}` : `${label}(${key})`, out, { ...sides, frames: false }, depth + 1);
     });
     if (sides.read) for (const key of kb) if (!ka.includes(key)) out.push(sides.frames ? `${what} ${key} may now be sent` : `${label} may now be ${what} ${key}`);
   }
@@ -225,7 +230,9 @@ export function breakingChanges(before: Doc, after: Doc, options: CompareOptions
         else {
           const out: string[] = [];
           compareSchema(before, after, media.schema, mediaAfter.schema, '', out, stream ? { ...READ, frames: true } : READ);
-          out.forEach((c) => add(`response ${status}${stream ? ' stream' : ''}: ${c}`));
+          // A stream's changes are ours alone (oasdiff never sees streams): they name the operation too.
+          const named = stream && typeof old.op.operationId === 'string' ? ` (${old.op.operationId})` : '';
+          out.forEach((c) => add(`response ${status}${stream ? ' stream' : ''}${named}: ${c}`));
         }
       }
     }

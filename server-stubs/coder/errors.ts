@@ -3,11 +3,13 @@ import { describeIssues, type ErrorMapper, type Failure } from '../lib/errors.js
 /**
  * The gateway's three error bodies (DECISIONS coder-5), chosen by the operation's tag:
  * `{type: 'error', error: {type, message}}` on the messages routes, `{error: {message, type, param,
- * code}}` on the OpenAI-style routes, `{detail}` (422 `{detail: [{loc, msg, type}]}`) elsewhere.
+ * code}}` on the OpenAI-style routes, `{detail}` (422 `{detail: [{loc, msg, type}]}`) elsewhere. A
+ * request that matched no operation is answered in the family of the route it named (another
+ * method, a malformed path, a path under it: G-2), else in `{detail}`.
  */
 export const coderErrors: ErrorMapper = (raw) => {
   const failure = publishedAuthMessage(raw);
-  const tags = failure.operation?.tags ?? [];
+  const tags = (failure.operation ?? failure.near)?.tags ?? [];
   if (tags.includes('Messages')) return anthropicError(failure);
   if (tags.includes('OpenAI')) return openaiError(failure);
   return detailError(failure);

@@ -2,8 +2,10 @@ import { BlockedDestination, guardedAddresses, type Resolver } from '../lib/net-
 
 /**
  * The vendor upstream for `claude-*` models (DECISIONS coder-1): `POST {base}/v1/messages` with the
- * caller's token as the vendor key. Every way it can fail is one UpstreamFailure, which the handler
- * answers as 502 (no upstream, refused, unreachable, a server error) or 504 (too slow).
+ * caller's token as the vendor key. Whatever HTTP answer the upstream gives, of any status, is the
+ * client's (DECISIONS coder-9: its 429 with `retry-after`, its 529, its 5xx reach the official SDK
+ * as they are). Only not getting an HTTP answer is an UpstreamFailure, which the handler answers as
+ * 502 (no upstream, refused by the SSRF guard, unreachable, not HTTP) or 504 (too slow).
  */
 export class UpstreamFailure extends Error {
   constructor(
@@ -30,9 +32,6 @@ export interface UpstreamCall {
   anthropicVersion: string | undefined;
   anthropicBeta: string | undefined;
 }
-
-/** Statuses of the upstream passed to the client as they are: the rest are the upstream's failure, answered 502. */
-const passedStatuses = new Set([400, 401, 404]);
 
 export function vendorUpstream(options: UpstreamOptions) {
   return {
@@ -61,13 +60,14 @@ export function vendorUpstream(options: UpstreamOptions) {
         });
       } catch (error) {
         if (controller.signal.aborted) throw new UpstreamFailure(504, `The upstream did not answer within ${options.timeoutMs} ms`);
-        throw new UpstreamFailure(502, `The upstream ${url.origin} is unreachable (${(error as Error).cause ? String(((error as Error).cause as Error).message ?? '') : (error as Error).message})`);
+        const cause = (error as Error).cause as (Error & { code?: string }) | undefined;
+        // undici's HTTP parser codes (HPE_…): something answered, but not in HTTP.
+        if (cause?.code?.startsWith('HPE_')) throw new UpstreamFailure(502, `The upstream ${url.origin} did not answer in HTTP (${cause.message})`);
+        throw new UpstreamFailure(502, `The upstream ${url.origin} is unreachable (${cause ? String(cause.message ?? '') : (error as Error).message})`);
       } finally {
         clearTimeout(timer);
       }
-      if ((response.status >= 200 && response.status < 300) || passedStatuses.has(response.status)) return response;
-      await response.body?.cancel();
-      throw new UpstreamFailure(502, `The upstream answered ${response.status}`);
+      return response;
     },
   };
 }

@@ -19,11 +19,17 @@ interface Route {
   methods: Map<string, OperationInfo>;
 }
 
+/**
+ * `near`, where no operation matched: an operation of the path the request named (another method,
+ * or a path that is not valid percent-encoding), or of the longest path of the contract the request
+ * path lies under (`/v1/chat/completions` for `/v1/chat/completions/x`), so a service whose error
+ * body differs by route (DECISIONS coder-5) answers in that route's family.
+ */
 export type RouteMatch =
   | { kind: 'operation'; operation: OperationInfo; pathParams: Record<string, string>; head: boolean }
-  | { kind: 'method_not_allowed'; allow: string[] }
-  | { kind: 'not_found' }
-  | { kind: 'malformed_path' };
+  | { kind: 'method_not_allowed'; allow: string[]; near: OperationInfo }
+  | { kind: 'not_found'; near?: OperationInfo | undefined }
+  | { kind: 'malformed_path'; near: OperationInfo };
 
 export interface Contract {
   slug: string;
@@ -85,18 +91,36 @@ export function contractOf(slug: string, document: JsonNode): Contract {
       if (!found) continue;
       const direct = route.methods.get(wanted);
       const operation = direct ?? (wanted === 'head' ? route.methods.get('get') : undefined);
-      if (!operation) return { kind: 'method_not_allowed', allow: allowedMethods(route) };
+      if (!operation) return { kind: 'method_not_allowed', allow: allowedMethods(route), near: anyOperation(route) };
       const pathParams: Record<string, string> = Object.create(null);
       try {
         route.names.forEach((name, i) => {
           pathParams[name] = decodeURIComponent(found[i + 1]!);
         });
       } catch {
-        return { kind: 'malformed_path' };
+        return { kind: 'malformed_path', near: operation };
       }
       return { kind: 'operation', operation, pathParams, head: wanted === 'head' && !direct };
     }
-    return { kind: 'not_found' };
+    return { kind: 'not_found', near: under(requestPath) };
+  };
+
+  /** The operation of the longest path template the request path starts with, segment by segment (literal segments win a tie). */
+  const under = (requestPath: string): OperationInfo | undefined => {
+    const segments = requestPath.split('/').filter(Boolean);
+    let best: { route: Route; length: number; literals: number } | undefined;
+    for (const route of routes.values()) {
+      const template = route.template.split('/').filter(Boolean);
+      if (template.length === 0 || template.length >= segments.length) continue;
+      let literals = 0;
+      const fits = template.every((part, i) => {
+        const literal = !/\{[^}]+\}/.test(part);
+        if (literal) literals++;
+        return literal ? part === segments[i] : segments[i] !== '';
+      });
+      if (fits && (!best || template.length > best.length || (template.length === best.length && literals > best.literals))) best = { route, length: template.length, literals };
+    }
+    return best && anyOperation(best.route);
   };
 
   return { slug, document, basePath: mountPathOf(slug, document), operations, match, validator: schemaValidators(slug, document) };
@@ -138,6 +162,8 @@ function locate(document: JsonNode, place: string[]): string[] {
   }
   return at;
 }
+
+const anyOperation = (route: Route): OperationInfo => route.methods.values().next().value!;
 
 function allowedMethods(route: Route): string[] {
   const methods = [...route.methods.keys()].map((m) => m.toUpperCase());

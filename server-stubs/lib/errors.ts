@@ -50,6 +50,12 @@ export interface Failure {
   issues?: Array<{ path: string; message: string }>;
   /** The contract operation the request matched, when it matched one (set before mapping). */
   operation?: FailedOperation | undefined;
+  /**
+   * Where it matched none: an operation of the route the request named (another method, a path
+   * that is not valid percent-encoding, a path under it), for a mapper whose error body differs by
+   * route. Never a reason to fold the status into that operation's.
+   */
+  near?: FailedOperation | undefined;
 }
 
 export interface FailedOperation {

@@ -154,11 +154,12 @@ function matchOperation(contract: Contract, rawBody: Set<string>) {
       case 'method_not_allowed':
         return next(failureOf('method_not_allowed', 405, `Method ${req.method} is not allowed on ${req.baseUrl}${req.path}; allowed: ${match.allow.join(', ')}`, {
           headers: { Allow: match.allow.join(', ') },
+          near: failedOperation(match.near),
         }));
       case 'malformed_path':
-        return next(failureOf('not_found', 404, `No route ${req.method} ${req.baseUrl}${req.path}: the path is not valid percent-encoding`));
+        return next(failureOf('not_found', 404, `No route ${req.method} ${req.baseUrl}${req.path}: the path is not valid percent-encoding`, { near: failedOperation(match.near) }));
       case 'not_found':
-        return next(failureOf('not_found', 404, `No route ${req.method} ${req.baseUrl}${req.path}`));
+        return next(failureOf('not_found', 404, `No route ${req.method} ${req.baseUrl}${req.path}`, { near: match.near && failedOperation(match.near) }));
     }
   };
 }

@@ -18,10 +18,10 @@ export interface MailEvents {
   'contact.event_tracked': { userId: string; contactId: string; event: string };
   /** a send was accepted for delivery (not sandboxed), to these recipients */
   'email.sent': { userId: string; messageId: string; to: string[] };
-  /** a campaign started sending to `recipients` contacts */
-  'campaign.sent': { userId: string; campaignId: string; recipients: number };
-  /** every copy of a campaign was handed over (delivered or failed) */
-  'campaign.completed': { userId: string; campaignId: string; delivered: number; failed: number };
+  /** a campaign started sending to `recipients` contacts (`sandbox`: its copies are captured in the sandbox, not delivered) */
+  'campaign.sent': { userId: string; campaignId: string; recipients: number; sandbox: boolean };
+  /** every copy of a campaign was handed over (delivered or failed), or captured in the sandbox (`sandbox`: `delivered` 0, `captured` the copies) */
+  'campaign.completed': { userId: string; campaignId: string; delivered: number; failed: number; sandbox: boolean; captured: number };
   /** the relay took the message (or, without one, the outbox did) */
   'email.delivered': { userId: string; messageId: string; to: string[] };
   /** the tracking pixel of a delivered message was loaded (`machineOpen`: by a mail provider's image proxy, not a person) */

@@ -1,12 +1,15 @@
 /**
  * `claude-*` models go to the vendor upstream (DECISIONS coder-1): a server this test starts on
- * 127.0.0.1 plays the vendor, so every byte the gateway passes on can be compared.
+ * 127.0.0.1 plays the vendor, so every byte the gateway passes on can be compared. Every answer it
+ * gives, refusals included, reaches the client unchanged (DECISIONS coder-9); the gateway answers
+ * 502 or 504 only when it gets no HTTP answer.
  */
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import Anthropic from '@anthropic-ai/sdk';
-import { anthropic, contractProblems, KEY, raw, startCoder, type CoderStub } from './support.js';
+import { anthropic, contract, contractProblems, KEY, raw, startCoder, type CoderStub } from './support.js';
 
 const upstreamMessage = {
   id: 'msg_upstream_1',
@@ -31,6 +34,20 @@ const upstreamStream = [
   .map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
   .join('');
 
+const vendorError = (type: string, message: string) => JSON.stringify({ type: 'error', error: { type, message } });
+
+/** The vendor's refusals, by model: each must reach the client as it is (DECISIONS coder-9). */
+const refusals: Record<string, { status: number; headers?: Record<string, string>; body: string }> = {
+  'claude-limited': { status: 429, headers: { 'retry-after': '17', 'anthropic-ratelimit-requests-remaining': '0' }, body: vendorError('rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit.') },
+  // Limited on the first call only, with a wait short enough for a test: the SDK's retry succeeds.
+  'claude-limited-once': { status: 429, headers: { 'retry-after': '0.001' }, body: vendorError('rate_limit_error', 'slow down') },
+  'claude-overloaded': { status: 529, headers: { 'x-should-retry': 'true' }, body: vendorError('overloaded_error', 'Overloaded') },
+  'claude-forbidden': { status: 403, body: vendorError('permission_error', 'Your API key does not have permission to use the specified resource.') },
+  'claude-large': { status: 413, body: vendorError('request_too_large', 'Request exceeds the maximum allowed number of bytes.') },
+  'claude-broken': { status: 500, body: vendorError('api_error', 'boom') },
+  'claude-teapot': { status: 418, headers: { 'x-vendor': 'teapot' }, body: vendorError('api_error', 'I am a teapot') },
+};
+
 interface Seen {
   headers: http.IncomingHttpHeaders;
   body: string;
@@ -47,8 +64,10 @@ async function startVendor() {
       seen.push({ headers: req.headers, body });
       const parsed = JSON.parse(body) as { model: string; stream?: boolean };
       if (req.url !== '/v1/messages') return void res.writeHead(404).end();
-      if (parsed.model === 'claude-broken') return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"type":"error","error":{"type":"api_error","message":"boom"}}');
-      if (parsed.model === 'claude-overloaded') return void res.writeHead(529, { 'content-type': 'application/json' }).end('{}');
+      const refusal = refusals[parsed.model];
+      if (refusal && !(parsed.model === 'claude-limited-once' && seen.filter((s) => s.body.includes('claude-limited-once')).length > 1)) {
+        return void res.writeHead(refusal.status, { 'content-type': 'application/json', 'request-id': `req_${refusal.status}`, ...refusal.headers }).end(refusal.body);
+      }
       if (parsed.model === 'claude-slow') return void hanging.push(res);
       if (req.headers['x-api-key'] === 'sk-ant-bad') return void res.writeHead(401, { 'content-type': 'application/json' }).end('{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}');
       if (parsed.stream) {
@@ -130,12 +149,50 @@ describe('claude-* models forwarded upstream', () => {
     });
   });
 
-  test('an upstream server error or an undeclared status is 502; slower than the timeout is 504', async () => {
-    for (const model of ['claude-broken', 'claude-overloaded']) {
-      const res = await raw(coder.baseUrl, 'POST', '/v1/messages', { body: { model, messages: [] } });
-      expect({ status: res.status, type: res.body.error.type }).toEqual({ status: 502, type: 'api_error' });
-      expect(contractProblems('/v1/messages', 'post', res)).toEqual([]);
+  test('every refusal of the upstream (429, 529, 403, 413, 500, any other) reaches the client unchanged: status, headers, body', async () => {
+    for (const [model, refusal] of Object.entries(refusals)) {
+      if (model === 'claude-limited-once') continue;
+      const res = await raw(coder.baseUrl, 'POST', '/v1/messages', { key: 'sk-ant-caller', body: { model, max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] } });
+      expect({ model, status: res.status, text: res.text, requestId: res.headers.get('request-id') }).toEqual({ model, status: refusal.status, text: refusal.body, requestId: `req_${refusal.status}` });
+      for (const [name, value] of Object.entries(refusal.headers ?? {})) expect({ model, name, value: res.headers.get(name) }).toEqual({ model, name, value });
+      // Declared on the operation (G-2): 403, 413, 429, 500 and 529 by number, any other as `default`.
+      const declared = Object.keys(contract.document.paths['/v1/messages'].post.responses);
+      const key = declared.includes(String(refusal.status)) ? String(refusal.status) : 'default';
+      expect({ model, key }).toEqual({ model, key: refusal.status === 418 ? 'default' : String(refusal.status) });
+      expect(declared).toContain(key);
+      expect(contract.responseErrors('/v1/messages', 'post', key, res.body)).toEqual([]);
     }
+  });
+
+  test("the official SDK gets the vendor's typed errors with the upstream's headers, and retries as the upstream's retry-after says", async () => {
+    const client = anthropic(coder.baseUrl, { apiKey: 'sk-ant-caller' });
+    const create = (model: string, sdk = client) => sdk.messages.create({ model, max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] });
+    const expected: Array<[string, new (...args: never[]) => Error, number]> = [
+      ['claude-limited', Anthropic.RateLimitError, 429],
+      ['claude-overloaded', Anthropic.OverloadedError, 529],
+      ['claude-forbidden', Anthropic.PermissionDeniedError, 403],
+      ['claude-large', Anthropic.ContentTooLargeError, 413],
+      ['claude-broken', Anthropic.InternalServerError, 500],
+    ];
+    for (const [model, type, status] of expected) {
+      const error = await create(model).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect({ model, typed: error instanceof type }).toEqual({ model, typed: true });
+      expect(error).toMatchObject({ status, requestID: `req_${status}`, error: JSON.parse(refusals[model]!.body) });
+    }
+    const limited = (await create('claude-limited').catch((e: unknown) => e)) as InstanceType<typeof Anthropic.RateLimitError>;
+    expect(limited.headers.get('retry-after')).toBe('17');
+
+    // With retries, the SDK waits the upstream's retry-after (1 ms here) and the second call succeeds.
+    const calls = () => vendor.seen.filter((s) => s.body.includes('claude-limited-once')).length;
+    const before = calls();
+    const message = await create('claude-limited-once', new Anthropic({ baseURL: coder.baseUrl, apiKey: 'sk-ant-caller', authToken: null, maxRetries: 1 }));
+    expect({ calls: calls() - before, text: message.content }).toEqual({ calls: 2, text: upstreamMessage.content });
+  });
+
+  test('slower than the timeout is 504', async () => {
     const slow = await raw(coder.baseUrl, 'POST', '/v1/messages', { body: { model: 'claude-slow', messages: [] } });
     expect({ status: slow.status, body: slow.body }).toEqual({ status: 504, body: { type: 'error', error: { type: 'api_error', message: 'The upstream did not answer within 300 ms' } } });
     expect(contractProblems('/v1/messages', 'post', slow)).toEqual([]);
@@ -176,6 +233,25 @@ describe('upstream unavailable', () => {
       expect(unreachable.body.error.message).toContain('unreachable');
     } finally {
       await Promise.all([guarded.close(), closed.close(), vendor.close()]);
+    }
+  });
+
+  test('an upstream that answers something that is not HTTP is 502', async () => {
+    const sockets = new Set<net.Socket>();
+    const garbage = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.end('this is not HTTP\r\n\r\n');
+    });
+    await new Promise<void>((resolve) => garbage.listen(0, '127.0.0.1', resolve));
+    const coder = await startCoder({ upstreamUrl: `http://127.0.0.1:${(garbage.address() as AddressInfo).port}`, allowLoopback: true });
+    try {
+      const res = await raw(coder.baseUrl, 'POST', '/v1/messages', { body: { model: 'claude-sonnet-4-5', messages: [] } });
+      expect({ status: res.status, type: res.body.error.type, notHttp: res.body.error.message.includes('did not answer in HTTP') }).toEqual({ status: 502, type: 'api_error', notHttp: true });
+      expect(contractProblems('/v1/messages', 'post', res)).toEqual([]);
+    } finally {
+      await coder.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => garbage.close(() => resolve()));
     }
   });
 

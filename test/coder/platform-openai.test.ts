@@ -177,6 +177,45 @@ describe('responses (stateful)', () => {
   });
 });
 
+describe("a URL the OpenAI-style routes cannot serve answers in that family's body (G-2, DECISIONS coder-5)", () => {
+  const openaiBody = (type: string) => ({ error: { message: expect.any(String), type, param: null, code: null } });
+
+  test('a path that is not valid percent-encoding, under or on an OpenAI-style route: 404 {error: {message, type, param, code}}', async () => {
+    for (const [method, path] of [
+      ['POST', '/v1/chat/completions/%E0%A4%A'],
+      ['GET', '/v1/chat/completions/%E0%A4%A'],
+      ['POST', '/v1/embeddings/%E0%A4%A'],
+      ['POST', '/v1/moderations/%E0%A4%A'],
+      ['GET', '/v1/responses/%E0%A4%A'],
+    ] as const) {
+      const res = await call(coder.baseUrl, method, path, { body: method === 'POST' ? { model: 'test-fast', messages: [] } : undefined });
+      expect({ method, path, status: res.status, body: res.body }).toEqual({ method, path, status: 404, body: openaiBody('not_found_error') });
+    }
+    // The declared body of the route: the getResponse 404's schema.
+    const malformed = await call(coder.baseUrl, 'GET', '/v1/responses/%E0%A4%A');
+    expect(malformed.body.error.message).toContain('not valid percent-encoding');
+    expect(contractErrors('/v1/responses/{response_id}', 'get', malformed)).toEqual([]);
+  });
+
+  test('another method on an OpenAI-style path: 405 with Allow, in the same body', async () => {
+    const res = await call(coder.baseUrl, 'POST', '/v1/responses/%E0%A4%A', { body: {} });
+    expect({ status: res.status, allow: res.headers.get('allow'), body: res.body }).toEqual({ status: 405, allow: 'GET, HEAD, OPTIONS', body: openaiBody('invalid_request_error') });
+  });
+
+  test('the official SDK reads it as a NotFoundError with the message', async () => {
+    // The SDK's own methods encode the id: its generic call sends the path as written.
+    const missing: unknown = await openai.post('/chat/completions/%E0%A4%A', { body: { model: 'test-fast', messages: [] } }).catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((missing as InstanceType<typeof OpenAI.NotFoundError>).error).toMatchObject({ type: 'not_found_error', param: null, code: null });
+  });
+
+  test('the other families keep theirs: {detail} on sessions, the messages body under /v1/messages, {detail} outside every route', async () => {
+    expect((await call(coder.baseUrl, 'GET', '/sessions/%E0%A4%A')).body).toEqual({ detail: expect.stringContaining('not valid percent-encoding') });
+    expect((await call(coder.baseUrl, 'POST', '/v1/messages/%E0%A4%A', { body: {} })).body).toEqual({ type: 'error', error: { type: 'not_found_error', message: expect.any(String) } });
+    expect((await call(coder.baseUrl, 'GET', '/v1/%E0%A4%A')).body).toEqual({ detail: expect.any(String) });
+  });
+});
+
 describe('models', () => {
   test('the SDK lists and retrieves the router models; the catalog has the metadata', async () => {
     const ids = [];

@@ -150,16 +150,21 @@ describe('send', () => {
     expect((await get(c.id)).status).toBe('cancelled');
   });
 
-  test('with X-Service-Sandbox the copies are captured in the sandbox, nothing is delivered or announced', async () => {
+  test('with X-Service-Sandbox the copies are captured in the sandbox, nothing is delivered; the status changes are announced as the sandbox\'s', async () => {
     const audience = await segment();
     await contact('box@example.com');
     const c = await campaign({ segment_id: audience.id });
-    const seen: string[] = [];
-    const off = mail.app.events.on('campaign.sent', () => seen.push('sent'));
+    const seen: Array<MailEvents['campaign.sent'] | MailEvents['campaign.completed']> = [];
+    const offSent = mail.app.events.on('campaign.sent', (e) => seen.push(e));
+    const offCompleted = mail.app.events.on('campaign.completed', (e) => seen.push(e));
     answered(await send(c.id, undefined, true), 202, '/v1/campaigns/{id}/send', 'post');
     await mail.app.runDue();
-    off();
-    expect(seen).toEqual([]);
+    offSent();
+    offCompleted();
+    expect(seen).toEqual([
+      { userId: expect.any(String), campaignId: c.id, recipients: 1, sandbox: true },
+      { userId: expect.any(String), campaignId: c.id, delivered: 0, failed: 0, sandbox: true, captured: 1 },
+    ]);
     expect(await get(c.id)).toMatchObject({ status: 'sent', stats: { sent: 1, delivered: 0 } });
     const box = answered(await max().GET('/v1/sandbox'), 200, '/v1/sandbox', 'get').data;
     expect(box.map((m: { to: Array<{ email: string }> }) => m.to[0]!.email)).toEqual(['box@example.com']);

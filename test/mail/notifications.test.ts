@@ -120,6 +120,31 @@ describe('made by the other parts', () => {
     expect(mine.find((n) => n.type === 'campaign_completed')!.body).toBe('"March news" was delivered to 1 contact; 0 failed.');
   });
 
+  test('a campaign sent in sandbox mode: the same two campaign notifications, saying the copies were captured', async () => {
+    answered(await max().POST('/v1/contacts', { body: { email: 'boxed@example.com', tags: ['boxed'] } }), 201, '/v1/contacts', 'post');
+    const segment = answered(
+      await dashboard().POST('/api/segments', { body: { name: 'Boxed', segment_type: 'dynamic', filter_criteria: { operator: 'AND', rules: [{ field: 'tags', operator: 'contains', value: 'boxed' }] } } }),
+      201,
+      '/api/segments',
+      'post',
+    ).data;
+    const campaign = answered(
+      await max().POST('/v1/campaigns', { body: { name: 'Dry run', subject: 'Trial', from: { email: 'news@example.com' }, html: '<p>Hi</p>', segment_id: segment.id } as never }),
+      201,
+      '/v1/campaigns',
+      'post',
+    ).data;
+    answered(await max().POST('/v1/campaigns/{id}/send', { params: { path: { id: campaign.id }, header: { 'X-Service-Sandbox': true } }, body: {} as never }), 202, '/v1/campaigns/{id}/send', 'post');
+    await mail.app.runDue();
+    const mine = (await list()).notifications.filter((n) => n.entity_id === campaign.id);
+    expect(mine.map((n) => [n.type, n.entity_type]).sort()).toEqual([
+      ['campaign_completed', 'campaign'],
+      ['campaign_sending', 'campaign'],
+    ]);
+    expect(mine.find((n) => n.type === 'campaign_sending')!.body).toBe('"Dry run" is being captured in the sandbox for 1 contact.');
+    expect(mine.find((n) => n.type === 'campaign_completed')!.body).toBe('"Dry run" was captured in the sandbox for 1 contact; 0 failed.');
+  });
+
   test('an automation activated, then paused: automation notifications with its id', async () => {
     const template = answered(await max().POST('/v1/templates', { body: { name: 'Hello', subject: 'Hello', html: '<p>Hello</p>' } }), 201, '/v1/templates', 'post').data;
     const automation = answered(

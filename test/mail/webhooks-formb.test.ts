@@ -331,4 +331,39 @@ describe('STUB_ALLOW_LOOPBACK (CONVENTIONS §6)', () => {
       else process.env.STUB_ALLOW_LOOPBACK = saved;
     }
   });
+
+  test('a loopback endpoint keeps the scheme it was registered with: https:// over TLS (the self-signed certificate not verified), http:// over plain HTTP', async () => {
+    const plain = await startReceiver({ tls: false });
+    try {
+      expect({ tls: receiver.url.startsWith('https://'), plain: plain.url.startsWith('http://') }).toEqual({ tls: true, plain: true });
+      const overTls = await endpoint(['contact.created']);
+      const overHttp = await endpoint(['contact.created'], plain.url);
+      expect(overHttp.url).toBe(plain.url);
+      answered(await max().POST('/v1/contacts', { body: { email: 'schemes@example.com' } }), 201, '/v1/contacts', 'post');
+      await mail.app.runDue();
+      expect(receiver.received.map((r) => ({ type: r.json.type, tls: r.tls }))).toEqual([{ type: 'contact.created', tls: true }]);
+      expect(plain.received.map((r) => ({ type: r.json.type, tls: r.tls }))).toEqual([{ type: 'contact.created', tls: false }]);
+      for (const hook of [overTls, overHttp]) expect((await attempts(hook.id)).map((a: { status: string; response_status_code: number }) => [a.status, a.response_status_code])).toEqual([['succeeded', 200]]);
+      // The body arrives as signed, over either scheme.
+      for (const r of [receiver.received[0]!, plain.received[0]!]) expect(await verifyWebhookSignature(r.body, r.headers['x-service-signature'] as string, secret)).toBe(true);
+    } finally {
+      await plain.close();
+    }
+  });
+
+  test('plain http:// is accepted only for a loopback endpoint, and only under the switch (400 otherwise)', async () => {
+    const refusedBy = async (url: string) => answered(await max().POST('/v1/webhooks', { body: { url, events: ['contact.created'], secret } }), 400, '/v1/webhooks', 'post');
+    // Not loopback: the contract's pattern refuses it (HTTPS only).
+    for (const url of ['http://hooks.example.com/x', 'http://10.0.0.7/hook', 'http://127.example.com/x']) await refusedBy(url);
+    mail.app.webhooks.configure({ allowLoopback: false });
+    for (const url of ['http://127.0.0.1:9/hook', 'http://localhost/hook', 'http://[::1]/hook']) {
+      expect((await refusedBy(url)).details.fieldErrors.url, url).toEqual([expect.stringContaining('STUB_ALLOW_LOOPBACK=1')]);
+    }
+    mail.app.webhooks.configure({ allowLoopback: true });
+    for (const url of ['http://127.0.0.1:9/hook', 'http://localhost/hook', 'http://[::1]/hook']) {
+      answered(await max().POST('/v1/webhooks', { body: { url, events: ['contact.created'], secret } }), 201, '/v1/webhooks', 'post');
+    }
+    // Form A (dashboard) takes the same.
+    answered(await mail.session('sess_test_max').POST('/api/webhooks', { body: { url: 'http://127.0.0.1:9/a', events: ['contact.created'] } }), 201, '/api/webhooks', 'post');
+  });
 });

@@ -178,7 +178,7 @@ describe('the breaking-change gate', () => {
     expect(breaking).toEqual([
       'breaking: gadgets POST /gadgets: the request property `color` became required [request-property-became-required]',
       'breaking: gadgets POST /gadgets: removed the required property `color` from the response with the `201` status [response-required-property-removed]',
-      'breaking: gadgets GET /gadgets/{id}/events: response 200 stream: frame moved.data.y was removed',
+      'breaking: gadgets GET /gadgets/{id}/events: response 200 stream (gadgetEvents): frame moved.data.y was removed (it was required)',
     ]);
     expect(failing.advice.join('\n')).toContain('reason: "<why this break is acceptable>"');
 
@@ -193,12 +193,12 @@ describe('the breaking-change gate', () => {
     reason: Nobody reads the color back (fixture).
   - service: gadgets
     where: GET /gadgets/{id}/events
-    change: 'response 200 stream: frame moved.data.y was removed'
+    change: 'response 200 stream (gadgetEvents): frame moved.data.y was removed (it was required)'
     reason: ''
 `);
     const noReason = await check(root);
     expect(noReason.messages).toContain('breaking: breaking-allowlist.yaml: entry 3 needs a non-empty reason');
-    expect(noReason.messages).toContain('breaking: gadgets GET /gadgets/{id}/events: response 200 stream: frame moved.data.y was removed');
+    expect(noReason.messages).toContain('breaking: gadgets GET /gadgets/{id}/events: response 200 stream (gadgetEvents): frame moved.data.y was removed (it was required)');
     expect(noReason.messages.filter((m) => m.includes('POST /gadgets'))).toEqual([]);
 
     const text = readFileSync(path.join(root, 'breaking-allowlist.yaml'), 'utf8');

@@ -43,7 +43,7 @@ describe('breaking changes', () => {
         project.required = project.required.filter((n: string) => n !== 'name');
         response.properties.project = { allOf: [project, { type: 'object' }] };
       }),
-    ).toContainEqual({ where: 'GET /projects/{projectId}', change: 'response 200: project.name was removed' });
+    ).toContainEqual({ where: 'GET /projects/{projectId}', change: 'response 200: project.name was removed (it was required)' });
   });
 
   test.each([
@@ -64,7 +64,7 @@ describe('breaking changes', () => {
     }, 'POST /rank-tracking/keywords', 'request keywords maxItems tightened to 50'],
     ['a response field removed', (doc: JsonNode): void => {
       delete doc.components.schemas.Project.properties.domain;
-    }, 'GET /projects', 'response 200: projects[].domain was removed'],
+    }, 'GET /projects', 'response 200: projects[].domain was removed (it was required)'],
     ['a response enum value added', (doc: JsonNode): void => {
       doc.components.schemas.AuditStatus.properties.status.enum.push('paused');
     }, 'GET /crawl/{jobId}/status', 'response 200: status.status may now be "paused"'],
@@ -148,7 +148,7 @@ describe('breaking changes in webhook payloads (read by subscribers)', () => {
   const payload = (doc: JsonNode) => doc.components.schemas.JobFinished;
   test('an unchanged contract has none', () => expect(changed(() => {})).toEqual([]));
   test.each([
-    ['a removed field', (d: JsonNode): void => void delete payload(d).properties.outcome, 'payload outcome was removed'],
+    ['a removed required field', (d: JsonNode): void => void delete payload(d).properties.outcome, 'payload outcome was removed (it was required)'],
     ['a removed optional field', (d: JsonNode): void => void delete payload(d).properties.comment, 'payload comment was removed'],
     ['a field no longer required', (d: JsonNode): void => void (payload(d).required = ['id']), 'payload outcome is no longer always present'],
     ['a new enum value', (d: JsonNode): void => void payload(d).properties.outcome.enum.push('cancelled'), 'payload outcome may now be "cancelled"'],
@@ -173,19 +173,27 @@ describe('breaking changes in SSE frames (a oneOf frame union, read by the clien
   const progress = (doc: JsonNode) => doc.components.schemas.ProgressFrame.properties.data;
   const where = 'GET /jobs/{id}/events';
   test.each([
-    ['a removed frame field', (d: JsonNode): void => void delete progress(d).properties.note, 'response 200 stream: frame progress.data.note was removed'],
-    ['a frame field no longer required', (d: JsonNode): void => void (progress(d).required = ['percent']), 'response 200 stream: frame progress.data.state is no longer always present'],
-    ['a new enum value in a frame', (d: JsonNode): void => void progress(d).properties.state.enum.push('paused'), 'response 200 stream: frame progress.data.state may now be "paused"'],
-    ['a looser bound in a frame', (d: JsonNode): void => void (progress(d).properties.percent.maximum = 1000), 'response 200 stream: frame progress.data.percent maximum loosened to 1000'],
-    ['a changed type in a frame', (d: JsonNode): void => void (progress(d).properties.percent.type = 'string'), 'response 200 stream: frame progress.data.percent type integer became string'],
+    ['a removed frame field', (d: JsonNode): void => void delete progress(d).properties.note, 'response 200 stream (jobEvents): frame progress.data.note was removed'],
+    ['a required frame field removed', (d: JsonNode) => {
+      delete progress(d).properties.state;
+      progress(d).required = ['percent'];
+    }, 'response 200 stream (jobEvents): frame progress.data.state was removed (it was required)'],
+    ['a required field removed from a frame\'s shared schema', (d: JsonNode) => {
+      d.components.schemas.DoneFrame.properties.data = { $ref: '#/components/schemas/Summary' };
+      d.components.schemas.Summary = { type: 'object', required: [], properties: {} };
+    }, 'response 200 stream (jobEvents): frame done.data.pages was removed (it was required)'],
+    ['a frame field no longer required', (d: JsonNode): void => void (progress(d).required = ['percent']), 'response 200 stream (jobEvents): frame progress.data.state is no longer always present'],
+    ['a new enum value in a frame', (d: JsonNode): void => void progress(d).properties.state.enum.push('paused'), 'response 200 stream (jobEvents): frame progress.data.state may now be "paused"'],
+    ['a looser bound in a frame', (d: JsonNode): void => void (progress(d).properties.percent.maximum = 1000), 'response 200 stream (jobEvents): frame progress.data.percent maximum loosened to 1000'],
+    ['a changed type in a frame', (d: JsonNode): void => void (progress(d).properties.percent.type = 'string'), 'response 200 stream (jobEvents): frame progress.data.percent type integer became string'],
     ['a frame no longer sent', (d: JsonNode) => {
       d.components.schemas.JobFrame.oneOf.pop();
       delete d.components.schemas.JobFrame.discriminator.mapping.done;
-    }, 'response 200 stream: frame done is no longer sent'],
+    }, 'response 200 stream (jobEvents): frame done is no longer sent'],
     ['a new frame', (d: JsonNode) => {
       d.components.schemas.FailedFrame = frame('failed', { type: 'object' });
       d.components.schemas.JobFrame.oneOf.push({ $ref: '#/components/schemas/FailedFrame' });
-    }, 'response 200 stream: frame failed may now be sent'],
+    }, 'response 200 stream (jobEvents): frame failed may now be sent'],
   ] as const)('finds %s', (_name, mutate, change) => {
     expect(changed(mutate)).toContainEqual({ where, change });
   });
@@ -196,13 +204,48 @@ describe('breaking changes in SSE frames (a oneOf frame union, read by the clien
   ] as const)('does not flag %s (the client only reads frames)', (_name, mutate) => {
     expect(changed(mutate)).toEqual([]);
   });
+  test('frames told apart inside their data (`data.type`, no event line): a kind no longer sent, a new one, a required field removed, named with the operation', () => {
+    const typed = (mutate: (d: JsonNode) => void) => {
+      const doc = (): JsonNode => {
+        const d = streamsAndHooks();
+        d.components.schemas.JobFrame = {
+          type: 'object',
+          required: ['data'],
+          properties: {
+            data: {
+              oneOf: [
+                { type: 'object', required: ['type', 'text'], properties: { type: { const: 'content' }, text: { type: 'string' } } },
+                { type: 'object', required: ['type'], properties: { type: { const: 'done' } } },
+              ],
+              discriminator: { propertyName: 'type' },
+            },
+          },
+        };
+        return d;
+      };
+      const after = doc();
+      mutate(after);
+      return breakingChanges(doc(), after, { scope: 'uncovered' });
+    };
+    const members = (d: JsonNode) => d.components.schemas.JobFrame.properties.data.oneOf;
+    expect(typed(() => {})).toEqual([]);
+    expect(typed((d) => void members(d).pop())).toEqual([{ where, change: 'response 200 stream (jobEvents): frame done is no longer sent' }]);
+    expect(typed((d) => void members(d).push({ type: 'object', required: ['type'], properties: { type: { const: 'error' } } }))).toEqual([{ where, change: 'response 200 stream (jobEvents): frame error may now be sent' }]);
+    expect(
+      typed((d) => {
+        members(d)[0].required = ['type'];
+        delete members(d)[0].properties.text;
+      }),
+    ).toEqual([{ where, change: 'response 200 stream (jobEvents): frame content.data.text was removed (it was required)' }]);
+  });
+
   test('the "uncovered" scope leaves paths to oasdiff but keeps streams and webhooks', () => {
     const mutate = (d: JsonNode) => {
       d.paths['/jobs/{id}/events'].get.parameters = [{ name: 'since', in: 'query', required: true, schema: { type: 'string' } }];
       delete progress(d).properties.note;
     };
     expect(changed(mutate, 'all')).toContainEqual({ where, change: 'query parameter since is now required' });
-    expect(changed(mutate, 'uncovered')).toEqual([{ where, change: 'response 200 stream: frame progress.data.note was removed' }]);
+    expect(changed(mutate, 'uncovered')).toEqual([{ where, change: 'response 200 stream (jobEvents): frame progress.data.note was removed' }]);
   });
 });
 

@@ -895,7 +895,7 @@ export interface DashboardWebhook {
    */
   id: string;
   /**
-   * Destination URL; HTTPS.
+   * Destination URL; HTTPS (plain HTTP only for a loopback endpoint under the development switch STUB_ALLOW_LOOPBACK=1).
    */
   url: string;
   /**
@@ -2738,7 +2738,7 @@ export interface WebhookEndpoint {
    */
   id: string;
   /**
-   * Destination URL; HTTPS.
+   * Destination URL; HTTPS (plain HTTP only for a loopback endpoint under the development switch STUB_ALLOW_LOOPBACK=1).
    */
   url: string;
   /**

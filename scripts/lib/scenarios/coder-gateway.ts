@@ -84,5 +84,7 @@ export const gatewayPart: CoderScenarioPart = {
     { id: 'getSession', status: 503, switch: 'CODER_SESSION_STORE=off' },
     { id: 'createMessage', status: 503, switch: 'CODER_ROUTER=off' },
     { id: 'createMessage', status: 504, switch: 'CODER_UPSTREAM_URL of a slow upstream, CODER_UPSTREAM_TIMEOUT_MS' },
+    // DECISIONS coder-9: the upstream's own answers, passed through (test/coder/gateway-upstream.test.ts).
+    ...([403, 413, 429, 529] as const).map((status) => ({ id: 'createMessage', status, switch: `CODER_UPSTREAM_URL of an upstream answering ${status}` })),
   ],
 };

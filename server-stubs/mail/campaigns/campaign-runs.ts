@@ -82,8 +82,9 @@ export class CampaignRuns {
   }
 
   /**
-   * Starts sending now. With `sandbox` the copies are captured, not delivered, and nothing is
-   * announced. With an A/B test only the test group gets copies now (`finishTest` sends the rest).
+   * Starts sending now. With `sandbox` the copies are captured, not delivered; the status changes
+   * are announced all the same, marked as the sandbox's (in-app notifications follow them, webhook
+   * events do not). With an A/B test only the test group gets copies now (`finishTest` sends the rest).
    */
   async start(campaign: CampaignRecord, sandbox: boolean, recipients = this.recipientsOf(campaign)): Promise<void> {
     const { campaigns, abTests, events, clock } = this.deps;
@@ -91,7 +92,7 @@ export class CampaignRuns {
     campaign.sentAt = clock.now();
     campaign.sandbox = sandbox;
     campaign.recipients = recipients.length;
-    if (!sandbox) events.emit('campaign.sent', { userId: campaign.userId, campaignId: campaign.id, recipients: recipients.length });
+    events.emit('campaign.sent', { userId: campaign.userId, campaignId: campaign.id, recipients: recipients.length, sandbox });
     const test = abTests.ofCampaign(campaign.id);
     if (!test) {
       await this.copies(campaign, recipients, null);
@@ -179,7 +180,7 @@ export class CampaignRuns {
     }
   }
 
-  /** `sent` once every copy made so far was handed over, then `campaign.completed` (not for the sandbox). */
+  /** `sent` once every copy made so far was handed over (or captured, in the sandbox), then `campaign.completed`. */
   private completeWhenHandedOver(campaign: CampaignRecord): void {
     const { campaigns, outbox, events, delivery } = this.deps;
     const handOvers = this.inFlight.get(campaign.id) ?? [];
@@ -190,10 +191,18 @@ export class CampaignRuns {
       .track(
         Promise.all(handOvers).then(() => {
           campaigns.update(campaign, { status: 'sent' });
-          if (campaign.sandbox) return;
           const copies = outbox.ofCampaign(campaign.id);
           const delivered = copies.filter((m) => m.status === 'delivered').length;
-          events.emit('campaign.completed', { userId: campaign.userId, campaignId: campaign.id, delivered, failed: copies.length - delivered });
+          const failed = copies.filter((m) => m.status === 'failed').length;
+          const { sandbox } = campaign;
+          events.emit('campaign.completed', {
+            userId: campaign.userId,
+            campaignId: campaign.id,
+            delivered,
+            failed: sandbox ? failed : copies.length - delivered,
+            sandbox,
+            captured: sandbox ? copies.length - failed : 0,
+          });
         }),
       )
       .catch((error: unknown) => console.error(`[mail] campaign ${campaign.id}: completing it failed`, error));

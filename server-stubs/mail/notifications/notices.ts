@@ -41,14 +41,19 @@ export function subscribeNotices(events: MailEventBus, notifications: Notificati
     });
   });
 
-  events.on('campaign.sent', ({ userId, campaignId, recipients }) => {
+  // A sandboxed campaign's status changes are notified like any other's, in words that say where its copies went.
+  events.on('campaign.sent', ({ userId, campaignId, recipients, sandbox }) => {
     const name = quoted(names.campaign(userId, campaignId), 'Your campaign');
-    notifications.add(userId, { type: 'campaign_sending', title: 'Campaign sending', body: `${name} is being sent to ${plural(recipients, 'contact')}.`, entityType: 'campaign', entityId: campaignId });
+    const body = sandbox ? `${name} is being captured in the sandbox for ${plural(recipients, 'contact')}.` : `${name} is being sent to ${plural(recipients, 'contact')}.`;
+    notifications.add(userId, { type: 'campaign_sending', title: 'Campaign sending', body, entityType: 'campaign', entityId: campaignId });
   });
 
-  events.on('campaign.completed', ({ userId, campaignId, delivered, failed }) => {
+  events.on('campaign.completed', ({ userId, campaignId, delivered, failed, sandbox, captured }) => {
     const name = quoted(names.campaign(userId, campaignId), 'Your campaign');
-    notifications.add(userId, { type: 'campaign_completed', title: 'Campaign sent', body: `${name} was delivered to ${plural(delivered, 'contact')}; ${failed} failed.`, entityType: 'campaign', entityId: campaignId });
+    const body = sandbox
+      ? `${name} was captured in the sandbox for ${plural(captured, 'contact')}; ${failed} failed.`
+      : `${name} was delivered to ${plural(delivered, 'contact')}; ${failed} failed.`;
+    notifications.add(userId, { type: 'campaign_completed', title: 'Campaign sent', body, entityType: 'campaign', entityId: campaignId });
   });
 
   events.on('billing.plan_changed', (change) => notifyPlanChange(notifications, change));

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import https from 'node:https';
 import ipaddr from 'ipaddr.js';
 import type { Clock } from '../../lib/clock.js';
 import { isIP } from 'node:net';
@@ -83,8 +84,11 @@ export class DeliveryEngine {
    * may change, and look-ups may be unavailable when the URL is set).
    */
   refusesUrl(url: string): boolean {
-    const host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    const parsed = new URL(url);
+    const host = parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase();
     const literal = host === 'localhost' || host.endsWith('.localhost') ? '127.0.0.1' : isIP(host) ? host : undefined;
+    // Plain HTTP only to a loopback endpoint, and only under the development switch (CONVENTIONS §6).
+    if (parsed.protocol === 'http:' && !(this.settings.allowLoopback && literal !== undefined && isLoopback(literal))) return true;
     return literal !== undefined && isBlockedAddress(literal, { allowLoopback: this.settings.allowLoopback });
   }
 
@@ -124,11 +128,13 @@ export class DeliveryEngine {
   async post(request: DeliveryRequest): Promise<DeliveryOutcome> {
     const refused = (error: string): DeliveryOutcome => ({ ok: false, statusCode: null, responseBody: null, durationMs: null, error });
     let target: URL;
+    let loopback: boolean;
     try {
       target = new URL(request.url);
       const addresses = await guardedAddresses(target, this.settings.resolver, { allowLoopback: this.settings.allowLoopback });
-      // No certificate can name 127.0.0.1: an allowed loopback endpoint (development only) is posted to over plain HTTP.
-      if (addresses.every(isLoopback)) target.protocol = 'http:';
+      loopback = addresses.every(isLoopback);
+      // The scheme registered is the scheme used: plain HTTP is for a loopback endpoint (development only).
+      if (target.protocol === 'http:' && !loopback) return refused(`${target.hostname} is not a loopback address: plain HTTP is only for loopback endpoints under STUB_ALLOW_LOOPBACK=1`);
     } catch (error) {
       return refused(error instanceof BlockedDestination || error instanceof TypeError ? error.message : String(error));
     }
@@ -144,13 +150,13 @@ export class DeliveryEngine {
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     const started = performance.now();
     try {
-      // Redirects are not followed: the guard checked this URL only, and a 3xx is not a delivery.
-      const response = await fetch(target, { method: 'POST', headers, body: request.body, redirect: 'manual', signal: controller.signal });
-      const text = await response.text();
+      // An allowed loopback endpoint (development only) keeps its TLS, whose certificate nobody can
+      // have had signed for 127.0.0.1: it is not verified. Every other HTTPS endpoint's is.
+      const response = loopback && target.protocol === 'https:' ? await postUnverifiedTls(target, headers, request.body, controller.signal) : await postFetch(target, headers, request.body, controller.signal);
       return {
         ok: response.status >= 200 && response.status < 300,
         statusCode: response.status,
-        responseBody: text.slice(0, responseBodyLimit),
+        responseBody: response.text.slice(0, responseBodyLimit),
         durationMs: Math.round(performance.now() - started),
         error: null,
       };
@@ -161,6 +167,26 @@ export class DeliveryEngine {
       clearTimeout(timer);
     }
   }
+}
+
+/** A POST through fetch. Redirects are not followed: the guard checked this URL only, and a 3xx is not a delivery. */
+async function postFetch(target: URL, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<{ status: number; text: string }> {
+  const response = await fetch(target, { method: 'POST', headers, body, redirect: 'manual', signal });
+  return { status: response.status, text: await response.text() };
+}
+
+/** A POST over TLS that does not verify the certificate (a loopback endpoint under the development switch only); a connection of its own. */
+function postUnverifiedTls(target: URL, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = https.request(target, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, rejectUnauthorized: false, agent: false, signal }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
 }
 
 function isLoopback(address: string): boolean {

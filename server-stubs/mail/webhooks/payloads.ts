@@ -114,7 +114,9 @@ export function connectPayloads(events: MailEventBus, sources: PayloadSources, o
     occurred({ userId, formB: { type: 'email.complained', data: { messageId, email, feedbackType: 'abuse', complainedAt: stamp() } } });
   });
 
-  events.on('campaign.sent', ({ userId, campaignId, recipients }) => {
+  // A sandboxed campaign reaches no endpoint: nothing of it left the service (its notifications still come).
+  events.on('campaign.sent', ({ userId, campaignId, recipients, sandbox }) => {
+    if (sandbox) return;
     const campaign = sources.campaigns.get(userId, campaignId);
     const name = campaign?.name ?? '';
     const sentAt = iso(campaign?.sentAt ?? now());
@@ -125,7 +127,8 @@ export function connectPayloads(events: MailEventBus, sources: PayloadSources, o
     });
   });
 
-  events.on('campaign.completed', ({ userId, campaignId, delivered, failed }) => {
+  events.on('campaign.completed', ({ userId, campaignId, delivered, failed, sandbox }) => {
+    if (sandbox) return;
     const campaign = sources.campaigns.get(userId, campaignId);
     const name = campaign?.name ?? '';
     const recipients = campaign?.recipients ?? delivered + failed;
