@@ -2010,7 +2010,9 @@ export interface paths {
          *     left out. Answers 202: delivery runs in the background and raises the `campaign.sent` and
          *     `campaign.completed` webhook events and in-app notifications (entity_type `campaign`). With
          *     the header `X-Service-Sandbox: true` the messages land in the sandbox (`/v1/sandbox`) instead
-         *     of being delivered. When the key has `allowed_account_id`, `from.email` must match that
+         *     of being delivered; the campaign goes through the same statuses, and each status change
+         *     creates its in-app notification like any other campaign's (the text says the copies were
+         *     captured in the sandbox), while no webhook event is sent (nothing left the service). When the key has `allowed_account_id`, `from.email` must match that
          *     account. 409 when the campaign was already sent (or is sending or cancelled); 422 when it
          *     cannot be sent as it is.
          */

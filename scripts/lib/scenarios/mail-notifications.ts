@@ -101,7 +101,7 @@ export const notificationsPart: MailScenarioPart = {
     { id: 'markNotificationsRead', status: 400, why: 'more than 100 ids', call: async (f) => outcomeOf(await f.dashboard.PATCH('/api/notifications', { body: { ids: Array.from({ length: 101 }, (_, i) => `n${i}`) } })) },
     { id: 'generateReferralCode', status: 400, why: 'a source that is not a share source', call: async (f) => outcomeOf(await f.dashboard.POST('/referrals/generate', { body: { source: 'fax' as never } })) },
     { id: 'logReferralShare', status: 400, why: 'a source that is not a share source', call: async (f) => outcomeOf(await f.dashboard.POST('/referrals/log-share', { body: { source: 'fax' as never } })) },
-    { id: 'claimReferralMilestone', status: 400, why: 'no milestone_id', call: async (f) => outcomeOf(await f.dashboard.POST('/referrals/claim', { body: {} })) },
+    { id: 'claimReferralMilestone', status: 400, why: 'no milestone_id', call: async (f) => outcomeOf(await f.dashboard.POST('/referrals/claim', { body: {} as never })) },
     { id: 'claimReferralMilestone', status: 404, why: 'no milestone with that id', call: async (f) => outcomeOf(await f.dashboard.POST('/referrals/claim', { body: { milestone_id: unknownId } })) },
     { id: 'claimReferralMilestone', status: 409, why: 'the milestone claimed by the call', call: async (f) => outcomeOf(await f.dashboard.POST('/referrals/claim', { body: { milestone_id: f.made.claimedMilestone! } })) },
     {
