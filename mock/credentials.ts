@@ -9,7 +9,7 @@ import { bearerToken, credentialHeaders } from '../server-stubs/lib/auth.js';
 import type { OperationInfo } from '../server-stubs/lib/contract.js';
 import type { StubCredential, StubService } from '../server-stubs/lib/service.js';
 import { loadService, serviceSlugs } from '../server-stubs/server.js';
-import type { JsonNode } from '../scripts/lib/operations.js';
+import type { JsonNode } from '../server-stubs/lib/openapi/document.js';
 
 /**
  * The stub's default export, for its `credentials` and `errors` only: importing an app module

@@ -8,7 +8,7 @@
  * off the contract is not passed on.
  */
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { deref, type JsonNode } from '../scripts/lib/operations.js';
+import { deref, type JsonNode } from '../server-stubs/lib/openapi/document.js';
 import { parseCookies } from '../server-stubs/lib/auth.js';
 import { browserAccess, type CorsOrigins } from '../server-stubs/lib/browser.js';
 import { answerableKeys, contractOf, declares, type Contract, type OperationInfo } from '../server-stubs/lib/contract.js';
@@ -22,7 +22,7 @@ import { checkPresence } from '../server-stubs/lib/presence-security.js';
 import { failureFor } from './errors.js';
 import { resolvePreference } from '../server-stubs/lib/prefer.js';
 import { platformError, withoutAbsolutePaths } from '../server-stubs/lib/transport-errors.js';
-import { defaultRoot } from '../scripts/lib/project.js';
+import { defaultRoot } from '../server-stubs/lib/root.js';
 import { prismQueryOverrides } from './prism-overrides.js';
 
 export interface FrontService {

@@ -4,7 +4,7 @@
  * so the mock answers each declared header as the contract stub does: its example, else a sample of
  * its schema (`responseHeaders` of server-stubs/lib/contract-answers.ts, the one sampler behind it).
  */
-import { deref, type JsonNode } from '../scripts/lib/operations.js';
+import { deref, type JsonNode } from '../server-stubs/lib/openapi/document.js';
 import { responseHeaders } from '../server-stubs/lib/contract-answers.js';
 import { responseKeyFor, type OperationInfo } from '../server-stubs/lib/contract.js';
 import { hopByHop } from '../server-stubs/lib/results.js';

@@ -8,7 +8,7 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import { unescape } from 'node:querystring';
-import type { JsonNode } from '../scripts/lib/operations.js';
+import type { JsonNode } from '../server-stubs/lib/openapi/document.js';
 import type { OperationInfo } from '../server-stubs/lib/contract.js';
 import { failureOf } from '../server-stubs/lib/failures.js';
 import { parsePrefer, resolvePreference } from '../server-stubs/lib/prefer.js';

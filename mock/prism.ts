@@ -17,7 +17,7 @@ import { createInstance, getHttpOperationsFromSpec, ProblemJsonError, resetJSONS
 import type { IHttpOperation } from '@stoplight/types';
 import { XMLBuilder } from 'fast-xml-parser';
 import type { JSONSchemaFakerOptions } from 'json-schema-faker';
-import { mountPathOf, deref, HTTP_METHODS, type JsonNode } from '../scripts/lib/operations.js';
+import { mountPathOf, deref, HTTP_METHODS, type JsonNode } from '../server-stubs/lib/openapi/document.js';
 import { eventStreamText } from '../server-stubs/lib/contract-answers.js';
 import { essence, isJsonType, isXmlType } from '../server-stubs/lib/media-types.js';
 import { parsePrefer } from '../server-stubs/lib/prefer.js';

@@ -13,7 +13,7 @@
  * the validating proxy, whose `passFrames` checks each frame against the stream's schema.
  */
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { deref, type JsonNode } from '../scripts/lib/operations.js';
+import { deref, type JsonNode } from '../server-stubs/lib/openapi/document.js';
 import { successKey } from '../server-stubs/lib/contract-answers.js';
 import type { OperationInfo } from '../server-stubs/lib/contract.js';
 import { essence, isJsonType } from '../server-stubs/lib/media-types.js';

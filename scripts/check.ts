@@ -12,10 +12,11 @@ import path from 'node:path';
 import { ESLint } from 'eslint';
 import { breakingGate } from './lib/breaking-gate.js';
 import { build } from './lib/pipeline.js';
-import { defaultRoot, findApiServices, findSchemaSets, isImported, listFiles } from './lib/project.js';
+import { defaultRoot } from '../server-stubs/lib/root.js';
+import { findApiServices, findSchemaSets, isImported, listFiles } from './lib/project.js';
 import { formatLintProblem } from './steps/lint.js';
 import { formatSpectralProblem, lintWithSpectral } from './steps/spectral.js';
-import type { JsonNode } from './lib/operations.js';
+import type { JsonNode } from '../server-stubs/lib/openapi/document.js';
 
 export interface DriftReport {
   missing: string[]; // would be generated, not committed

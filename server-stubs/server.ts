@@ -23,9 +23,10 @@ import type { RouterSwitches, StubInstance, StubService } from './lib/service.js
 import type { ErrorResponse } from './lib/errors.js';
 import { writeError } from './lib/results.js';
 import { answerClientErrors, answerIn, errorFamilies, platformError, withoutAbsolutePaths } from './lib/transport-errors.js';
-import { mountPathOf, type JsonNode } from '../scripts/lib/operations.js';
+import { mountPathOf, type JsonNode } from './lib/openapi/document.js';
+// The composition root serves the docs portal, which the pipeline renders: the one import of scripts/ kept here.
 import type { PortalServer } from '../scripts/steps/docs.js';
-import { stopOnSignals } from '../scripts/lib/shutdown.js';
+import { stopOnSignals } from './lib/shutdown.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');

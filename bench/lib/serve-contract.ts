@@ -10,7 +10,7 @@ import { createExpressServer } from '../../server-stubs/lib/http-server.js';
 import { createServiceRouter } from '../../server-stubs/lib/service-router.js';
 import { systemClock } from '../../server-stubs/lib/clock.js';
 import type { ErrorMapper } from '../../server-stubs/lib/errors.js';
-import { firstExample, listOperations, responsesOf, type JsonNode } from '../../scripts/lib/operations.js';
+import { firstExample, listOperations, responsesOf, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 const bundle = process.argv[2];
 if (!bundle) throw new Error('usage: serve-contract.ts <bundle.json>');

@@ -17,8 +17,8 @@ import { median, runNode, startNode, stop } from '../lib/processes.js';
 import { summarizeProfile } from '../lib/profile-top.js';
 import { exampleRequest } from '../../scripts/lib/example-request.js';
 import { placeholderFor } from '../../scripts/lib/credentials.js';
-import { listOperations, type JsonNode } from '../../scripts/lib/operations.js';
-import { defaultRoot } from '../../scripts/lib/project.js';
+import { listOperations, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
 import type { Suite, Target } from '../suite.js';
 
 const require = createRequire(import.meta.url);

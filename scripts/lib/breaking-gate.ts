@@ -18,7 +18,7 @@ import { promisify } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { breakingChanges, EVENT_STREAM, schemaBreakingChanges } from './breaking.js';
 import { isSchemaFile, type SchemaSet } from './project.js';
-import type { JsonNode } from './operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 const execFileAsync = promisify(execFile);
 

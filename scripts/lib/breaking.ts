@@ -1,4 +1,4 @@
-import { deref, listOperations, listWebhooks, requestBodyOf, responsesOf, type Operation, type JsonNode } from './operations.js';
+import { deref, listOperations, listWebhooks, requestBodyOf, responsesOf, type Operation, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 /**
  * Changes between two bundles of one service that break existing clients: what a client sends may

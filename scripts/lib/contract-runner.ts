@@ -25,8 +25,8 @@ import { answerableKeys, contractOf, declares, documentsOnlyFailures, isSecured,
 import { contractChecker } from './contract-checker.js';
 import { defaultCredentialHeaders, placeholderCredentials, placeholderFor, seededCredentials } from './credentials.js';
 import { exampleRequest } from './example-request.js';
-import { deref, listOperations, mountPathOf, type JsonNode } from './operations.js';
-import { defaultRoot } from './project.js';
+import { deref, listOperations, mountPathOf, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
 import { schemaView, type SchemaView } from '../../server-stubs/lib/compilable-document.js';
 import { runScenario, ScenarioSetupError, scenarioFor, stubClockAdvance } from './scenarios/index.js';
 import { fuzzConfig } from './fuzz/config.js';

@@ -1,6 +1,6 @@
 import { credentialHeaders } from '../../server-stubs/lib/auth.js';
 import type { StubService } from '../../server-stubs/lib/service.js';
-import { deref, type JsonNode } from './operations.js';
+import { deref, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 /**
  * Headers of the service's first valid seeded credential for a security scheme, from the same list

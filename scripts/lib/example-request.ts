@@ -1,5 +1,5 @@
 import { credentialCarrier, mergeCarriers, type CredentialCarrier, type SchemeCredentials } from './credentials.js';
-import { deref, firstExample, requestBodyOf, type Operation, type JsonNode } from './operations.js';
+import { deref, firstExample, requestBodyOf, type Operation, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 import { hasStyleSerialization, serializeParameter } from './parameter-style.js';
 import { isFormType, isJsonType, isMultipartType, isTextType, isXmlType } from '../../server-stubs/lib/media-types.js';
 import { sampleOf } from '../../server-stubs/lib/schema-sample.js';

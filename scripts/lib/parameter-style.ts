@@ -3,7 +3,7 @@
  * objects in a path segment, a query string, a header or a cookie. Primitives are written as text;
  * a parameter described by `content` instead of `schema` carries its value as JSON.
  */
-import { deref, type JsonNode } from './operations.js';
+import { deref, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 export interface SerializedParameter {
   /** for `in: path`: the segment text, percent-encoded */

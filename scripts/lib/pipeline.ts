@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import type { JsonNode } from './operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 import { findApiServices, findSchemaSets, listFiles, type ApiService, type SchemaSet } from './project.js';
 import { hashFiles, outputsIntact, readState, sha256, writeState, type BuildState, type UnitState } from './state.js';
 import type { LintProblem } from '../steps/lint.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ApiService } from '../lib/project.js';
-import type { JsonNode } from '../lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 export interface BundleOutput {
   document: JsonNode;

@@ -1,7 +1,7 @@
 import { banner } from '../lib/banner.js';
 import { pascalCase } from '../lib/project.js';
 import { hasWebhooks } from './webhooks.js';
-import { serverUrlOf, type JsonNode } from '../lib/operations.js';
+import { serverUrlOf, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 /** A typed openapi-fetch client factory for one service, defaulting to its first server URL. */
 export function generateClient(slug: string, document: JsonNode): string {

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { mountPathOf, listOperations, type JsonNode } from '../lib/operations.js';
+import { mountPathOf, listOperations, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 import { collectProvisional } from '../lib/provisional.js';
 import { consoleModel, type ConsoleCredential } from './docs/console-model.js';
 import { markForReaders } from './docs/reader-marks.js';

@@ -1,5 +1,5 @@
 import { banner } from '../lib/banner.js';
-import { deref, escapePointerToken, listOperations, pointerTokens, requestBodyOf, type Operation, type JsonNode } from '../lib/operations.js';
+import { deref, escapePointerToken, listOperations, pointerTokens, requestBodyOf, type Operation, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 import { identifierFor } from '../lib/identifiers.js';
 import { pascalCase } from '../lib/project.js';
 import { withoutRequire } from './schema-types.js';
@@ -163,7 +163,7 @@ async function generateValidators(slug: string, document: JsonNode, streams: Str
 }
 
 async function standaloneValidators(slug: string, document: JsonNode, streams: StreamOperation[], source: string, discriminator: boolean): Promise<string> {
-  const { createAjv } = await import('../lib/ajv.js');
+  const { createAjv } = await import('../../server-stubs/lib/openapi/ajv.js');
   const { default: standaloneCode } = await import('ajv/dist/standalone/index.js');
   const id = `https://contracts.platform.example/bundle/${slug}.json`;
   // The bundle is an OpenAPI document, not a schema: its other keywords are fine here (strict off).

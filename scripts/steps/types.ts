@@ -1,6 +1,6 @@
 import { banner } from '../lib/banner.js';
 import { identifierFor, isIdentifier, propertyKey } from '../lib/identifiers.js';
-import { deref, listOperations, requestBodyOf, type JsonNode } from '../lib/operations.js';
+import { deref, listOperations, requestBodyOf, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 /** TypeScript types of a bundled document: paths, operations, components, webhooks, request defaults. */
 export async function generateApiTypes(slug: string, document: JsonNode): Promise<string> {

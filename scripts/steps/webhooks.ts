@@ -1,5 +1,5 @@
 import { banner } from '../lib/banner.js';
-import type { JsonNode } from '../lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 /** How the root extension `x-webhook-signature` says the service signs its webhook posts. */
 interface SignatureScheme {

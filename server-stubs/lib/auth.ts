@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { ApiError } from './errors.js';
 import type { StubCredential } from './service.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from './openapi/document.js';
 
 /** Who is calling: resolved from a credential, attached to the request, passed to handlers. */
 export interface Principal {

@@ -1,6 +1,6 @@
 import cors from 'cors';
 import type { NextFunction, Request, Response } from 'express';
-import { deref, type JsonNode } from '../../scripts/lib/operations.js';
+import { deref, type JsonNode } from './openapi/document.js';
 import type { Contract } from './contract.js';
 import { failureOf } from './failures.js';
 

@@ -13,7 +13,7 @@
  * scripts share: the stubs' validation is the consumer that runs in every served process, and the
  * mock and the scripts already import from here.
  */
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from './openapi/document.js';
 
 /** Members whose values are data, not schemas or OpenAPI objects: never rewritten. */
 const dataKeys = new Set(['example', 'examples', 'default', 'enum', 'const', 'value', 'x-examples', 'x-wire-example']);
@@ -24,7 +24,7 @@ const JSON_TYPES = new Set(['null', 'boolean', 'object', 'array', 'number', 'int
 const warnedPatterns = new Set<string>();
 const warnedFormats = new Set<string>();
 
-/** The formats the validators check (ajv-formats' full set, which scripts/lib/ajv.ts loads too, and OpenAPI's own). */
+/** The formats the validators check (ajv-formats' full set, which server-stubs/lib/openapi/ajv.ts loads too, and OpenAPI's own). */
 const knownFormats = new Set([
   ...['date', 'time', 'date-time', 'iso-time', 'iso-date-time', 'duration', 'uri', 'uri-reference', 'uri-template', 'url', 'email', 'hostname', 'ipv4', 'ipv6', 'regex', 'uuid'],
   ...['json-pointer', 'json-pointer-uri-fragment', 'relative-json-pointer', 'byte', 'int32', 'int64', 'float', 'double', 'password', 'binary'],

@@ -13,7 +13,7 @@ import { preferredAnswer } from './prefer.js';
 import type { RuntimeResult } from './results.js';
 import { formatFrame, type SseFrame } from './sse.js';
 import { declaredExamples, sampleOf } from './schema-sample.js';
-import { deref, listOperations, type JsonNode } from '../../scripts/lib/operations.js';
+import { deref, listOperations, type JsonNode } from './openapi/document.js';
 
 /** What a contract answer needs of the request (a handler's context has more). */
 interface AnswerContext {

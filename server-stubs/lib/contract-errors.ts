@@ -8,7 +8,7 @@ import { responseKeyFor, type OperationInfo } from './contract.js';
 import type { ErrorMapper, ErrorResponse, Failure } from './errors.js';
 import { chooseMediaType, isJsonType, isTextType, isXmlType } from './media-types.js';
 import { declaredExamples, sampleOf } from './schema-sample.js';
-import { deref, listOperations, type JsonNode } from '../../scripts/lib/operations.js';
+import { deref, listOperations, type JsonNode } from './openapi/document.js';
 
 export const problemType = 'application/problem+json';
 

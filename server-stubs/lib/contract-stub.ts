@@ -9,7 +9,7 @@ import { contractErrors } from './contract-errors.js';
 import { presenceSecurity, presentation } from './presence-security.js';
 import { createServiceRouter } from './service-router.js';
 import { passedThrough, type RouterSwitches, type StubService } from './service.js';
-import { mountPathOf, type JsonNode } from '../../scripts/lib/operations.js';
+import { mountPathOf, type JsonNode } from './openapi/document.js';
 
 /** The stub of `document`; throws, naming the problem, when the document is no OpenAPI 3.0 or 3.1 it can serve. */
 export function contractStub(slug: string, document: JsonNode): StubService<RouterSwitches> {

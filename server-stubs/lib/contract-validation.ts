@@ -21,7 +21,7 @@ import { compilableDocument, unknownFormats } from './compilable-document.js';
 import { isFormType, isJsonType, isMultipartType, isTextType } from './media-types.js';
 import { operationDocument } from './operation-document.js';
 import { securityCheck } from './security-check.js';
-import { deref, type JsonNode } from '../../scripts/lib/operations.js';
+import { deref, type JsonNode } from './openapi/document.js';
 import { delimitedQueryReader } from './parameter-styles.js';
 
 const require = createRequire(import.meta.url);

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv';
-import { createAjv } from '../../scripts/lib/ajv.js';
-import { mountPathOf, escapePointerToken, listOperations, pointerTokens, type Operation, type JsonNode } from '../../scripts/lib/operations.js';
+import { createAjv } from './openapi/ajv.js';
+import { mountPathOf, escapePointerToken, listOperations, pointerTokens, type Operation, type JsonNode } from './openapi/document.js';
 
 const generatedDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../generated');
 

@@ -1,4 +1,4 @@
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from './openapi/document.js';
 /**
  * How a stub fails. A handler fails through its context's `fail(status, code, message)`, typed by
  * the statuses its operation declares; security handlers throw an ApiError. The service's error

@@ -9,7 +9,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Contract } from './contract.js';
 import { failureOf } from './failures.js';
 import { essence, isFormType, isMultipartType } from './media-types.js';
-import { deref, type JsonNode } from '../../scripts/lib/operations.js';
+import { deref, type JsonNode } from './openapi/document.js';
 
 const require = createRequire(import.meta.url);
 

@@ -7,7 +7,7 @@
  * Given the whole contract, a service's first request paid for every operation: 0.46 s of mail's
  * cold start, 6 s for a 3,000-operation contract. Given the slice, it pays for what it validates.
  */
-import { deref, HTTP_METHODS, pointerTokens, type JsonNode } from '../../scripts/lib/operations.js';
+import { deref, HTTP_METHODS, pointerTokens, type JsonNode } from './openapi/document.js';
 
 const methods = new Set<string>(HTTP_METHODS);
 

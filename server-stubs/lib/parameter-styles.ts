@@ -6,7 +6,7 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { Contract, OperationInfo } from './contract.js';
-import { deref, type JsonNode } from '../../scripts/lib/operations.js';
+import { deref, type JsonNode } from './openapi/document.js';
 
 interface Styled {
   name: string;

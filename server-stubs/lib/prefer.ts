@@ -8,7 +8,7 @@
  * the first one of the status asked for, or, for `example=name` alone, the status that has it.
  * A status or example the operation does not have is the client's mistake, answered as one.
  */
-import { deref, type JsonNode } from '../../scripts/lib/operations.js';
+import { deref, type JsonNode } from './openapi/document.js';
 import { badInputStatus, declares, declaredStatuses, responseKeyFor, type OperationInfo } from './contract.js';
 
 export type Preference =

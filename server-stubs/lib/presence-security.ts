@@ -6,7 +6,7 @@
 import type { Request } from 'express';
 import { bearerToken, fail, type SecurityHandler } from './auth.js';
 import { ApiError } from './errors.js';
-import { deref, type JsonNode } from '../../scripts/lib/operations.js';
+import { deref, type JsonNode } from './openapi/document.js';
 
 /** One handler per security scheme of the document. */
 export function presenceSecurity(document: JsonNode): Record<string, SecurityHandler> {

@@ -4,7 +4,7 @@ import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http'
 import https from 'node:https';
 import { pipeline, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { deref } from '../../scripts/lib/operations.js';
+import { deref } from './openapi/document.js';
 import { badInputStatus, declares, loadContract, responseKeyFor, type Contract, type OperationInfo } from './contract.js';
 import { failedOperation, type ErrorMapper, type Failure, type FailureKind } from './errors.js';
 import { numericParameterChecker, overflowingNumber, pruneBody } from './request-body.js';

@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { deref, type JsonNode } from '../../scripts/lib/operations.js';
+import { deref, type JsonNode } from './openapi/document.js';
 import type { Contract, OperationInfo } from './contract.js';
 import { failureOf } from './failures.js';
 import { parseMultipart } from './form-body.js';

@@ -7,7 +7,7 @@
  */
 import { sample } from 'openapi-sampler';
 import type { JSONSchema7 } from 'json-schema';
-import { deref, type JsonNode } from '../../scripts/lib/operations.js';
+import { deref, type JsonNode } from './openapi/document.js';
 
 export interface SampleOptions {
   /** an answer leaves out `writeOnly` properties, a request `readOnly` ones */

@@ -13,7 +13,7 @@ import { failureFromThrown, failureOf } from './failures.js';
 import type { HandlerMap } from './handlers.js';
 import { RateLimiter, type RateLimitRule } from './rate-limit.js';
 import { sendResult, writeBody, writeError, type RuntimeResult } from './results.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from './openapi/document.js';
 
 export interface ServiceRouterOptions<Ops, P extends Principal, Defaults> {
   slug: string;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { createManualClock, type StubClock } from '../../server-stubs/lib/clock.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import { BUSINESS, checked, contract, draftBody, FREE, PRO, raw, startBlog, type BlogStub } from './support.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 describe('401: keys begin mbk_ and are bound to this product', () => {
   let blog: BlogStub;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { bundle, createConfig } from '@redocly/openapi-core';
 import { placeholderFor } from '../../scripts/lib/credentials.js';
 import { exampleRequest } from '../../scripts/lib/example-request.js';
-import type { JsonNode, Operation } from '../../scripts/lib/operations.js';
+import type { JsonNode, Operation } from '../../server-stubs/lib/openapi/document.js';
 
 const require = createRequire(import.meta.url);
 const examplesDir = path.dirname(require.resolve('@readme/oas-examples/package.json'));

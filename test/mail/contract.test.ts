@@ -4,9 +4,9 @@
  * (Summaries, examples and their validity are checked for every service by test/toolkit.)
  */
 import { describe, expect, test } from 'vitest';
-import { createAjv } from '../../scripts/lib/ajv.js';
+import { createAjv } from '../../server-stubs/lib/openapi/ajv.js';
 import { collectProvisional } from '../../scripts/lib/provisional.js';
-import { deref, listOperations, listWebhooks, requestBodyOf, responsesOf, type Operation, type JsonNode } from '../../scripts/lib/operations.js';
+import { deref, listOperations, listWebhooks, requestBodyOf, responsesOf, type Operation, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import {
   designedRoutes,

@@ -6,7 +6,7 @@
 import { describe, expect, test } from 'vitest';
 import { seededCredentials } from '../../scripts/lib/credentials.js';
 import { exampleRequest } from '../../scripts/lib/example-request.js';
-import { listOperations } from '../../scripts/lib/operations.js';
+import { listOperations } from '../../server-stubs/lib/openapi/document.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import mailService from '../../server-stubs/mail/app.js';
 import { contract, mailForEachTest } from './identity-support.js';

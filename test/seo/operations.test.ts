@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { seoScenario, type SeoFixture } from '../../scripts/lib/scenarios/seo.js';
 import { contract, KEY, startSeo, type SeoStub } from './support.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 const { calls, expectations } = seoScenario;
 

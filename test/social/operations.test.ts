@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { socialScenario, type SocialFixture } from '../../scripts/lib/scenarios/social.js';
 import { contract, KEY, startSocial, type SocialStub } from './support.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 const { calls, expectations, refusals = [] } = socialScenario;
 

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { createAjv } from '../../scripts/lib/ajv.js';
+import { createAjv } from '../../server-stubs/lib/openapi/ajv.js';
 import { credentialCarrier, placeholderCredentials } from '../../scripts/lib/credentials.js';
 import { buildServiceModel } from '../../scripts/lib/fuzz/contract-model.js';
 import { httpRequestArbitrary } from '../../scripts/lib/fuzz/requests.js';

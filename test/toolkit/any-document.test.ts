@@ -19,10 +19,11 @@ import { startMockServer, type MockServer } from '../../mock/server.js';
 import { runContract } from '../../scripts/contract.js';
 import { exampleRequest } from '../../scripts/lib/example-request.js';
 import { placeholderFor } from '../../scripts/lib/credentials.js';
-import { listOperations, mountPathOf, type JsonNode } from '../../scripts/lib/operations.js';
+import { listOperations, mountPathOf, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 import { declares, documentsOnlyFailures } from '../../server-stubs/lib/contract.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
-import { defaultRoot, findApiServices } from '../../scripts/lib/project.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
+import { findApiServices } from '../../scripts/lib/project.js';
 
 const run = promisify(execFile);
 const examples = path.join(defaultRoot, 'node_modules/@readme/oas-examples');

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { check, parseCheckArgs } from '../../scripts/check.js';
 import { loadAllowlist, oasdiffBreaking, resolveBase } from '../../scripts/lib/breaking-gate.js';
 import { build } from '../../scripts/lib/pipeline.js';
-import { defaultRoot } from '../../scripts/lib/project.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
 
 const CONTRACT = `openapi: 3.1.0
 info:

@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import { breakingChanges, schemaBreakingChanges } from '../../scripts/lib/breaking.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 const base = loadContract('seo').document;
 const edit = (mutate: (doc: JsonNode) => void) => {

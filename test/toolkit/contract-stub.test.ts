@@ -19,7 +19,7 @@ import type { RuntimeResult } from '../../server-stubs/lib/results.js';
 import { createServiceRouter } from '../../server-stubs/lib/service-router.js';
 import { createManualClock, systemClock } from '../../server-stubs/lib/clock.js';
 import { banner, startPlatformServer } from '../../server-stubs/server.js';
-import { deref, listOperations, type JsonNode } from '../../scripts/lib/operations.js';
+import { deref, listOperations, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 import { readmeExample, validRequest, type BuiltRequest } from '../helpers/contract-requests.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
 

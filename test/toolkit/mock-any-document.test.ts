@@ -14,7 +14,7 @@ import { startMockServer, type MockServer } from '../../mock/server.js';
 import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { placeholderFor } from '../../scripts/lib/credentials.js';
 import { exampleRequest } from '../../scripts/lib/example-request.js';
-import { listOperations, type JsonNode } from '../../scripts/lib/operations.js';
+import { listOperations, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 import { schemaView } from '../../server-stubs/lib/compilable-document.js';
 import { contractOf } from '../../server-stubs/lib/contract.js';
 import { bundleExample, quirks, unloadable, writeBundle } from '../helpers/imported-documents.js';

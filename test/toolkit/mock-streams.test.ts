@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock/server.js';
 import { contractChecker } from '../../scripts/lib/contract-checker.js';
-import { deref, type JsonNode } from '../../scripts/lib/operations.js';
+import { deref, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 import { responseHeaders } from '../../server-stubs/lib/contract-answers.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import { parseEventStream } from '../../server-stubs/lib/sse.js';

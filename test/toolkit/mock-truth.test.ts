@@ -9,7 +9,7 @@ import http from 'node:http';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock/server.js';
-import { deref } from '../../scripts/lib/operations.js';
+import { deref } from '../../server-stubs/lib/openapi/document.js';
 import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import { createMailApp } from '../../server-stubs/mail/app.js';

@@ -6,7 +6,7 @@
 import { describe, expect, test } from 'vitest';
 import { operationDocument } from '../../server-stubs/lib/operation-document.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
-import { listOperations, type JsonNode } from '../../scripts/lib/operations.js';
+import { listOperations, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 const document: JsonNode = {
   openapi: '3.1.0',

@@ -3,9 +3,9 @@
  * their parameters, bodies and credentials; the path templates (to tell a known path from an
  * unknown one); the documented error bodies; and validity checks for parameters and bodies.
  */
-import { createAjv } from '../ajv.js';
+import { createAjv } from '../../../server-stubs/lib/openapi/ajv.js';
 import type { AnySchema } from 'ajv';
-import { deref, firstExample, listOperations, requestBodyOf, type Operation, type JsonNode } from '../operations.js';
+import { deref, firstExample, listOperations, requestBodyOf, type Operation, type JsonNode } from '../../../server-stubs/lib/openapi/document.js';
 import { loadContract, type Contract } from '../../../server-stubs/lib/contract.js';
 import { contractChecker, type ContractChecker } from '../contract-checker.js';
 import { createSchemaArbitraries, type JsonSchema, type PropertyHook, type SchemaArbitraries } from './arbitraries.js';

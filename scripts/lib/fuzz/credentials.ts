@@ -6,7 +6,7 @@
  * only one to touch when the structure moves again.
  */
 import { credentialCarrier } from '../credentials.js';
-import { deref, type JsonNode } from '../operations.js';
+import { deref, type JsonNode } from '../../../server-stubs/lib/openapi/document.js';
 
 /** An operation's `security`: alternatives, each naming schemes (all of which must pass). `{}` is anonymous. */
 export type SecurityRequirement = Array<Record<string, string[]>>;

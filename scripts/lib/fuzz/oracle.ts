@@ -4,7 +4,7 @@
  * can group them by kind.
  */
 import { documentsOnlyFailures } from '../../../server-stubs/lib/contract.js';
-import { deref, type Operation, type JsonNode } from '../operations.js';
+import { deref, type Operation, type JsonNode } from '../../../server-stubs/lib/openapi/document.js';
 import type { OperationModel, ServiceModel } from './contract-model.js';
 import { bodyText, type FuzzRequest, type Observed } from './wire.js';
 import { isJsonType } from '../../../server-stubs/lib/media-types.js';

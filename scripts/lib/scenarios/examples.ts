@@ -7,7 +7,7 @@
  * contract.
  */
 import { exampleRequest, type BuiltRequest } from '../example-request.js';
-import { listOperations, type JsonNode, type Operation } from '../operations.js';
+import { listOperations, type JsonNode, type Operation } from '../../../server-stubs/lib/openapi/document.js';
 import type { SchemeCredentials } from '../credentials.js';
 import type { ScenarioContext, ServiceScenario } from './scenario.js';
 

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { JsonNode } from '../operations.js';
+import type { JsonNode } from '../../../server-stubs/lib/openapi/document.js';
 import type { SchemeCredentials } from '../credentials.js';
 import { examplesScenario } from './examples.js';
 import type { ServiceScenario } from './scenario.js';

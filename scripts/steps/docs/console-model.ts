@@ -4,7 +4,7 @@
  * asks for, the servers to send to, and the seeded credentials to prefill.
  */
 import { encodeBody } from '../../lib/example-request.js';
-import { mountPathOf, deref, firstExample, listOperations, requestBodyOf, type JsonNode } from '../../lib/operations.js';
+import { mountPathOf, deref, firstExample, listOperations, requestBodyOf, type JsonNode } from '../../../server-stubs/lib/openapi/document.js';
 
 export interface ConsoleParameter {
   name: string;

@@ -11,7 +11,7 @@ import { credentialHeaders } from '../../../server-stubs/lib/auth.js';
 import type { StubService } from '../../../server-stubs/lib/service.js';
 import { docsAssets, generateDocsIndex, generateDocsPage, generateServicesScript, portalEntry, type PortalEntry, type PortalServer } from '../docs.js';
 import type { ConsoleCredential } from './console-model.js';
-import type { JsonNode } from '../../lib/operations.js';
+import type { JsonNode } from '../../../server-stubs/lib/openapi/document.js';
 
 export interface DocsRouterOptions {
   /** the folder holding `<slug>/openapi.json` */
