@@ -1,3 +1,4 @@
+import type { OpenAPI3 } from 'openapi-typescript';
 import { banner } from '../lib/banner.js';
 import { deref, escapePointerToken, listOperations, pointerTokens, requestBodyOf, type Operation, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 import { identifierFor } from '../lib/identifiers.js';
@@ -33,7 +34,7 @@ export interface StreamOperation {
   paramsRequired: boolean;
 }
 
-export function streamOperations(document: JsonNode): StreamOperation[] {
+export function streamOperations(document: OpenAPI3): StreamOperation[] {
   const out: StreamOperation[] = [];
   const taken = new Set<string>();
   for (const operation of listOperations(document)) {
@@ -45,7 +46,7 @@ export function streamOperations(document: JsonNode): StreamOperation[] {
       if (!media?.schema) continue;
       const frame = deref(document, media.schema);
       const requestBody = requestBodyOf(document, operation);
-      const bodySchema = deref(document, requestBody?.content?.['application/json']?.schema);
+      const bodySchema = deref<JsonNode | undefined>(document, deref(document, requestBody?.content?.['application/json'])?.schema);
       const streamFlag = Boolean(response.content['application/json']) && isBoolean(document, bodySchema?.properties?.stream);
       // Without an operationId, the method and path name it: `get /tocks` -> `getTocks`.
       const wanted = operation.op.operationId !== undefined ? operation.id : `${operation.method} ${operation.path}`;
@@ -71,7 +72,7 @@ export function streamOperations(document: JsonNode): StreamOperation[] {
 }
 
 /** Where the response really is in the bundle: a response component when the operation `$ref`s one. */
-function locateResponse(document: JsonNode, operation: Operation, status: string, raw: JsonNode): string[] {
+function locateResponse(document: OpenAPI3, operation: Operation, status: string, raw: JsonNode): string[] {
   let at = ['paths', operation.path, operation.method, 'responses', status];
   let node = raw;
   for (let hops = 0; typeof node?.$ref === 'string' && node.$ref.startsWith('#/') && hops < 20; hops++) {
@@ -85,7 +86,7 @@ function locateResponse(document: JsonNode, operation: Operation, status: string
 type SchemaNode = JsonNode | boolean | undefined;
 
 /** A schema's alternatives (oneOf/anyOf, nested), each with `$ref`s followed. */
-function variants(document: JsonNode, schema: SchemaNode): SchemaNode[] {
+function variants(document: OpenAPI3, schema: SchemaNode): SchemaNode[] {
   const s = deref<SchemaNode>(document, schema);
   if (typeof s !== 'object') return [s];
   const alternatives = [...(s?.oneOf ?? []), ...(s?.anyOf ?? [])];
@@ -93,7 +94,7 @@ function variants(document: JsonNode, schema: SchemaNode): SchemaNode[] {
 }
 
 /** The JSON types a schema allows, as far as `type`, `const` and `enum` tell; undefined when unknown. */
-function jsonTypes(document: JsonNode, schema: SchemaNode): Set<string> | undefined {
+function jsonTypes(document: OpenAPI3, schema: SchemaNode): Set<string> | undefined {
   const found = new Set<string>();
   for (const v of variants(document, schema)) {
     // `true`, absent and (never written in a frame) `false` tell nothing about the type
@@ -112,7 +113,7 @@ function typeOf(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
 }
 
-function dataEncoding(document: JsonNode, frame: JsonNode): DataEncoding {
+function dataEncoding(document: OpenAPI3, frame: JsonNode): DataEncoding {
   const types = new Set<string>();
   for (const v of variants(document, frame)) {
     const kinds = jsonTypes(document, typeof v === 'object' ? v.properties?.data : undefined);
@@ -124,7 +125,7 @@ function dataEncoding(document: JsonNode, frame: JsonNode): DataEncoding {
   return text && json ? 'json-or-text' : text ? 'text' : 'json';
 }
 
-function isBoolean(document: JsonNode, schema: SchemaNode): boolean {
+function isBoolean(document: OpenAPI3, schema: SchemaNode): boolean {
   const types = schema === undefined ? undefined : jsonTypes(document, schema);
   return types !== undefined && types.has('boolean') && [...types].every((t) => t === 'boolean' || t === 'null');
 }
@@ -139,7 +140,7 @@ export interface StreamFiles {
  * `streams.validators.gen.js` (+ `.d.ts`): the frame validators as ajv standalone code, so the
  * browser needs no ajv compiler. Undefined when the service has no stream operation.
  */
-export async function generateStreams(slug: string, document: JsonNode): Promise<StreamFiles | undefined> {
+export async function generateStreams(slug: string, document: OpenAPI3): Promise<StreamFiles | undefined> {
   const streams = streamOperations(document);
   if (streams.length === 0) return undefined;
   const source = `generated/${slug}/openapi.json`;
@@ -152,7 +153,7 @@ export async function generateStreams(slug: string, document: JsonNode): Promise
   };
 }
 
-async function generateValidators(slug: string, document: JsonNode, streams: StreamOperation[], source: string): Promise<string> {
+async function generateValidators(slug: string, document: OpenAPI3, streams: StreamOperation[], source: string): Promise<string> {
   try {
     return await standaloneValidators(slug, document, streams, source, true);
   } catch {
@@ -162,7 +163,7 @@ async function generateValidators(slug: string, document: JsonNode, streams: Str
   }
 }
 
-async function standaloneValidators(slug: string, document: JsonNode, streams: StreamOperation[], source: string, discriminator: boolean): Promise<string> {
+async function standaloneValidators(slug: string, document: OpenAPI3, streams: StreamOperation[], source: string, discriminator: boolean): Promise<string> {
   const { createAjv } = await import('../../server-stubs/lib/openapi/ajv.js');
   const { default: standaloneCode } = await import('ajv/dist/standalone/index.js');
   const id = `https://contracts.platform.example/bundle/${slug}.json`;
@@ -206,7 +207,7 @@ function withoutAnnotations(node: unknown, discriminator: boolean, names = false
   return out;
 }
 
-function generateModule(slug: string, document: JsonNode, streams: StreamOperation[], source: string): string {
+function generateModule(slug: string, document: OpenAPI3, streams: StreamOperation[], source: string): string {
   const service = pascalCase(slug);
   const baseUrl: string = document.servers?.[0]?.url ?? '';
   const readers = streams.map((s) => reader(s));

@@ -3,6 +3,7 @@
  * hand-written stub gets the framework's router (validation, security presence, rate limits) with
  * answers from its examples or schema samples and errors in its own declared shapes.
  */
+import type { OpenAPI3 } from 'openapi-typescript';
 import { systemClock } from './clock.js';
 import { contractAnswers } from './contract-answers.js';
 import { contractErrors } from './contract-errors.js';
@@ -12,7 +13,7 @@ import { passedThrough, type RouterSwitches, type StubService } from './service.
 import { mountPathOf, type JsonNode } from './openapi/document.js';
 
 /** The stub of `document`; throws, naming the problem, when the document is no OpenAPI 3.0 or 3.1 it can serve. */
-export function contractStub(slug: string, document: JsonNode): StubService<RouterSwitches> {
+export function contractStub(slug: string, document: OpenAPI3): StubService<RouterSwitches> {
   const problem = unservable(document);
   if (problem) throw new Error(`${slug}: ${problem}`);
   const errors = contractErrors(document);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv';
+import type { OpenAPI3 } from 'openapi-typescript';
 import { createAjv } from './openapi/ajv.js';
 import { mountPathOf, escapePointerToken, listOperations, pointerTokens, type Operation, type JsonNode } from './openapi/document.js';
 
@@ -27,7 +28,7 @@ export type RouteMatch =
 
 export interface Contract {
   slug: string;
-  document: JsonNode;
+  document: OpenAPI3;
   /** path of the first `servers` URL: where the service router must be mounted */
   basePath: string;
   operations: Map<string, OperationInfo>;
@@ -53,7 +54,7 @@ export function loadContract(slug: string): Contract {
   return contract;
 }
 
-export function contractOf(slug: string, document: JsonNode): Contract {
+export function contractOf(slug: string, document: OpenAPI3): Contract {
   const operations = new Map<string, OperationInfo>();
   const routes = new Map<string, Route>();
   for (const operation of listOperations(document)) {
@@ -102,7 +103,7 @@ export function contractOf(slug: string, document: JsonNode): Contract {
   return { slug, document, basePath: mountPathOf(slug, document), operations, match, validator: schemaValidators(slug, document) };
 }
 
-function schemaValidators(slug: string, document: JsonNode) {
+function schemaValidators(slug: string, document: OpenAPI3) {
   const id = `https://contracts.platform.example/bundle/${slug}.json`;
   const compiled = new Map<string, ValidateFunction>();
   let ajv: ReturnType<typeof createAjv> | undefined;
@@ -124,7 +125,7 @@ function schemaValidators(slug: string, document: JsonNode) {
 }
 
 /** The real location of a place in the document, with the `$ref`s along the way followed. */
-function locate(document: JsonNode, place: string[]): string[] {
+function locate(document: OpenAPI3, place: string[]): string[] {
   let node: JsonNode = document;
   let at: string[] = [];
   for (const key of place) {
@@ -183,7 +184,7 @@ export function takesInput(operation: OperationInfo): boolean {
 }
 
 /** Whether any security requirement of the operation names a scheme (an empty `{}` means anonymous is fine). */
-export function isSecured(document: JsonNode, operation: OperationInfo): boolean {
+export function isSecured(document: OpenAPI3, operation: OperationInfo): boolean {
   const requirements: Array<Record<string, unknown>> = operation.op.security ?? document.security ?? [];
   return requirements.length > 0 && requirements.every((r) => Object.keys(r).length > 0);
 }
@@ -202,7 +203,7 @@ export function badInputStatus(operation: OperationInfo): 400 | 422 {
  * fold into it unless the operation declares 413 or 415), 401 where it is secured, 429 where it is
  * rate limited. The contract rules check that each is declared (DECISIONS G-2).
  */
-export function frameworkStatuses(document: JsonNode, operation: OperationInfo): number[] {
+export function frameworkStatuses(document: OpenAPI3, operation: OperationInfo): number[] {
   const statuses: number[] = [];
   if (takesInput(operation)) statuses.push(badInputStatus(operation));
   if (isSecured(document, operation)) statuses.push(401);

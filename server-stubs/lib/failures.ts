@@ -109,7 +109,8 @@ function readablePath(pointer: string | undefined): string {
 /** Which media type was refused and which the operation takes (the validator says "unsupported media type undefined"). */
 function unsupportedType(req: Request, operation: OperationInfo | undefined): string {
   const sent = req.headers['content-type'];
-  const taken = Object.keys(operation?.op.requestBody?.content ?? {});
+  const body = operation?.op.requestBody;
+  const taken = Object.keys((body && 'content' in body ? body.content : undefined) ?? {});
   const wanted = taken.length > 0 ? `; ${req.method} ${req.originalUrl.split('?')[0]} takes ${taken.join(', ')}` : '';
   return sent ? `Content-Type ${sent} is not accepted${wanted}` : `A request body needs a Content-Type${wanted}`;
 }

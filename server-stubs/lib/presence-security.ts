@@ -4,12 +4,13 @@
  * one is needed, and its alternatives and `security: []` are the framework's to honour.
  */
 import type { Request } from 'express';
+import type { OpenAPI3 } from 'openapi-typescript';
 import { bearerToken, fail, type SecurityHandler } from './auth.js';
 import { ApiError } from './errors.js';
 import { deref, type JsonNode } from './openapi/document.js';
 
 /** One handler per security scheme of the document. */
-export function presenceSecurity(document: JsonNode): Record<string, SecurityHandler> {
+export function presenceSecurity(document: OpenAPI3): Record<string, SecurityHandler> {
   const schemes: Record<string, JsonNode> = document.components?.securitySchemes ?? {};
   return Object.fromEntries(Object.entries(schemes).map(([name, scheme]) => [name, presenceOf(name, scheme)]));
 }
@@ -47,7 +48,7 @@ export type PresenceVerdict = { ok: true } | { ok: false; message: string };
  * Whether the request satisfies one of the operation's security requirements by presence alone, for
  * a server with no framework security step in front of it (the mock of an imported document).
  */
-export function checkPresence(document: JsonNode, operation: { op: JsonNode }, req: Request): PresenceVerdict {
+export function checkPresence(document: OpenAPI3, operation: { op: JsonNode }, req: Request): PresenceVerdict {
   const requirements: Array<Record<string, string[]>> = operation.op.security ?? document.security ?? [];
   if (requirements.length === 0 || requirements.some((r) => Object.keys(r).length === 0)) return { ok: true };
   const schemeOf = (name: string): JsonNode | undefined => deref(document, document.components?.securitySchemes?.[name]);

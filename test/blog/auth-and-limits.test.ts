@@ -88,7 +88,7 @@ describe('429: 100 requests per minute per key, across every route (manual clock
   });
 
   test('every operation declares the shared bucket: 100 per 60 s per key', () => {
-    for (const [path, item] of Object.entries<JsonNode>(loadContract('blog').document.paths)) {
+    for (const [path, item] of Object.entries<JsonNode>(loadContract('blog').document.paths ?? {})) {
       for (const op of Object.values<JsonNode>(item)) expect(op['x-rate-limit'], path).toEqual({ requests: 100, windowSeconds: 60, bucket: 'key' });
     }
   });

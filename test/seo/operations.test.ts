@@ -18,7 +18,7 @@ interface BundleOperation {
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-const bundleOperations: BundleOperation[] = Object.entries<JsonNode>(contract.document.paths).flatMap(([path, item]) =>
+const bundleOperations: BundleOperation[] = Object.entries<JsonNode>(contract.document.paths ?? {}).flatMap(([path, item]) =>
   METHODS.filter((m) => item[m]?.operationId).map((method) => ({
     operationId: item[method].operationId as string,
     path,

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { stringify as stringifyYaml } from 'yaml';
+import type { OpenAPI3 } from 'openapi-typescript';
 import { check } from '../../scripts/check.js';
 import { addService } from '../../scripts/lib/add-service.js';
 import { build, type BuildResult } from '../../scripts/lib/pipeline.js';
@@ -194,7 +195,7 @@ describe('served by npm start and npm run mock, checked by npm run contract', ()
   });
 
   test.each(slugs)('%s: each operation as a client calls it: never a 5xx or HTML, on the stubs or the mock', async (slug) => {
-    const document = JSON.parse(readFileSync(path.join(generated(), slug, 'openapi.json'), 'utf8')) as JsonNode;
+    const document = JSON.parse(readFileSync(path.join(generated(), slug, 'openapi.json'), 'utf8')) as OpenAPI3;
     const mount = mountPathOf(slug, document);
     const answered: number[] = [];
     for (const operation of listOperations(document)) {

@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { breakingChanges, schemaBreakingChanges } from '../../scripts/lib/breaking.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { asDocument } from '../helpers/fixture-document.js';
 
 const base = loadContract('seo').document;
 const edit = (mutate: (doc: JsonNode) => void) => {
@@ -88,7 +89,7 @@ const frame = (event: string, data: JsonNode) => ({
   required: ['event', 'data'],
   properties: { event: { type: 'string', const: event }, data },
 });
-const streamsAndHooks = (): JsonNode => ({
+const streamsAndHooks = () => asDocument({
   openapi: '3.1.0',
   info: { title: 't', version: '1' },
   paths: {

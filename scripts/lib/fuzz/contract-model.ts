@@ -3,6 +3,7 @@
  * their parameters, bodies and credentials; the path templates (to tell a known path from an
  * unknown one); the documented error bodies; and validity checks for parameters and bodies.
  */
+import type { OpenAPI3 } from 'openapi-typescript';
 import { createAjv } from '../../../server-stubs/lib/openapi/ajv.js';
 import type { AnySchema } from 'ajv';
 import { deref, firstExample, listOperations, requestBodyOf, type Operation, type JsonNode } from '../../../server-stubs/lib/openapi/document.js';
@@ -48,7 +49,7 @@ export interface PathModel {
 export interface ServiceModel {
   slug: string;
   basePath: string;
-  document: JsonNode;
+  document: OpenAPI3;
   checker: ContractChecker;
   schemas: SchemaArbitraries;
   operations: OperationModel[];
@@ -200,7 +201,7 @@ export function buildServiceModel(slug: string, services: ReadonlyArray<Credenti
 }
 
 /** A copy of a (small) schema with `#/...` refs replaced by their targets, for a stand-alone ajv compile. */
-function inlineRefs(document: JsonNode, schema: unknown, depth = 0): unknown {
+function inlineRefs(document: OpenAPI3, schema: unknown, depth = 0): unknown {
   if (depth > 20 || !schema || typeof schema !== 'object') return schema;
   if (Array.isArray(schema)) return schema.map((s) => inlineRefs(document, s, depth + 1));
   const node = schema as JsonNode;

@@ -1,21 +1,39 @@
-/** The operations of a bundled OpenAPI document, with `$ref`s of parameters, bodies and responses followed. */
+/**
+ * The document model every module shares: a bundled OpenAPI document as openapi-typescript's types,
+ * its operations with the `$ref`s of parameters, bodies and responses followed. The stubs, the mock
+ * and the pipeline all import it from here.
+ */
+import type {
+  HeaderObject,
+  MediaTypeObject,
+  OpenAPI3,
+  OperationObject,
+  ParameterObject,
+  PathItemObject,
+  ReferenceObject,
+  RequestBodyObject,
+  ResponseObject,
+  ServerObject,
+} from 'openapi-typescript';
 
 /**
- * A node of a parsed JSON or YAML document whose shape TypeScript cannot know: an OpenAPI bundle, a
- * JSON Schema, an OpenRPC document, a JSON answer a test reads. The tools walk these by the
- * specifications' rules, and the validators (Ajv, Redocly, the contract checker) are what check their
- * shape, so members read from one stay untyped. The one deliberate `any` of the hand-written code.
+ * The loose type being retired: a parsed JSON or YAML node read without a static shape. Modules that
+ * take OpenAPI objects use openapi-typescript's types above; what still holds a `JsonNode` is listed
+ * in issue 26 and moves to those types (or to `unknown` for JSON that is no OpenAPI object).
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed document's members have no static type; see above
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the loose type being retired; see above
 export type JsonNode = Record<string, any>;
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
+/** An operation whose parameters are all there: its path item's joined to its own, every `$ref` followed. */
+export type ResolvedOperation = Omit<OperationObject, 'parameters'> & { parameters: ParameterObject[] };
+
 export interface Operation {
   id: string;
-  method: string;
+  method: HttpMethod;
   path: string;
-  op: JsonNode;
+  op: ResolvedOperation;
   /** `GET /projects` */
   label: string;
 }
@@ -32,9 +50,18 @@ export function pointerTokens(ref: string): string[] {
   return ref.replace(/^#?\//, '').split('/').map(unescapePointerToken);
 }
 
-/** Follows local `$ref`s until a real node. */
-export function deref<T = JsonNode>(document: JsonNode, node: unknown): T {
-  let current = node;
+/** A parsed document whose local `$ref`s `deref` follows: an OpenAPI bundle, or a standalone JSON Schema. */
+export type JsonDocument = object;
+
+/**
+ * Follows local `$ref`s until a real node: `deref(document, response)` of a `ResponseObject |
+ * ReferenceObject` is the `ResponseObject`, as a bundled, validated document guarantees. A node read
+ * without a type (a member met in a schema walk) comes back `unknown`, or as what the caller names.
+ */
+export function deref<T>(document: JsonDocument, node: T | ReferenceObject): T;
+export function deref<T = unknown>(document: JsonDocument, node: unknown): T;
+export function deref<T>(document: JsonDocument, node: unknown): T {
+  let current: unknown = node;
   for (let hops = 0; hops < 20; hops++) {
     const ref = isNode(current) ? current.$ref : undefined;
     if (typeof ref !== 'string' || !ref.startsWith('#/')) break;
@@ -43,14 +70,15 @@ export function deref<T = JsonNode>(document: JsonNode, node: unknown): T {
   return current as T;
 }
 
-const isNode = (value: unknown): value is JsonNode => typeof value === 'object' && value !== null;
+/** Whether a JSON value is an object or array, whose members can be read. */
+const isNode = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
 /**
  * The path of the first `servers` URL (`https://api.example/seo` -> `/seo`); server variables take
  * their defaults (`{basePath}` without one stays itself), and a URL that still cannot be read, or
  * none, is `/`.
  */
-export function serverPathOf(document: JsonNode): string {
+export function serverPathOf(document: OpenAPI3): string {
   const server = document.servers?.[0];
   if (typeof server?.url !== 'string') return '/';
   const url = serverUrlOf(server);
@@ -62,9 +90,12 @@ export function serverPathOf(document: JsonNode): string {
 }
 
 /** A Server object's URL with each variable replaced by its default (one without a default stays `{name}`). */
-export function serverUrlOf(server: JsonNode): string {
-  const variables: JsonNode = server.variables ?? {};
-  return String(server.url).replace(/\{([^}]*)\}/g, (whole: string, name: string) => (typeof variables[name]?.default === 'string' ? variables[name].default : whole));
+export function serverUrlOf(server: ServerObject): string {
+  const variables = server.variables ?? {};
+  return String(server.url).replace(/\{([^}]*)\}/g, (whole: string, name: string) => {
+    const value: unknown = variables[name]?.default;
+    return typeof value === 'string' ? value : whole;
+  });
 }
 
 /**
@@ -73,28 +104,38 @@ export function serverUrlOf(server: JsonNode): string {
  * that server's path; any other (a vendor's `https://api.vendor.com/v2`, a relative URL, server
  * variables, no `servers` at all) at `/<slug>`, so two imported documents never claim one path.
  */
-export function mountPathOf(slug: string, document: JsonNode): string {
-  const url = document.servers?.[0]?.url;
+export function mountPathOf(slug: string, document: OpenAPI3): string {
+  const url: unknown = document.servers?.[0]?.url;
   const local = typeof url === 'string' && /^https?:\/\/(localhost|127\.0\.0\.1)(:\d+)?(\/|$)/.test(url);
   return local ? serverPathOf(document) : `/${slug}`;
 }
 
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+const isHttpMethod = (method: string): method is HttpMethod => (HTTP_METHODS as readonly string[]).includes(method);
+
+/** The operation object at a path and method as the document holds it (its path item's parameters not joined). */
+export function operationAt(document: OpenAPI3, path: string, method: string): OperationObject | undefined {
+  const item = deref(document, document.paths?.[path]);
+  return isHttpMethod(method) ? deref(document, item?.[method]) : undefined;
+}
+
 /** The operations of `paths`. */
-export function listOperations(document: JsonNode): Operation[] {
+export function listOperations(document: OpenAPI3): Operation[] {
   return operationsOf(document, document.paths, (method, path) => `${method.toUpperCase()} ${path}`);
 }
 
 /** The operations of the 3.1 top-level `webhooks` (what the service posts to its subscribers); `path` is the webhook's key. */
-export function listWebhooks(document: JsonNode): Operation[] {
+export function listWebhooks(document: OpenAPI3): Operation[] {
   return operationsOf(document, document.webhooks, (_method, name) => `WEBHOOK ${name}`);
 }
 
-function operationsOf(document: JsonNode, items: JsonNode | undefined, label: (method: string, key: string) => string): Operation[] {
+function operationsOf(document: OpenAPI3, items: Record<string, PathItemObject | ReferenceObject> | undefined, label: (method: string, key: string) => string): Operation[] {
   const out: Operation[] = [];
-  for (const [key, rawItem] of Object.entries<JsonNode>(items ?? {})) {
+  for (const [key, rawItem] of Object.entries(items ?? {})) {
     const item = deref(document, rawItem);
     for (const method of HTTP_METHODS) {
-      const op = item?.[method];
+      // OpenAPI has no `$ref` operations (openapi-typescript admits one); an operation is itself.
+      const op = deref(document, item?.[method]);
       if (!op) continue;
       // Path-level parameters apply to every operation of the path.
       const parameters = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p) => deref(document, p));
@@ -105,21 +146,23 @@ function operationsOf(document: JsonNode, items: JsonNode | undefined, label: (m
 }
 
 /** The operation's responses with `$ref`s followed: status -> response object. */
-export function responsesOf(document: JsonNode, operation: Operation): JsonNode {
-  return Object.fromEntries(Object.entries<JsonNode>(operation.op.responses ?? {}).map(([s, r]) => [s, deref(document, r)]));
+export function responsesOf(document: OpenAPI3, operation: Operation): Record<string, ResponseObject> {
+  return Object.fromEntries(Object.entries(operation.op.responses ?? {}).map(([s, r]) => [s, deref(document, r)]));
 }
 
-export function requestBodyOf(document: JsonNode, operation: Operation): JsonNode | undefined {
+export function requestBodyOf(document: OpenAPI3, operation: Operation): RequestBodyObject | undefined {
   return operation.op.requestBody ? deref(document, operation.op.requestBody) : undefined;
 }
 
 /** First named example of a media type or parameter (`examples` map), or its `example`. */
-export function firstExample(document: JsonNode, holder: JsonNode | undefined): { found: boolean; value?: unknown } {
+export function firstExample(document: OpenAPI3, holder: MediaTypeObject | ParameterObject | HeaderObject | undefined): { found: boolean; value?: unknown } {
   if (!holder) return { found: false };
-  const named = Object.values<JsonNode>(holder.examples ?? {}).map((e) => deref(document, e));
+  const named = Object.values(holder.examples ?? {}).map((e) => deref(document, e));
   if (named.length > 0 && named[0] && 'value' in named[0]) return { found: true, value: named[0].value };
   if ('example' in holder) return { found: true, value: holder.example };
-  const schemaExamples = deref(document, holder.schema)?.examples;
+  const schema: unknown = deref(document, holder.schema);
+  // A 3.1 schema's `examples` (openapi-typescript's SchemaObject knows only `example`).
+  const schemaExamples = isNode(schema) ? schema.examples : undefined;
   if (Array.isArray(schemaExamples) && schemaExamples.length > 0) return { found: true, value: schemaExamples[0] };
   return { found: false };
 }
