@@ -8,7 +8,7 @@
  * off the contract is not passed on.
  */
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import type { OpenAPI3 } from 'openapi-typescript';
+import type { OpenAPI3, ParameterObject } from 'openapi-typescript';
 import { deref, operationAt, type JsonNode } from '../server-stubs/lib/openapi/document.js';
 import { parseCookies } from '../server-stubs/lib/auth.js';
 import { browserAccess, type CorsOrigins } from '../server-stubs/lib/browser.js';
@@ -161,7 +161,7 @@ export function unavailableRouter(slug: string, problem: string): Router {
  */
 export function proxyContract(contract: Contract): Contract {
   let changed = false;
-  const spread = (p: JsonNode) => {
+  const spread = (p: ParameterObject) => {
     const type = deref(contract.document, p.schema)?.type;
     const style = p.style ?? 'form';
     return p.in === 'query' && p.required && type === 'object' && (style === 'deepObject' || (style === 'form' && p.explode !== false));

@@ -10,7 +10,7 @@ import { contractErrors } from './contract-errors.js';
 import { presenceSecurity, presentation } from './presence-security.js';
 import { createServiceRouter } from './service-router.js';
 import { passedThrough, type RouterSwitches, type StubService } from './service.js';
-import { mountPathOf, type JsonNode } from './openapi/document.js';
+import { deref, mountPathOf } from './openapi/document.js';
 
 /** The stub of `document`; throws, naming the problem, when the document is no OpenAPI 3.0 or 3.1 it can serve. */
 export function contractStub(slug: string, document: OpenAPI3): StubService<RouterSwitches> {
@@ -22,7 +22,7 @@ export function contractStub(slug: string, document: OpenAPI3): StubService<Rout
     basePath: mountPathOf(slug, document),
     title: typeof document.info?.title === 'string' ? document.info.title : slug,
     credentials: [],
-    anyCredential: Object.values<JsonNode>(document.components?.securitySchemes ?? {}).map(presentation),
+    anyCredential: Object.values(document.components?.securitySchemes ?? {}).map((scheme) => presentation(deref(document, scheme))),
     errors,
     create(options = {}) {
       const service = createServiceRouter({
@@ -42,9 +42,9 @@ export function contractStub(slug: string, document: OpenAPI3): StubService<Rout
 /** Why a parsed bundle cannot be served, if it cannot. */
 function unservable(document: unknown): string | undefined {
   if (document === null || typeof document !== 'object' || Array.isArray(document)) return 'the bundle is not a JSON object';
-  const version = (document as JsonNode).openapi;
+  const version = 'openapi' in document ? document.openapi : undefined;
   if (typeof version !== 'string' || !/^3\.[01]\.\d+/.test(version)) return `the bundle is not OpenAPI 3.0 or 3.1 (openapi: ${JSON.stringify(version ?? null)})`;
-  const paths = (document as JsonNode).paths;
+  const paths = 'paths' in document ? document.paths : undefined;
   if (paths !== undefined && (paths === null || typeof paths !== 'object')) return 'its `paths` is not an object';
   return undefined;
 }

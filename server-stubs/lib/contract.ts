@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv';
 import type { OpenAPI3 } from 'openapi-typescript';
 import { createAjv } from './openapi/ajv.js';
-import { mountPathOf, escapePointerToken, listOperations, pointerTokens, type Operation, type JsonNode } from './openapi/document.js';
+import { mountPathOf, escapePointerToken, listOperations, localRef, pointerTokens, valueAt, type Operation } from './openapi/document.js';
 
 const generatedDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../generated');
 
@@ -126,14 +126,14 @@ function schemaValidators(slug: string, document: OpenAPI3) {
 
 /** The real location of a place in the document, with the `$ref`s along the way followed. */
 function locate(document: OpenAPI3, place: string[]): string[] {
-  let node: JsonNode = document;
+  let node: unknown = document;
   let at: string[] = [];
   for (const key of place) {
-    while (node && typeof node.$ref === 'string' && node.$ref.startsWith('#/')) {
-      at = pointerTokens(node.$ref);
-      node = at.reduce((n: JsonNode, k) => n?.[k], document);
+    for (let ref = localRef(node); ref !== undefined; ref = localRef(node)) {
+      at = pointerTokens(ref);
+      node = valueAt(document, at);
     }
-    node = node?.[key];
+    node = valueAt(node, [key]);
     at = [...at, key];
     if (node === undefined) throw new Error(`nothing at ${place.join(' > ')}`);
   }

@@ -3,7 +3,7 @@
  * their parameters, bodies and credentials; the path templates (to tell a known path from an
  * unknown one); the documented error bodies; and validity checks for parameters and bodies.
  */
-import type { OpenAPI3 } from 'openapi-typescript';
+import type { OpenAPI3, ParameterObject } from 'openapi-typescript';
 import { createAjv } from '../../../server-stubs/lib/openapi/ajv.js';
 import type { AnySchema } from 'ajv';
 import { deref, firstExample, listOperations, requestBodyOf, type Operation, type JsonNode } from '../../../server-stubs/lib/openapi/document.js';
@@ -27,7 +27,7 @@ export interface ParamModel {
    */
   styled: boolean;
   /** the parameter object itself, for its style */
-  parameter: JsonNode;
+  parameter: ParameterObject;
 }
 
 export interface OperationModel {
@@ -88,13 +88,13 @@ export function buildServiceModel(slug: string, services: ReadonlyArray<Credenti
   const schemas = createSchemaArbitraries((ref) => (ref.startsWith('#/') ? deref(document, { $ref: ref }) : undefined), propertyHook);
 
   const operations: OperationModel[] = listOperations(document).map((operation) => {
-    const sendable = (operation.op.parameters ?? []).filter((p: JsonNode) => p.required || hasStyleSerialization(document, p));
-    const params: ParamModel[] = sendable.map((p: JsonNode) => {
+    const sendable = operation.op.parameters.filter((p) => p.required || hasStyleSerialization(document, p));
+    const params: ParamModel[] = sendable.map((p) => {
       const example = firstExample(document, p);
-      const media: JsonNode | undefined = p.content ? Object.values<JsonNode>(p.content)[0] : undefined;
+      const media = p.content ? deref(document, Object.values(p.content)[0]) : undefined;
       const raw = p.schema ?? media?.schema ?? {};
       const schema = schemas.resolve(raw);
-      const examples = [...(example.found ? [example.value] : []), ...Object.values<JsonNode>(p.examples ?? {}).map((e) => deref(document, e)?.value), ...(Array.isArray(schema.examples) ? schema.examples : [])];
+      const examples = [...(example.found ? [example.value] : []), ...Object.values(p.examples ?? {}).map((e) => deref(document, e)?.value), ...(Array.isArray(schema.examples) ? schema.examples : [])];
       const types = schemas.typesOf(schema);
       const defaultStyle = p.in === 'query' || p.in === 'cookie' ? 'form' : 'simple';
       const styled = Boolean(p.content) || types.includes('object') || types.includes('array') || (p.style !== undefined && p.style !== defaultStyle);
@@ -102,7 +102,7 @@ export function buildServiceModel(slug: string, services: ReadonlyArray<Credenti
     });
     const requestBody = requestBodyOf(document, operation);
     const body = requestBody?.content
-      ? { required: Boolean(requestBody.required), media: Object.entries<JsonNode>(requestBody.content).map(([type, media]) => ({ type, schema: media?.schema })) }
+      ? { required: Boolean(requestBody.required), media: Object.entries(requestBody.content).map(([type, media]) => ({ type, schema: deref(document, media)?.schema })) }
       : undefined;
     return {
       operation,
@@ -147,12 +147,12 @@ export function buildServiceModel(slug: string, services: ReadonlyArray<Credenti
   const errorSchemas: string[] = [];
   const seenShapes = new Set<string>();
   for (const { operation } of operations) {
-    for (const [status, raw] of Object.entries<JsonNode>(operation.op.responses ?? {})) {
+    for (const [status, raw] of Object.entries(operation.op.responses ?? {})) {
       // `default` is where many documents put their one error shape.
       if (!/^4/.test(status) && status !== 'default') continue;
-      for (const [mediaType, media] of Object.entries<JsonNode>(deref(document, raw)?.content ?? {})) {
+      for (const [mediaType, media] of Object.entries(deref(document, raw)?.content ?? {})) {
         if (!isJsonType(mediaType)) continue;
-        for (const part of [media.schema, ...(deref(document, media.schema)?.allOf ?? [])]) {
+        for (const part of [media.schema, ...(deref<JsonNode | undefined>(document, media.schema)?.allOf ?? [])]) {
           const name = /^#\/components\/schemas\/([^/]+)$/.exec(part?.$ref ?? '')?.[1];
           if (name && !errorSchemas.includes(name)) errorSchemas.push(name);
         }

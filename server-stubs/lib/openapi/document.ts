@@ -17,9 +17,10 @@ import type {
 } from 'openapi-typescript';
 
 /**
- * The loose type being retired: a parsed JSON or YAML node read without a static shape. Modules that
- * take OpenAPI objects use openapi-typescript's types above; what still holds a `JsonNode` is listed
- * in issue 26 and moves to those types (or to `unknown` for JSON that is no OpenAPI object).
+ * The loose type being retired: a parsed JSON or YAML node read without a static shape. OpenAPI
+ * objects have openapi-typescript's types above; what still reads a `JsonNode` walks JSON Schema
+ * keyword by keyword (openapi-typescript's SchemaObject, a union by `type`, cannot be read that way
+ * without narrowing every keyword), or JSON that is no OpenAPI object (OpenRPC, answers in tests).
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the loose type being retired; see above
 export type JsonNode = Record<string, any>;
@@ -63,11 +64,22 @@ export function deref<T = unknown>(document: JsonDocument, node: unknown): T;
 export function deref<T>(document: JsonDocument, node: unknown): T {
   let current: unknown = node;
   for (let hops = 0; hops < 20; hops++) {
-    const ref = isNode(current) ? current.$ref : undefined;
-    if (typeof ref !== 'string' || !ref.startsWith('#/')) break;
-    current = pointerTokens(ref).reduce<unknown>((n, k) => (isNode(n) ? n[k] : undefined), document);
+    const ref = localRef(current);
+    if (ref === undefined) break;
+    current = valueAt(document, pointerTokens(ref));
   }
   return current as T;
+}
+
+/** The node's `$ref` where it points inside its own document (`#/...`). */
+export function localRef(node: unknown): string | undefined {
+  const ref = isNode(node) ? node.$ref : undefined;
+  return typeof ref === 'string' && ref.startsWith('#/') ? ref : undefined;
+}
+
+/** What JSON Pointer tokens reach from a node, or undefined where they leave it. */
+export function valueAt(node: unknown, tokens: string[]): unknown {
+  return tokens.reduce<unknown>((n, k) => (isNode(n) ? n[k] : undefined), node);
 }
 
 /** Whether a JSON value is an object or array, whose members can be read. */
