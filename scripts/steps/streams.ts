@@ -1,6 +1,6 @@
-import type { OpenAPI3 } from 'openapi-typescript';
+import type { OpenAPI3, ReferenceObject, ResponseObject } from 'openapi-typescript';
 import { banner } from '../lib/banner.js';
-import { deref, escapePointerToken, listOperations, pointerTokens, requestBodyOf, type Operation, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { deref, escapePointerToken, listOperations, localRef, pointerTokens, requestBodyOf, valueAt, type Operation, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 import { identifierFor } from '../lib/identifiers.js';
 import { pascalCase } from '../lib/project.js';
 import { withoutRequire } from './schema-types.js';
@@ -38,7 +38,7 @@ export function streamOperations(document: OpenAPI3): StreamOperation[] {
   const out: StreamOperation[] = [];
   const taken = new Set<string>();
   for (const operation of listOperations(document)) {
-    for (const [status, raw] of Object.entries<JsonNode>(operation.op.responses ?? {})) {
+    for (const [status, raw] of Object.entries(operation.op.responses ?? {})) {
       if (!/^2/.test(status)) continue;
       const at = locateResponse(document, operation, status, raw);
       const response = deref(document, raw);
@@ -47,7 +47,7 @@ export function streamOperations(document: OpenAPI3): StreamOperation[] {
       const frame = deref(document, media.schema);
       const requestBody = requestBodyOf(document, operation);
       const bodySchema = deref<JsonNode | undefined>(document, deref(document, requestBody?.content?.['application/json'])?.schema);
-      const streamFlag = Boolean(response.content['application/json']) && isBoolean(document, bodySchema?.properties?.stream);
+      const streamFlag = Boolean(response?.content?.['application/json']) && isBoolean(document, bodySchema?.properties?.stream);
       // Without an operationId, the method and path name it: `get /tocks` -> `getTocks`.
       const wanted = operation.op.operationId !== undefined ? operation.id : `${operation.method} ${operation.path}`;
       const mapped = identifierFor(wanted, taken);
@@ -63,7 +63,7 @@ export function streamOperations(document: OpenAPI3): StreamOperation[] {
         resumable: variants(document, frame).some((v) => typeof v === 'object' && v.properties?.id !== undefined),
         streamFlag,
         body: !requestBody ? 'none' : requestBody.required ? 'required' : 'optional',
-        paramsRequired: operation.op.parameters.some((p: JsonNode) => p.required && ['path', 'query', 'header'].includes(p.in)),
+        paramsRequired: operation.op.parameters.some((p) => p.required && ['path', 'query', 'header'].includes(p.in)),
       });
       break;
     }
@@ -72,12 +72,12 @@ export function streamOperations(document: OpenAPI3): StreamOperation[] {
 }
 
 /** Where the response really is in the bundle: a response component when the operation `$ref`s one. */
-function locateResponse(document: OpenAPI3, operation: Operation, status: string, raw: JsonNode): string[] {
+function locateResponse(document: OpenAPI3, operation: Operation, status: string, raw: ResponseObject | ReferenceObject): string[] {
   let at = ['paths', operation.path, operation.method, 'responses', status];
-  let node = raw;
-  for (let hops = 0; typeof node?.$ref === 'string' && node.$ref.startsWith('#/') && hops < 20; hops++) {
-    at = pointerTokens(node.$ref);
-    node = at.reduce((n: JsonNode, k) => n?.[k], document);
+  let node: unknown = raw;
+  for (let hops = 0, ref = localRef(node); ref !== undefined && hops < 20; hops++, ref = localRef(node)) {
+    at = pointerTokens(ref);
+    node = valueAt(document, at);
   }
   return at;
 }
@@ -248,7 +248,7 @@ function reader(s: StreamOperation): string {
   const frameType = `${op}['responses'][${JSON.stringify(Number(s.status))}]['content']['text/event-stream']`;
   const bodyType = `NonNullable<${op}['requestBody']>['content']['application/json']`;
   const fields: string[] = [];
-  const hasParams = operation.op.parameters.some((p: JsonNode) => ['path', 'query', 'header'].includes(p.in));
+  const hasParams = operation.op.parameters.some((p) => ['path', 'query', 'header'].includes(p.in));
   if (hasParams) fields.push(`  params${s.paramsRequired ? '' : '?'}: ${op}['parameters'];`);
   if (s.body !== 'none') {
     const type = s.streamFlag ? `Omit<${bodyType}, 'stream'> & { stream?: true }` : bodyType;
@@ -286,7 +286,7 @@ export function ${s.name}(init: ${T}Init): AsyncGenerator<${T}Frame, void, undef
     operation: ${JSON.stringify(operation.id)},
     method: ${JSON.stringify(operation.method.toUpperCase())},
     url: buildUrl(init.baseUrl ?? defaultBaseUrl, ${JSON.stringify(operation.path)}, ${params}),
-    headers: mergeHeaders(init.headers${hasParams && operation.op.parameters.some((p: JsonNode) => p.in === 'header') ? `, ${params}.header` : ''}),${body}
+    headers: mergeHeaders(init.headers${hasParams && operation.op.parameters.some((p) => p.in === 'header') ? `, ${params}.header` : ''}),${body}
     data: ${JSON.stringify(s.data)},
     validate: ajvValidator(validators.${s.key}),
     resumable: ${s.resumable},

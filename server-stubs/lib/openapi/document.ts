@@ -28,7 +28,7 @@ export type JsonNode = Record<string, any>;
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 /** An operation whose parameters are all there: its path item's joined to its own, every `$ref` followed. */
-export type ResolvedOperation = Omit<OperationObject, 'parameters'> & { parameters: ParameterObject[] };
+type ResolvedOperation = Omit<OperationObject, 'parameters'> & { parameters: ParameterObject[] };
 
 export interface Operation {
   id: string;
@@ -122,7 +122,7 @@ export function mountPathOf(slug: string, document: OpenAPI3): string {
   return local ? serverPathOf(document) : `/${slug}`;
 }
 
-export type HttpMethod = (typeof HTTP_METHODS)[number];
+type HttpMethod = (typeof HTTP_METHODS)[number];
 const isHttpMethod = (method: string): method is HttpMethod => (HTTP_METHODS as readonly string[]).includes(method);
 
 /** The operation object at a path and method as the document holds it (its path item's parameters not joined). */
