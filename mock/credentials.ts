@@ -5,11 +5,11 @@
  * prints the stubs' banner and feeds the tests. Scopes are not checked: they are the stubs' behaviour.
  */
 import type { Request } from 'express';
+import type { OpenAPI3 } from 'openapi-typescript';
 import { bearerToken, credentialHeaders } from '../server-stubs/lib/auth.js';
 import type { OperationInfo } from '../server-stubs/lib/contract.js';
 import type { StubCredential, StubService } from '../server-stubs/lib/service.js';
 import { loadService, serviceSlugs } from '../server-stubs/server.js';
-import type { JsonNode } from '../scripts/lib/operations.js';
 
 /**
  * The stub's default export, for its `credentials` and `errors` only: importing an app module
@@ -25,7 +25,7 @@ export type CredentialVerdict = { ok: true } | { ok: false; message: string };
 type SchemeState = { state: 'valid' } | { state: 'missing' } | { state: 'unknown' } | { state: 'revoked'; label: string };
 
 /** Whether the request carries what one of the operation's security requirements asks for. */
-export function checkCredentials(document: JsonNode, operation: OperationInfo, credentials: ReadonlyArray<StubCredential>, req: Request): CredentialVerdict {
+export function checkCredentials(document: OpenAPI3, operation: OperationInfo, credentials: ReadonlyArray<StubCredential>, req: Request): CredentialVerdict {
   const requirements: Array<Record<string, string[]>> = operation.op.security ?? document.security ?? [];
   if (requirements.length === 0 || requirements.some((r) => Object.keys(r).length === 0)) return { ok: true };
   const states = requirements.map((requirement) => Object.keys(requirement).map((name) => schemeState(document, name, credentials, req)));
@@ -41,18 +41,18 @@ export function checkCredentials(document: JsonNode, operation: OperationInfo, c
 const PLACEHOLDER = '<credential>';
 
 /** Where a scheme's credential travels: `credentialHeaders` of a placeholder credential. */
-function carrier(document: JsonNode, scheme: string): [string, string] {
+function carrier(document: OpenAPI3, scheme: string): [string, string] {
   const [entry] = Object.entries(credentialHeaders(document, { label: scheme, scheme, value: PLACEHOLDER }));
   return entry!;
 }
 
-function how(document: JsonNode, scheme: string): string {
+function how(document: OpenAPI3, scheme: string): string {
   const [name, value] = carrier(document, scheme);
   return `${name}: ${value}`;
 }
 
 /** What the request presents for a scheme, read where `credentialHeaders` puts it. */
-function presented(document: JsonNode, scheme: string, req: Request): string | undefined {
+function presented(document: OpenAPI3, scheme: string, req: Request): string | undefined {
   const [name, template] = carrier(document, scheme);
   const header = name.toLowerCase();
   if (header === 'authorization') return bearerToken(req);
@@ -61,7 +61,7 @@ function presented(document: JsonNode, scheme: string, req: Request): string | u
   return Array.isArray(value) ? value[0] : value;
 }
 
-function schemeState(document: JsonNode, scheme: string, credentials: ReadonlyArray<StubCredential>, req: Request): SchemeState {
+function schemeState(document: OpenAPI3, scheme: string, credentials: ReadonlyArray<StubCredential>, req: Request): SchemeState {
   const value = presented(document, scheme, req);
   if (value === undefined || value === '') return { state: 'missing' };
   const seeds = credentials.filter((c) => c.scheme === scheme);

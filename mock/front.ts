@@ -8,7 +8,8 @@
  * off the contract is not passed on.
  */
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { deref, type JsonNode } from '../scripts/lib/operations.js';
+import type { OpenAPI3, ParameterObject } from 'openapi-typescript';
+import { deref, operationAt, type JsonNode } from '../server-stubs/lib/openapi/document.js';
 import { parseCookies } from '../server-stubs/lib/auth.js';
 import { browserAccess, type CorsOrigins } from '../server-stubs/lib/browser.js';
 import { answerableKeys, contractOf, declares, type Contract, type OperationInfo } from '../server-stubs/lib/contract.js';
@@ -22,7 +23,7 @@ import { checkPresence } from '../server-stubs/lib/presence-security.js';
 import { failureFor } from './errors.js';
 import { resolvePreference } from '../server-stubs/lib/prefer.js';
 import { platformError, withoutAbsolutePaths } from '../server-stubs/lib/transport-errors.js';
-import { defaultRoot } from '../scripts/lib/project.js';
+import { defaultRoot } from '../server-stubs/lib/root.js';
 import { prismQueryOverrides } from './prism-overrides.js';
 
 export interface FrontService {
@@ -30,7 +31,7 @@ export interface FrontService {
   basePath: string;
   contract: Contract;
   /** the document Prism serves, for its example names */
-  served: JsonNode;
+  served: OpenAPI3;
   /** the stub's seeded credentials; none for a contract without a stub (then any credential present passes) */
   credentials?: ReadonlyArray<StubCredential>;
   /** the service's error body, status folded into a declared one (mock/errors.ts) */
@@ -119,7 +120,7 @@ export function serviceRouter(service: FrontService, options: FrontOptions = {})
   router.use((req: Request, res: Response, next: NextFunction) => {
     // The stubs answer their declared media type whatever `Accept` says; Prism answers 406, which no
     // operation declares. So an Accept the operation cannot satisfy is dropped, as the stubs ignore it.
-    const types = [...new Set(Object.values<JsonNode>(res.locals.operation!.op.responses ?? {}).flatMap((r) => Object.keys(deref(contract.document, r)?.content ?? {})))];
+    const types = [...new Set(Object.values(res.locals.operation!.op.responses ?? {}).flatMap((r) => Object.keys(deref(contract.document, r)?.content ?? {})))];
     if (req.headers.accept && types.length > 0 && !req.accepts(types)) delete req.headers.accept;
     const preference = resolvePreference(service.served, res.locals.operation!, req.headers.prefer, req.headers.accept);
     if (preference.kind === 'refused') return next(failureOf('validation', preference.status, preference.message));
@@ -160,14 +161,14 @@ export function unavailableRouter(slug: string, problem: string): Router {
  */
 export function proxyContract(contract: Contract): Contract {
   let changed = false;
-  const spread = (p: JsonNode) => {
+  const spread = (p: ParameterObject) => {
     const type = deref(contract.document, p.schema)?.type;
     const style = p.style ?? 'form';
     return p.in === 'query' && p.required && type === 'object' && (style === 'deepObject' || (style === 'form' && p.explode !== false));
   };
   const document = structuredClone(contract.document);
   for (const operation of contract.operations.values()) {
-    const responses: JsonNode | undefined = document.paths?.[operation.path]?.[operation.method]?.responses;
+    const responses: JsonNode | undefined = operationAt(document, operation.path, operation.method)?.responses;
     if (!responses || Object.keys(responses).length === 0 || declares(operation, 400) || declares(operation, 422)) continue;
     responses['400'] = { description: 'The request breaks the contract (RFC 9457)', content: { 'application/problem+json': { schema: {} } } };
     changed = true;

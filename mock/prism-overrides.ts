@@ -8,14 +8,14 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import { unescape } from 'node:querystring';
-import type { JsonNode } from '../scripts/lib/operations.js';
+import type { OpenAPI3 } from 'openapi-typescript';
 import type { OperationInfo } from '../server-stubs/lib/contract.js';
 import { failureOf } from '../server-stubs/lib/failures.js';
 import { parsePrefer, resolvePreference } from '../server-stubs/lib/prefer.js';
 
 const OVERRIDE = /^__(code|example)$/;
 
-export function prismQueryOverrides(served: JsonNode) {
+export function prismQueryOverrides(served: OpenAPI3) {
   return (req: Request, res: Response, next: NextFunction) => {
     const at = req.url.indexOf('?');
     if (at === -1 || !req.url.includes('__', at)) return next();

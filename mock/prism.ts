@@ -17,7 +17,8 @@ import { createInstance, getHttpOperationsFromSpec, ProblemJsonError, resetJSONS
 import type { IHttpOperation } from '@stoplight/types';
 import { XMLBuilder } from 'fast-xml-parser';
 import type { JSONSchemaFakerOptions } from 'json-schema-faker';
-import { mountPathOf, deref, HTTP_METHODS, type JsonNode } from '../scripts/lib/operations.js';
+import type { OpenAPI3 } from 'openapi-typescript';
+import { mountPathOf, deref, HTTP_METHODS, type JsonNode } from '../server-stubs/lib/openapi/document.js';
 import { eventStreamText } from '../server-stubs/lib/contract-answers.js';
 import { essence, isJsonType, isXmlType } from '../server-stubs/lib/media-types.js';
 import { parsePrefer } from '../server-stubs/lib/prefer.js';
@@ -50,7 +51,7 @@ export function bundledServices(dir = defaultBundlesDir): Array<{ slug: string; 
  * The bundle as Prism should serve it: every `text/event-stream` media type's examples replaced by
  * one example, the wire text (Prism would answer 500 for a stream it has no text for). `undefined` when the bundle has no stream to rewrite.
  */
-export function prismDocument(document: JsonNode): JsonNode | undefined {
+export function prismDocument(document: OpenAPI3): OpenAPI3 | undefined {
   const copy = structuredClone(document);
   let changed = false;
   const walk = (value: unknown) => {
@@ -122,9 +123,9 @@ export function prismDocument(document: JsonNode): JsonNode | undefined {
 
 export interface PreparedBundle {
   /** the bundle as published: what the front checks requests and answers against */
-  document: JsonNode;
+  document: OpenAPI3;
   /** what Prism serves (stream examples as wire text) */
-  served: JsonNode;
+  served: OpenAPI3;
 }
 
 /** Reads a service's bundle and makes Prism's copy where it differs. */
@@ -180,7 +181,7 @@ const logger = createLogger('MOCK', { level: 'silent' });
  * while answering escape as an unhandled rejection, which in one process would end every service's
  * mock (and Prism 5.14 throws on some requests). Here each request's promise is Prism's call alone.
  */
-export async function createPrismService(served: JsonNode): Promise<PrismService> {
+export async function createPrismService(served: OpenAPI3): Promise<PrismService> {
   // Prism dereferences the document it is given in place: a copy, the served one stays as it is.
   const operations: IHttpOperation[] = await getHttpOperationsFromSpec(structuredClone(served));
   if (operations.length === 0) throw new Error('No operations found in the document.');

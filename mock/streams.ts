@@ -13,7 +13,8 @@
  * the validating proxy, whose `passFrames` checks each frame against the stream's schema.
  */
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { deref, type JsonNode } from '../scripts/lib/operations.js';
+import type { OpenAPI3 } from 'openapi-typescript';
+import { deref, type JsonNode } from '../server-stubs/lib/openapi/document.js';
 import { successKey } from '../server-stubs/lib/contract-answers.js';
 import type { OperationInfo } from '../server-stubs/lib/contract.js';
 import { essence, isJsonType } from '../server-stubs/lib/media-types.js';
@@ -29,12 +30,12 @@ export const isEventStream = (contentType: string | undefined) => essence(conten
  * `text/event-stream` and another type): the stream for `stream: true`, the others otherwise, as the
  * stubs choose whatever the client accepts. `undefined` where the request does not choose.
  */
-export function streamAccept(document: JsonNode, operation: OperationInfo, body: Buffer): string | undefined {
-  const requestBody = deref<JsonNode | undefined>(document, operation.op.requestBody);
+export function streamAccept(document: OpenAPI3, operation: OperationInfo, body: Buffer): string | undefined {
+  const requestBody = deref(document, operation.op.requestBody);
   const jsonType = Object.keys(requestBody?.content ?? {}).find(isJsonType);
-  if (!jsonType || !hasProperty(document, requestBody!.content[jsonType].schema, 'stream')) return undefined;
+  if (!jsonType || !hasProperty(document, deref(document, requestBody?.content[jsonType])?.schema, 'stream')) return undefined;
   const key = successKey(operation);
-  const response = key === undefined ? undefined : deref<JsonNode | undefined>(document, operation.op.responses[key]);
+  const response = key === undefined ? undefined : deref(document, operation.op.responses?.[key]);
   const types = Object.keys(response?.content ?? {});
   const others = types.filter((type) => essence(type) !== EVENT_STREAM);
   if (others.length === types.length || others.length === 0) return undefined;
@@ -48,7 +49,7 @@ export function streamAccept(document: JsonNode, operation: OperationInfo, body:
 }
 
 /** Whether a schema (or one of its `allOf` parts) names the property. */
-function hasProperty(document: JsonNode, raw: unknown, name: string, depth = 0): boolean {
+function hasProperty(document: OpenAPI3, raw: unknown, name: string, depth = 0): boolean {
   const schema = deref<JsonNode | undefined>(document, raw);
   if (!schema || typeof schema !== 'object' || depth > 8) return false;
   if (schema.properties && typeof schema.properties === 'object' && name in schema.properties) return true;

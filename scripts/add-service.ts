@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { addService } from './lib/add-service.js';
 import { build } from './lib/pipeline.js';
-import { defaultRoot } from './lib/project.js';
+import { defaultRoot } from '../server-stubs/lib/root.js';
 import { ScaffoldRefused } from './lib/scaffold.js';
 
 const usage = 'usage: npm run add-service -- <slug> --from <file|folder> [--root <file inside the folder>]';

@@ -5,7 +5,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { build } from './lib/pipeline.js';
-import { defaultRoot } from './lib/project.js';
+import { defaultRoot } from '../server-stubs/lib/root.js';
 
 const started = performance.now();
 const result = await build({ root: defaultRoot, force: process.argv.includes('--force'), compile: true, workers: availableParallelism(), log: (line) => console.log(line) });

@@ -10,12 +10,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ESLint } from 'eslint';
+import type { OpenAPI3 } from 'openapi-typescript';
 import { breakingGate } from './lib/breaking-gate.js';
 import { build } from './lib/pipeline.js';
-import { defaultRoot, findApiServices, findSchemaSets, isImported, listFiles } from './lib/project.js';
+import { defaultRoot } from '../server-stubs/lib/root.js';
+import { findApiServices, findSchemaSets, isImported, listFiles } from './lib/project.js';
 import { formatLintProblem } from './steps/lint.js';
 import { formatSpectralProblem, lintWithSpectral } from './steps/spectral.js';
-import type { JsonNode } from './lib/operations.js';
 
 export interface DriftReport {
   missing: string[]; // would be generated, not committed
@@ -85,7 +86,7 @@ export async function check(root: string, options: CheckOptions = {}): Promise<C
     for (const f of drift.stale) messages.push(`drift: generated/${f} differs from a fresh build (run npm run build)`);
     for (const f of drift.extra) messages.push(`drift: generated/${f} is no longer generated (run npm run build)`);
     const present = services.map((s) => s.slug);
-    const bundles = new Map<string, JsonNode>();
+    const bundles = new Map<string, OpenAPI3>();
     for (const slug of present) {
       const file = path.join(tmp, slug, 'openapi.json');
       if (existsSync(file)) bundles.set(slug, JSON.parse(readFileSync(file, 'utf8')));

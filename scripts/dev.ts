@@ -14,8 +14,8 @@ import { startMockServer, type MockServer } from '../mock/server.js';
 import { contractOnlySlugs, loadContractService, loadService, serviceSlugs, startPlatformServer, type PlatformServer } from '../server-stubs/server.js';
 import { planFor, servicesRebuilt } from './lib/dev/plan.js';
 import { build } from './lib/pipeline.js';
-import { defaultRoot } from './lib/project.js';
-import { stopOnSignals } from './lib/shutdown.js';
+import { defaultRoot } from '../server-stubs/lib/root.js';
+import { stopOnSignals } from '../server-stubs/lib/shutdown.js';
 
 export interface DevServer {
   platform: PlatformServer;

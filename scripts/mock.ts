@@ -4,7 +4,7 @@
  * contracts as they are now, from the compiled mirror.
  */
 import { startMockServer } from '../mock/server.js';
-import { stopOnSignals } from './lib/shutdown.js';
+import { stopOnSignals } from '../server-stubs/lib/shutdown.js';
 
 const starting = startMockServer(Number(process.env.PORT ?? 4010), undefined, { log: (line) => console.warn(line) });
 stopOnSignals(async () => (await starting).close());

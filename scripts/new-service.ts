@@ -9,7 +9,7 @@
  */
 import { parseArgs } from 'node:util';
 import { build } from './lib/pipeline.js';
-import { defaultRoot } from './lib/project.js';
+import { defaultRoot } from '../server-stubs/lib/root.js';
 import { scaffoldService, ScaffoldRefused } from './lib/scaffold.js';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { title: { type: 'string' } } });

@@ -13,7 +13,8 @@ import { describeIssues, type ErrorMapper } from '../server-stubs/lib/errors.js'
 import { createExpressServer } from '../server-stubs/lib/http-server.js';
 import { createValidatingProxy } from '../server-stubs/lib/proxy.js';
 import type { StubService } from '../server-stubs/lib/service.js';
-import { defaultRoot, findApiServices } from './lib/project.js';
+import { defaultRoot } from '../server-stubs/lib/root.js';
+import { findApiServices } from './lib/project.js';
 
 const { values } = parseArgs({
   options: {

@@ -4,8 +4,9 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { listOperations } from './lib/operations.js';
-import { defaultRoot, findApiServices, findSchemaSets, listFiles } from './lib/project.js';
+import { listOperations } from '../server-stubs/lib/openapi/document.js';
+import { defaultRoot } from '../server-stubs/lib/root.js';
+import { findApiServices, findSchemaSets, listFiles } from './lib/project.js';
 import { collectProvisional, type ProvisionalItem } from './lib/provisional.js';
 
 export interface ServiceReport {

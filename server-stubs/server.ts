@@ -12,6 +12,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { OpenAPI3 } from 'openapi-typescript';
 import { credentialHeaders } from './lib/auth.js';
 import { corsOriginsFromEnv } from './lib/browser.js';
 import { stubClockFromEnv, type StubClock } from './lib/clock.js';
@@ -23,9 +24,10 @@ import type { RouterSwitches, StubInstance, StubService } from './lib/service.js
 import type { ErrorResponse } from './lib/errors.js';
 import { writeError } from './lib/results.js';
 import { answerClientErrors, answerIn, errorFamilies, platformError, withoutAbsolutePaths } from './lib/transport-errors.js';
-import { mountPathOf, type JsonNode } from '../scripts/lib/operations.js';
+import { mountPathOf } from './lib/openapi/document.js';
+// The composition root serves the docs portal, which the pipeline renders: the one import of scripts/ kept here.
 import type { PortalServer } from '../scripts/steps/docs.js';
-import { stopOnSignals } from '../scripts/lib/shutdown.js';
+import { stopOnSignals } from './lib/shutdown.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -86,13 +88,13 @@ export function loadContractService(slug: string, generatedDir: string = repoGen
   } catch (error) {
     throw new Error(`generated/${slug}/openapi.json cannot be read: ${(error as Error).message}`);
   }
-  return contractStub(slug, document as JsonNode);
+  return contractStub(slug, document as OpenAPI3);
 }
 
 /** Where a bundle would be served, read without trusting it: `/<slug>` when it cannot be read. */
 function bundleMountPath(slug: string, generatedDir: string): string {
   try {
-    return mountPathOf(slug, JSON.parse(readFileSync(path.join(generatedDir, slug, 'openapi.json'), 'utf8')) as JsonNode);
+    return mountPathOf(slug, JSON.parse(readFileSync(path.join(generatedDir, slug, 'openapi.json'), 'utf8')) as OpenAPI3);
   } catch {
     return `/${slug}`;
   }

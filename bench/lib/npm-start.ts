@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { defaultRoot } from '../../scripts/lib/project.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
 
 /** What `npm start` runs once it has built: the arguments of the `exec node …` part of its script. */
 export function npmStartArgs(): string[] {

@@ -6,15 +6,16 @@
  */
 import express from 'express';
 import { readFileSync } from 'node:fs';
+import type { OpenAPI3 } from 'openapi-typescript';
 import { createExpressServer } from '../../server-stubs/lib/http-server.js';
 import { createServiceRouter } from '../../server-stubs/lib/service-router.js';
 import { systemClock } from '../../server-stubs/lib/clock.js';
 import type { ErrorMapper } from '../../server-stubs/lib/errors.js';
-import { firstExample, listOperations, responsesOf, type JsonNode } from '../../scripts/lib/operations.js';
+import { firstExample, listOperations, responsesOf } from '../../server-stubs/lib/openapi/document.js';
 
 const bundle = process.argv[2];
 if (!bundle) throw new Error('usage: serve-contract.ts <bundle.json>');
-const document = JSON.parse(readFileSync(bundle, 'utf8')) as JsonNode;
+const document = JSON.parse(readFileSync(bundle, 'utf8')) as OpenAPI3;
 
 /** The lowest 2xx and its first JSON example: what a handler of that operation answers. */
 function exampleAnswer(operation: ReturnType<typeof listOperations>[number]) {

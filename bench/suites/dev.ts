@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startDevServer, type DevServer } from '../../scripts/dev.js';
-import { defaultRoot } from '../../scripts/lib/project.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
 import type { Suite } from '../suite.js';
 
 interface DevLoopRow {

@@ -14,7 +14,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, chromiumAvailable, chromiumPath } from '../../test/helpers/chromium.js';
-import { HTTP_METHODS, type JsonNode } from '../../scripts/lib/operations.js';
+import { HTTP_METHODS, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 import { WHOLE_REFERENCE_LIMIT } from '../../scripts/steps/docs.js';
 import { startPlatformServer } from '../../server-stubs/server.js';
 import { median, root } from '../lib/processes.js';

@@ -8,7 +8,7 @@ import autocannon from 'autocannon';
 import os from 'node:os';
 import { npmStartArgs, npmStartNodeFlags } from '../lib/npm-start.js';
 import { median, rssMb, runNode, startNode, stop } from '../lib/processes.js';
-import { defaultRoot } from '../../scripts/lib/project.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
 import type { Suite, Target } from '../suite.js';
 
 const durationSeconds = Number(process.env.BENCH_MEMORY_SECONDS ?? 60);

@@ -11,14 +11,15 @@ import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import type { OpenAPI3 } from 'openapi-typescript';
 import { copyService, copyToolkit, type ToolkitCopy } from '../lib/toolkit-copy.js';
 import { writeLargeContract } from '../lib/large-contract.js';
 import { median, runNode, startNode, stop } from '../lib/processes.js';
 import { summarizeProfile } from '../lib/profile-top.js';
 import { exampleRequest } from '../../scripts/lib/example-request.js';
 import { placeholderFor } from '../../scripts/lib/credentials.js';
-import { listOperations, type JsonNode } from '../../scripts/lib/operations.js';
-import { defaultRoot } from '../../scripts/lib/project.js';
+import { listOperations } from '../../server-stubs/lib/openapi/document.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
 import type { Suite, Target } from '../suite.js';
 
 const require = createRequire(import.meta.url);
@@ -70,21 +71,24 @@ async function buildCopy(copy: ToolkitCopy): Promise<BuildFigures> {
 }
 
 /** A valid request for an operation: its examples, any credential (the benchmark's stub accepts any). */
-function requestFor(document: JsonNode, operation: ReturnType<typeof listOperations>[number]) {
+function requestFor(document: OpenAPI3, operation: ReturnType<typeof listOperations>[number]) {
   return exampleRequest(document, operation, placeholderFor);
 }
 
 /** The first and the last GET of the document: the validator is built on first use, for the whole contract. */
-function probes(document: JsonNode) {
-  const reads = listOperations(document).filter((o) => o.method === 'get' && !o.op.responses?.['200']?.content?.['text/event-stream']);
+function probes(document: OpenAPI3) {
+  const reads = listOperations(document).filter((o) => {
+    const ok = o.op.responses?.['200'];
+    return o.method === 'get' && !(ok && 'content' in ok && ok.content?.['text/event-stream']);
+  });
   return { first: reads[0]!, last: reads[reads.length - 1]! };
 }
 
-async function serveOnce(bundle: string, document: JsonNode, profileDir?: string): Promise<ServeFigures> {
+async function serveOnce(bundle: string, document: OpenAPI3, profileDir?: string): Promise<ServeFigures> {
   const { first, last } = probes(document);
   const args = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), '--import', 'tsx', 'bench/lib/serve-contract.ts', bundle];
   const { child, match, ms: listening, spawnedAt } = await startNode(args, { cwd: defaultRoot, ready: /listening (\d+)/, limitMs: 120_000 });
-  const base = `http://127.0.0.1:${match[1]}${new URL(document.servers[0].url).pathname}`;
+  const base = `http://127.0.0.1:${match[1]}${new URL(document.servers![0]!.url).pathname}`;
   const ask = async (operation: typeof first) => {
     const { url, init } = requestFor(document, operation);
     const answer = await fetch(`${base}${url}`, init);
@@ -100,7 +104,7 @@ async function serveOnce(bundle: string, document: JsonNode, profileDir?: string
   }
 }
 
-async function serve(bundle: string, document: JsonNode): Promise<ServeFigures> {
+async function serve(bundle: string, document: OpenAPI3): Promise<ServeFigures> {
   const runs: ServeFigures[] = [];
   for (let i = 0; i < rounds; i++) runs.push(await serveOnce(bundle, document));
   return { ...runs[0]!, listening: median(runs.map((r) => r.listening)), first: median(runs.map((r) => r.first)), last: median(runs.map((r) => r.last)) };
@@ -124,7 +128,7 @@ async function measure(slug: string, fill: (copy: ToolkitCopy) => void): Promise
   fill(copy);
   const build = await buildCopy(copy);
   const bundle = path.join(copy.root, 'generated', slug, 'openapi.json');
-  const document = JSON.parse(readFileSync(bundle, 'utf8')) as JsonNode;
+  const document = JSON.parse(readFileSync(bundle, 'utf8')) as OpenAPI3;
   const operations = listOperations(document).length;
   const servedFigures = await serve(bundle, document);
   const prism = await prismStart(bundle);
@@ -158,7 +162,7 @@ export const suite: Suite = {
       if (total >= targetMs) {
         // Where the first answer's time goes, to say what to fix.
         const dir = path.join(large.copy.root, '.profile');
-        await serveOnce(large.bundle, JSON.parse(readFileSync(large.bundle, 'utf8')) as JsonNode, dir);
+        await serveOnce(large.bundle, JSON.parse(readFileSync(large.bundle, 'utf8')) as OpenAPI3, dir);
         profile = summarizeProfile(dir, 12);
       }
     } finally {

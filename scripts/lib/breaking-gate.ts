@@ -16,13 +16,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parse as parseYaml } from 'yaml';
+import type { OpenAPI3 } from 'openapi-typescript';
 import { breakingChanges, EVENT_STREAM, schemaBreakingChanges } from './breaking.js';
 import { isSchemaFile, type SchemaSet } from './project.js';
-import type { JsonNode } from './operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 const execFileAsync = promisify(execFile);
 
-type Doc = JsonNode;
 
 export interface Finding {
   /** the service slug, or the schema set's slug for a standalone schema */
@@ -137,7 +137,7 @@ function withoutBooleanSchemas(node: unknown): void {
 }
 
 /** The bundle without what oasdiff is not the judge of: the streams (their frames are compared by ours) and the webhooks. */
-function forOasdiff(document: Doc): Doc {
+function forOasdiff(document: OpenAPI3): OpenAPI3 {
   const copy = structuredClone(document);
   delete copy.webhooks;
   withoutBooleanSchemas(copy);
@@ -176,7 +176,7 @@ function oasdiffBinary(): string {
 }
 
 /** oasdiff's ERR and WARN breaking changes between two bundles. */
-export async function oasdiffBreaking(service: string, base: Doc, head: Doc): Promise<Finding[]> {
+export async function oasdiffBreaking(service: string, base: OpenAPI3, head: OpenAPI3): Promise<Finding[]> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'oasdiff-'));
   try {
     const [basePath, headPath] = [path.join(dir, 'base.json'), path.join(dir, 'head.json')];
@@ -193,14 +193,14 @@ export async function oasdiffBreaking(service: string, base: Doc, head: Doc): Pr
 }
 
 /** Every breaking change of one service: oasdiff for `paths`, ours for webhooks and streams. */
-export async function serviceBreaking(service: string, base: Doc, head: Doc): Promise<Finding[]> {
+export async function serviceBreaking(service: string, base: OpenAPI3, head: OpenAPI3): Promise<Finding[]> {
   const ours = breakingChanges(base, head, { scope: 'uncovered' }).map((c) => ({ service, ...c, id: 'contracts', source: 'contracts' as const }));
   return [...(await oasdiffBreaking(service, base, head)), ...ours];
 }
 
 export interface Heads {
   /** slug -> the new bundle (a fresh build's, or the one being built) */
-  bundles: Map<string, Doc>;
+  bundles: Map<string, OpenAPI3>;
   /** every service with an openapi/<slug>/openapi.yaml, built or not (one that failed to build is not "removed") */
   present: string[];
   sets: SchemaSet[];
@@ -235,7 +235,7 @@ export function schemaSetsBreaking(root: string, commit: string, sets: SchemaSet
     const [, slug, name] = file.split('/') as [string, string, string];
     const set = sets.find((s) => s.slug === slug);
     const headFile = set?.files.find((f) => path.basename(f) === name);
-    let base: Doc;
+    let base: OpenAPI3;
     try {
       base = JSON.parse(text.get(file)!);
     } catch {
@@ -332,7 +332,7 @@ export async function breakingGate(root: string, heads: Heads, requestedBase?: s
 }
 
 /** For the build's printout: one service (or schema set) against the same base, marked allowed or not. */
-export async function breakingForBuild(root: string, unit: { slug: string; document?: Doc; set?: SchemaSet }): Promise<{ summary: string; lines: string[] }> {
+export async function breakingForBuild(root: string, unit: { slug: string; document?: OpenAPI3; set?: SchemaSet }): Promise<{ summary: string; lines: string[] }> {
   const base = resolveBase(root);
   if (base.kind !== 'commit') return { summary: base.kind === 'skip' ? base.note : base.message, lines: [] };
   let findings: Finding[];

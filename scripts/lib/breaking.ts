@@ -1,4 +1,5 @@
-import { deref, listOperations, listWebhooks, requestBodyOf, responsesOf, type Operation, type JsonNode } from './operations.js';
+import type { OpenAPI3 } from 'openapi-typescript';
+import { deref, listOperations, listWebhooks, requestBodyOf, responsesOf, type JsonDocument, type Operation, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 /**
  * Changes between two bundles of one service that break existing clients: what a client sends may
@@ -13,8 +14,6 @@ export interface BreakingChange {
   where: string; // `POST /projects`, `webhook formA:contact.created`, `schema Block.json`
   change: string;
 }
-
-type Doc = JsonNode;
 
 /**
  * Which side of the wire the schema is on. `write`: the client sends it, so the new schema must
@@ -39,11 +38,11 @@ const BOTH: Sides = { write: true, read: true };
  * required, and the constraints of the first member that has them), so wrapping a schema in `allOf`
  * to add a rule is compared as the rule it adds.
  */
-function flatten(doc: Doc, schema: JsonNode, depth = 0): JsonNode {
+function flatten(doc: JsonDocument, schema: JsonNode | undefined, depth = 0): JsonNode | undefined {
   const s = deref(doc, schema);
   if (!s || !Array.isArray(s.allOf) || depth > 8) return s;
   const merged: JsonNode = { ...s, allOf: undefined, properties: { ...(s.properties ?? {}) }, required: [...(s.required ?? [])] };
-  for (const member of s.allOf.map((m: JsonNode) => flatten(doc, m, depth + 1)).filter(Boolean)) {
+  for (const member of s.allOf.map((m: JsonNode) => flatten(doc, m, depth + 1)).filter((m): m is JsonNode => Boolean(m))) {
     Object.assign(merged.properties, member.properties ?? {});
     merged.required.push(...(member.required ?? []));
     for (const [key, value] of Object.entries(member)) {
@@ -66,9 +65,9 @@ const UPPER = ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxPrope
 const LOWER = ['minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties'] as const;
 
 /** A name for each member of a `oneOf`/`anyOf`: its discriminator value, its `$ref` name or title, else its position. */
-function memberKeys(doc: Doc, union: JsonNode, members: JsonNode[]): string[] {
+function memberKeys(doc: JsonDocument, union: JsonNode, members: JsonNode[]): string[] {
   const flat = members.map((m) => flatten(doc, m));
-  const constOf = (member: JsonNode, name: string) => {
+  const constOf = (member: JsonNode | undefined, name: string) => {
     const values = valuesOf(deref(doc, member?.properties?.[name]));
     return values?.length === 1 ? values[0] : undefined;
   };
@@ -88,7 +87,7 @@ function memberKeys(doc: Doc, union: JsonNode, members: JsonNode[]): string[] {
   });
 }
 
-function compareSchema(before: Doc, after: Doc, a: JsonNode, b: JsonNode, at: string, out: string[], sides: Sides, depth = 0): void {
+function compareSchema(before: JsonDocument, after: JsonDocument, a: JsonNode | undefined, b: JsonNode | undefined, at: string, out: string[], sides: Sides, depth = 0): void {
   const rawA = a;
   const rawB = b;
   a = flatten(before, a);
@@ -187,7 +186,7 @@ export interface CompareOptions {
 
 export const EVENT_STREAM = 'text/event-stream';
 
-export function breakingChanges(before: Doc, after: Doc, options: CompareOptions = {}): BreakingChange[] {
+export function breakingChanges(before: OpenAPI3, after: OpenAPI3, options: CompareOptions = {}): BreakingChange[] {
   const all = (options.scope ?? 'all') === 'all';
   const changes: BreakingChange[] = [];
   const afterOps = new Map(listOperations(after).map((o) => [o.label, o]));
@@ -204,7 +203,7 @@ export function breakingChanges(before: Doc, after: Doc, options: CompareOptions
       const bodyAfter = requestBodyOf(after, next);
       if (!bodyBefore?.required && bodyAfter?.required) add('request body is now required');
       for (const [type, media] of Object.entries<JsonNode>(bodyBefore?.content ?? {})) {
-        const mediaAfter = bodyAfter?.content?.[type];
+        const mediaAfter = deref(after, bodyAfter?.content?.[type]);
         if (!mediaAfter) add(`request body ${type} no longer accepted`);
         else {
           const out: string[] = [];
@@ -250,7 +249,7 @@ export function breakingChanges(before: Doc, after: Doc, options: CompareOptions
  * The webhooks the service posts: what a subscriber reads (the payload, the headers) is compared on
  * the read side; an event that is no longer posted is removed for its subscribers.
  */
-function webhookChanges(before: Doc, after: Doc): BreakingChange[] {
+function webhookChanges(before: OpenAPI3, after: OpenAPI3): BreakingChange[] {
   const changes: BreakingChange[] = [];
   const afterHooks = new Map(listWebhooks(after).map((o) => [o.label, o]));
   for (const old of listWebhooks(before)) {
@@ -276,7 +275,7 @@ function webhookChanges(before: Doc, after: Doc): BreakingChange[] {
     const bodyAfter = requestBodyOf(after, next);
     if (bodyBefore?.required && bodyAfter && !bodyAfter.required) add('payload is no longer always sent');
     for (const [type, media] of Object.entries<JsonNode>(bodyBefore?.content ?? {})) {
-      const mediaAfter = bodyAfter?.content?.[type];
+      const mediaAfter = deref(after, bodyAfter?.content?.[type]);
       if (!mediaAfter) add(`payload ${type} no longer sent`);
       else {
         const out: string[] = [];
@@ -293,7 +292,7 @@ function webhookChanges(before: Doc, after: Doc): BreakingChange[] {
  * sends as well as what it reads, so both sides count: a newly required field or a narrower enum
  * breaks a writer, a removed field or a new enum value a reader, a changed type both.
  */
-export function schemaBreakingChanges(name: string, before: Doc | undefined, after: Doc | undefined): BreakingChange[] {
+export function schemaBreakingChanges(name: string, before: JsonDocument | undefined, after: JsonDocument | undefined): BreakingChange[] {
   const where = `schema ${name}`;
   if (!before) return [];
   if (!after) return [{ where, change: 'schema removed' }];

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
-import { defaultRoot } from './project.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
 import { buildPackage, packageName, type BuiltPackage } from './pack/index.js';
 import { planPackage } from './pack/plan.js';
 

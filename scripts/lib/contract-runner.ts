@@ -20,13 +20,14 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { OpenAPI3 } from 'openapi-typescript';
 import { discoverServices } from '../../server-stubs/server.js';
 import { answerableKeys, contractOf, declares, documentsOnlyFailures, isSecured, type OperationInfo } from '../../server-stubs/lib/contract.js';
 import { contractChecker } from './contract-checker.js';
 import { credentialHeadersOf, defaultCredentialHeaders, placeholderCredentials, placeholderFor, seededCredentials } from './credentials.js';
 import { exampleRequest } from './example-request.js';
-import { deref, listOperations, mountPathOf, type JsonNode } from './operations.js';
-import { defaultRoot } from './project.js';
+import { deref, listOperations, mountPathOf } from '../../server-stubs/lib/openapi/document.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
 import { schemaView, type SchemaView } from '../../server-stubs/lib/compilable-document.js';
 import { runScenario, ScenarioSetupError, scenarioFor, stubClockAdvance } from './scenarios/index.js';
 import { fuzzConfig } from './fuzz/config.js';
@@ -152,7 +153,7 @@ function bundledSlugs(dir: string): Array<{ slug: string; basePath?: string }> {
     });
 }
 
-const readBundle = (dir: string, slug: string): JsonNode => JSON.parse(readFileSync(path.join(dir, slug, 'openapi.json'), 'utf8'));
+const readBundle = (dir: string, slug: string): OpenAPI3 => JSON.parse(readFileSync(path.join(dir, slug, 'openapi.json'), 'utf8'));
 
 /** The service a base URL addresses: the contract whose base path the URL's path ends with (longest first). */
 export function serviceOfBaseUrl(baseUrl: string, bundlesDir = defaultBundlesDir): string | undefined {
@@ -188,7 +189,7 @@ function wholeFrames(text: string): string {
 }
 
 /** Whether every security requirement of the operation includes a mutualTLS scheme. */
-function onlyMutualTls(document: JsonNode, operation: OperationInfo): boolean {
+function onlyMutualTls(document: OpenAPI3, operation: OperationInfo): boolean {
   const requirements: Array<Record<string, unknown>> = operation.op.security ?? document.security ?? [];
   return requirements.every((r) => Object.keys(r).some((name) => deref(document, document.components?.securitySchemes?.[name])?.type === 'mutualTLS'));
 }
@@ -199,7 +200,7 @@ function onlyMutualTls(document: JsonNode, operation: OperationInfo): boolean {
  */
 function answerProblems(
   checker: ReturnType<typeof contractChecker>,
-  document: JsonNode,
+  document: OpenAPI3,
   operation: OperationInfo,
   o: Observed,
   expect?: { statuses: (status: number) => boolean; what: string; statusOnly?: boolean },
@@ -216,7 +217,7 @@ function answerProblems(
   // answer an operation documents, is an answer, not a crash.
   if (o.status >= 500 && o.status !== 501 && !expect?.statuses(o.status) && !(key && documentsOnlyFailures(operation))) problems.push(`server error ${o.status}`);
   if (!key || expect?.statusOnly) return problems;
-  const content: JsonNode = deref(document, operation.op.responses[key])?.content ?? {};
+  const content = deref(document, operation.op.responses?.[key])?.content ?? {};
   const type = (headerOf(o, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (Object.keys(content).length === 0) {
     if (o.body !== '') problems.push(`a body on ${o.status}, which is declared without content`);

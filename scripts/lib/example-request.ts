@@ -1,5 +1,6 @@
+import type { MediaTypeObject, OpenAPI3, ReferenceObject, SchemaObject } from 'openapi-typescript';
 import { credentialCarrier, mergeCarriers, type CredentialCarrier, type SchemeCredentials } from './credentials.js';
-import { deref, firstExample, requestBodyOf, type Operation, type JsonNode } from './operations.js';
+import { deref, firstExample, requestBodyOf, type Operation, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 import { hasStyleSerialization, serializeParameter } from './parameter-style.js';
 import { isFormType, isJsonType, isMultipartType, isTextType, isXmlType } from '../../server-stubs/lib/media-types.js';
 import { sampleOf } from '../../server-stubs/lib/schema-sample.js';
@@ -29,8 +30,8 @@ export interface BuiltRequest {
 }
 
 /** A value for a parameter without an example, from its schema. */
-function fromSchema(document: JsonNode, schema: JsonNode): unknown {
-  const s = deref(document, schema) ?? {};
+function fromSchema(document: OpenAPI3, schema: SchemaObject | ReferenceObject | undefined): unknown {
+  const s = deref<JsonNode | undefined>(document, schema) ?? {};
   if ('const' in s) return s.const;
   if (Array.isArray(s.examples) && s.examples.length) return s.examples[0];
   if ('default' in s) return s.default;
@@ -55,7 +56,7 @@ function fromSchema(document: JsonNode, schema: JsonNode): unknown {
  * the query here.
  */
 export function exampleRequest(
-  document: JsonNode,
+  document: OpenAPI3,
   operation: Operation,
   credentials: SchemeCredentials,
   options: RequestOptions = {},
@@ -75,7 +76,7 @@ export function exampleRequest(
       continue;
     }
     const example = firstExample(document, p);
-    const media = p.content ? Object.values<JsonNode>(p.content)[0] : undefined;
+    const media = p.content ? deref(document, Object.values(p.content)[0]) : undefined;
     const mediaExample = media ? firstExample(document, media) : { found: false };
     const value = example.found ? example.value : mediaExample.found ? mediaExample.value : fromSchema(document, p.schema ?? media?.schema);
     const wire = serializeParameter(p, value);
@@ -86,12 +87,15 @@ export function exampleRequest(
   }
   // One Authorization header carries one credential: a requirement of two such schemes cannot be met.
   const requirements: Array<Record<string, unknown>> = operation.op.security ?? document.security ?? [];
-  const usesAuthorization = (name: string) => ['http', 'oauth2', 'openIdConnect'].includes(deref(document, document.components?.securitySchemes?.[name])?.type);
+  const usesAuthorization = (name: string) => {
+    const type = deref(document, document.components?.securitySchemes?.[name])?.type;
+    return type === 'http' || type === 'oauth2' || type === 'openIdConnect';
+  };
   const requirement = requirements.find((r) => Object.keys(r).filter(usesAuthorization).length <= 1) ?? requirements[0] ?? {};
   const carriers: CredentialCarrier[] = Object.keys(requirement).map((name) => {
-    const scheme = deref(document, document.components?.securitySchemes?.[name]) ?? {};
+    const scheme = deref(document, document.components?.securitySchemes?.[name]);
     const given = credentials(scheme, name);
-    const inQuery = scheme.type === 'apiKey' && scheme.in === 'query' ? Object.entries(given).find(([k]) => k === scheme.name) : undefined;
+    const inQuery = scheme?.type === 'apiKey' && scheme.in === 'query' ? Object.entries(given).find(([k]) => k === scheme.name) : undefined;
     return inQuery ? credentialCarrier(document, name, inQuery[1]) : { headers: given, query: [] };
   });
   const sent = mergeCarriers([...carriers, { headers: cookies.length ? { Cookie: cookies.join('; ') } : {}, query: [] }]);
@@ -100,11 +104,11 @@ export function exampleRequest(
   const init: RequestInit = { method: operation.method.toUpperCase(), headers };
   let sampledBody: BuiltRequest['sampledBody'];
   const body = requestBodyOf(document, operation);
-  const [firstType, firstMedia] = Object.entries<JsonNode>(body?.content ?? {})[0] ?? [];
+  const [firstType, firstMedia] = Object.entries(body?.content ?? {})[0] ?? [];
   if (options.firstMediaType) {
-    if (firstType && firstMedia && operation.method !== 'get' && operation.method !== 'head') Object.assign(init, browserBody(document, firstType, firstMedia, headers));
+    if (firstType && firstMedia && operation.method !== 'get' && operation.method !== 'head') Object.assign(init, browserBody(document, firstType, deref(document, firstMedia), headers));
   } else if (body?.content && Object.keys(body.content).length > 0) {
-    const entries = Object.entries<JsonNode>(body.content);
+    const entries = Object.entries(body.content).map(([type, media]) => [type, deref(document, media)] as const);
     // The first media type with an example, else the first whose schema gives a sample.
     const withExample = entries.map(([type, media]) => [type, firstExample(document, media)] as const).find(([, e]) => e.found);
     // A JSON body gets its required properties only; a form without a single field is no form.
@@ -132,7 +136,7 @@ export function exampleRequest(
 const strictEncode = (text: string) => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /** A body in `type` as a browser sends it (see RequestOptions.firstMediaType); sets its Content-Type where fetch does not. */
-function browserBody(document: JsonNode, type: string, media: JsonNode, headers: Record<string, string>): Pick<RequestInit, 'body'> {
+function browserBody(document: OpenAPI3, type: string, media: MediaTypeObject, headers: Record<string, string>): Pick<RequestInit, 'body'> {
   const schema = deref<JsonNode | undefined>(document, media.schema);
   const example = firstExample(document, media);
   const value = example.found ? example.value : sampleOf(document, schema, { direction: 'request', xml: isXmlType(type) });
@@ -156,7 +160,7 @@ function browserBody(document: JsonNode, type: string, media: JsonNode, headers:
 }
 
 /** A property's schema, through `allOf`. */
-function propertySchema(document: JsonNode, schema: JsonNode | undefined, name: string): unknown {
+function propertySchema(document: OpenAPI3, schema: JsonNode | undefined, name: string): unknown {
   if (!schema) return undefined;
   if (schema.properties?.[name]) return schema.properties[name];
   for (const part of schema.allOf ?? []) {

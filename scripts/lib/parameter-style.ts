@@ -3,7 +3,8 @@
  * objects in a path segment, a query string, a header or a cookie. Primitives are written as text;
  * a parameter described by `content` instead of `schema` carries its value as JSON.
  */
-import { deref, type JsonNode } from './operations.js';
+import type { OpenAPI3 } from 'openapi-typescript';
+import { deref, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 export interface SerializedParameter {
   /** for `in: path`: the segment text, percent-encoded */
@@ -79,7 +80,7 @@ export function serializeParameter(parameter: JsonNode, value: unknown): Seriali
  * of records, say): a document that wants one describes the parameter by `content`. A client can only
  * leave such a parameter out, which the request builders do where it is optional.
  */
-export function hasStyleSerialization(document: JsonNode, parameter: JsonNode): boolean {
+export function hasStyleSerialization(document: OpenAPI3, parameter: JsonNode): boolean {
   if (parameter.content || !parameter.schema) return true;
   const schema = deref<JsonNode | undefined>(document, parameter.schema) ?? {};
   const nested = (member: unknown) => {

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import type { JsonNode } from './operations.js';
+import type { OpenAPI3 } from 'openapi-typescript';
 import { findApiServices, findSchemaSets, listFiles, type ApiService, type SchemaSet } from './project.js';
 import { hashFiles, outputsIntact, readState, sha256, writeState, type BuildState, type UnitState } from './state.js';
 import type { LintProblem } from '../steps/lint.js';
@@ -206,7 +206,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
 }
 
 /** The portal's index is written after every service, skipped ones included, from their bundles. */
-function docEntry(slug: string, document: JsonNode) {
+function docEntry(slug: string, document: OpenAPI3) {
   return { slug, document };
 }
 
@@ -242,7 +242,7 @@ async function buildApi(
     /** the inputs the last build recorded, hashed before this build read them */
     known: { inputs: string[]; hash: string };
   },
-): Promise<{ state: UnitState | undefined; document: JsonNode } | undefined> {
+): Promise<{ state: UnitState | undefined; document: OpenAPI3 } | undefined> {
   const { lintService, formatLintProblem } = await import('../steps/lint.js');
   const linting = ctx.linted ? Promise.resolve([ctx.linted, 0] as [LintProblem[], number]) : timed(() => (ctx.lintApart ? lintInWorker(root, service) : lintService(root, service)));
   /**
@@ -364,7 +364,7 @@ async function buildSchemaSet(root: string, set: SchemaSet, ctx: UnitContext): P
  * against the same base, each change marked when breaking-allowlist.yaml accepts it. Informational:
  * a failure to compare is printed, never fails the build.
  */
-async function logBreaking(root: string, slug: string, unit: { document?: JsonNode; set?: SchemaSet }, log: (line: string) => void): Promise<void> {
+async function logBreaking(root: string, slug: string, unit: { document?: OpenAPI3; set?: SchemaSet }, log: (line: string) => void): Promise<void> {
   const { breakingForBuild } = await import('./breaking-gate.js');
   const label = unit.set ? `${slug} schemas` : slug;
   try {

@@ -1,11 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-
-const twoUp = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-/** The repository root: scripts/lib/ is two levels below it, and two more in the compiled mirror (.cache/js/). */
-export const defaultRoot = path.basename(twoUp) === 'js' && path.basename(path.dirname(twoUp)) === '.cache' ? path.resolve(twoUp, '../..') : twoUp;
 
 /** A service with an OpenAPI document: openapi/<slug>/openapi.yaml. */
 export interface ApiService {

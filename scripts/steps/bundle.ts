@@ -1,9 +1,9 @@
 import path from 'node:path';
+import type { OpenAPI3 } from 'openapi-typescript';
 import type { ApiService } from '../lib/project.js';
-import type { JsonNode } from '../lib/operations.js';
 
 export interface BundleOutput {
-  document: JsonNode;
+  document: OpenAPI3;
   /** Every file the bundle was made from (the root and all it references), absolute paths. */
   inputs: string[];
 }
@@ -25,7 +25,7 @@ export async function bundleService(root: string, service: ApiService): Promise<
   if (errors.length > 0) {
     throw new Error(`bundle ${service.slug}: ${errors.map((e) => e.message).join('; ')}`);
   }
-  const document = result.bundle.parsed as JsonNode;
+  const document = result.bundle.parsed as OpenAPI3;
   return { document, inputs: [service.root, ...result.fileDependencies].sort() };
 }
 

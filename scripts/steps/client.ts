@@ -1,12 +1,13 @@
+import type { OpenAPI3 } from 'openapi-typescript';
 import { banner } from '../lib/banner.js';
 import { pascalCase } from '../lib/project.js';
 import { hasWebhooks } from './webhooks.js';
-import { serverUrlOf, type JsonNode } from '../lib/operations.js';
+import { serverUrlOf } from '../../server-stubs/lib/openapi/document.js';
 
 /** A typed openapi-fetch client factory for one service, defaulting to its first server URL. */
-export function generateClient(slug: string, document: JsonNode): string {
+export function generateClient(slug: string, document: OpenAPI3): string {
   const name = pascalCase(slug);
-  const servers: string[] = (document.servers ?? []).map((s: JsonNode) => serverUrlOf(s));
+  const servers: string[] = (document.servers ?? []).map((s) => serverUrlOf(s));
   return `${banner(`generated/${slug}/openapi.json`)}
 import createClient, { type ClientOptions } from 'openapi-fetch';
 import type { paths } from './types.gen.js';

@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { mountPathOf, listOperations, type JsonNode } from '../lib/operations.js';
+import type { OpenAPI3 } from 'openapi-typescript';
+import { mountPathOf, listOperations } from '../../server-stubs/lib/openapi/document.js';
 import { collectProvisional } from '../lib/provisional.js';
 import { consoleModel, type ConsoleCredential } from './docs/console-model.js';
 import { markForReaders } from './docs/reader-marks.js';
@@ -50,7 +51,7 @@ export interface PortalEntry {
   rateLimited: number;
 }
 
-export function portalEntry(slug: string, document: JsonNode): PortalEntry {
+export function portalEntry(slug: string, document: OpenAPI3): PortalEntry {
   const operations = listOperations(document);
   return {
     slug,
@@ -86,7 +87,7 @@ export interface DocsPageOptions {
   credentials?: ConsoleCredential[];
 }
 
-export function generateDocsPage(slug: string, document: JsonNode, options: DocsPageOptions = {}): string {
+export function generateDocsPage(slug: string, document: OpenAPI3, options: DocsPageOptions = {}): string {
   const title = escapeHtml(`${document.info?.title ?? slug} — API reference`);
   const model = consoleModel(slug, document, options.credentials ?? []);
   return `<!doctype html>

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { banner } from '../lib/banner.js';
 import { pascalCase, type SchemaSet } from '../lib/project.js';
-import type { JsonNode } from '../lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 export interface SchemaSetOutput {
   /** file name (in generated/schemas/<slug>/) -> contents */
@@ -67,7 +67,7 @@ async function generateTypes(set: SchemaSet, schemas: LoadedSchema[], source: st
 }
 
 async function generateValidators(schemas: LoadedSchema[], source: string): Promise<string> {
-  const { createAjv } = await import('../lib/ajv.js');
+  const { createAjv } = await import('../../server-stubs/lib/openapi/ajv.js');
   const { default: standaloneCode } = await import('ajv/dist/standalone/index.js');
   // strictSchema catches misspelt keywords; the type and required checks would reject idiomatic 2020-12.
   const ajv = createAjv({

@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import path from 'node:path';
-import { defaultRoot } from '../lib/project.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
 
 export type SpectralSeverity = 'error' | 'warn' | 'info' | 'hint';
 

@@ -1,5 +1,6 @@
+import type { OpenAPI3, ReferenceObject, ResponseObject } from 'openapi-typescript';
 import { banner } from '../lib/banner.js';
-import { deref, escapePointerToken, listOperations, pointerTokens, requestBodyOf, type Operation, type JsonNode } from '../lib/operations.js';
+import { deref, escapePointerToken, listOperations, localRef, pointerTokens, requestBodyOf, valueAt, type Operation, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 import { identifierFor } from '../lib/identifiers.js';
 import { pascalCase } from '../lib/project.js';
 import { withoutRequire } from './schema-types.js';
@@ -33,11 +34,11 @@ export interface StreamOperation {
   paramsRequired: boolean;
 }
 
-export function streamOperations(document: JsonNode): StreamOperation[] {
+export function streamOperations(document: OpenAPI3): StreamOperation[] {
   const out: StreamOperation[] = [];
   const taken = new Set<string>();
   for (const operation of listOperations(document)) {
-    for (const [status, raw] of Object.entries<JsonNode>(operation.op.responses ?? {})) {
+    for (const [status, raw] of Object.entries(operation.op.responses ?? {})) {
       if (!/^2/.test(status)) continue;
       const at = locateResponse(document, operation, status, raw);
       const response = deref(document, raw);
@@ -45,8 +46,8 @@ export function streamOperations(document: JsonNode): StreamOperation[] {
       if (!media?.schema) continue;
       const frame = deref(document, media.schema);
       const requestBody = requestBodyOf(document, operation);
-      const bodySchema = deref(document, requestBody?.content?.['application/json']?.schema);
-      const streamFlag = Boolean(response.content['application/json']) && isBoolean(document, bodySchema?.properties?.stream);
+      const bodySchema = deref<JsonNode | undefined>(document, deref(document, requestBody?.content?.['application/json'])?.schema);
+      const streamFlag = Boolean(response?.content?.['application/json']) && isBoolean(document, bodySchema?.properties?.stream);
       // Without an operationId, the method and path name it: `get /tocks` -> `getTocks`.
       const wanted = operation.op.operationId !== undefined ? operation.id : `${operation.method} ${operation.path}`;
       const mapped = identifierFor(wanted, taken);
@@ -62,7 +63,7 @@ export function streamOperations(document: JsonNode): StreamOperation[] {
         resumable: variants(document, frame).some((v) => typeof v === 'object' && v.properties?.id !== undefined),
         streamFlag,
         body: !requestBody ? 'none' : requestBody.required ? 'required' : 'optional',
-        paramsRequired: operation.op.parameters.some((p: JsonNode) => p.required && ['path', 'query', 'header'].includes(p.in)),
+        paramsRequired: operation.op.parameters.some((p) => p.required && ['path', 'query', 'header'].includes(p.in)),
       });
       break;
     }
@@ -71,12 +72,12 @@ export function streamOperations(document: JsonNode): StreamOperation[] {
 }
 
 /** Where the response really is in the bundle: a response component when the operation `$ref`s one. */
-function locateResponse(document: JsonNode, operation: Operation, status: string, raw: JsonNode): string[] {
+function locateResponse(document: OpenAPI3, operation: Operation, status: string, raw: ResponseObject | ReferenceObject): string[] {
   let at = ['paths', operation.path, operation.method, 'responses', status];
-  let node = raw;
-  for (let hops = 0; typeof node?.$ref === 'string' && node.$ref.startsWith('#/') && hops < 20; hops++) {
-    at = pointerTokens(node.$ref);
-    node = at.reduce((n: JsonNode, k) => n?.[k], document);
+  let node: unknown = raw;
+  for (let hops = 0, ref = localRef(node); ref !== undefined && hops < 20; hops++, ref = localRef(node)) {
+    at = pointerTokens(ref);
+    node = valueAt(document, at);
   }
   return at;
 }
@@ -85,7 +86,7 @@ function locateResponse(document: JsonNode, operation: Operation, status: string
 type SchemaNode = JsonNode | boolean | undefined;
 
 /** A schema's alternatives (oneOf/anyOf, nested), each with `$ref`s followed. */
-function variants(document: JsonNode, schema: SchemaNode): SchemaNode[] {
+function variants(document: OpenAPI3, schema: SchemaNode): SchemaNode[] {
   const s = deref<SchemaNode>(document, schema);
   if (typeof s !== 'object') return [s];
   const alternatives = [...(s?.oneOf ?? []), ...(s?.anyOf ?? [])];
@@ -93,7 +94,7 @@ function variants(document: JsonNode, schema: SchemaNode): SchemaNode[] {
 }
 
 /** The JSON types a schema allows, as far as `type`, `const` and `enum` tell; undefined when unknown. */
-function jsonTypes(document: JsonNode, schema: SchemaNode): Set<string> | undefined {
+function jsonTypes(document: OpenAPI3, schema: SchemaNode): Set<string> | undefined {
   const found = new Set<string>();
   for (const v of variants(document, schema)) {
     // `true`, absent and (never written in a frame) `false` tell nothing about the type
@@ -112,7 +113,7 @@ function typeOf(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
 }
 
-function dataEncoding(document: JsonNode, frame: JsonNode): DataEncoding {
+function dataEncoding(document: OpenAPI3, frame: JsonNode): DataEncoding {
   const types = new Set<string>();
   for (const v of variants(document, frame)) {
     const kinds = jsonTypes(document, typeof v === 'object' ? v.properties?.data : undefined);
@@ -124,7 +125,7 @@ function dataEncoding(document: JsonNode, frame: JsonNode): DataEncoding {
   return text && json ? 'json-or-text' : text ? 'text' : 'json';
 }
 
-function isBoolean(document: JsonNode, schema: SchemaNode): boolean {
+function isBoolean(document: OpenAPI3, schema: SchemaNode): boolean {
   const types = schema === undefined ? undefined : jsonTypes(document, schema);
   return types !== undefined && types.has('boolean') && [...types].every((t) => t === 'boolean' || t === 'null');
 }
@@ -139,7 +140,7 @@ export interface StreamFiles {
  * `streams.validators.gen.js` (+ `.d.ts`): the frame validators as ajv standalone code, so the
  * browser needs no ajv compiler. Undefined when the service has no stream operation.
  */
-export async function generateStreams(slug: string, document: JsonNode): Promise<StreamFiles | undefined> {
+export async function generateStreams(slug: string, document: OpenAPI3): Promise<StreamFiles | undefined> {
   const streams = streamOperations(document);
   if (streams.length === 0) return undefined;
   const source = `generated/${slug}/openapi.json`;
@@ -152,7 +153,7 @@ export async function generateStreams(slug: string, document: JsonNode): Promise
   };
 }
 
-async function generateValidators(slug: string, document: JsonNode, streams: StreamOperation[], source: string): Promise<string> {
+async function generateValidators(slug: string, document: OpenAPI3, streams: StreamOperation[], source: string): Promise<string> {
   try {
     return await standaloneValidators(slug, document, streams, source, true);
   } catch {
@@ -162,8 +163,8 @@ async function generateValidators(slug: string, document: JsonNode, streams: Str
   }
 }
 
-async function standaloneValidators(slug: string, document: JsonNode, streams: StreamOperation[], source: string, discriminator: boolean): Promise<string> {
-  const { createAjv } = await import('../lib/ajv.js');
+async function standaloneValidators(slug: string, document: OpenAPI3, streams: StreamOperation[], source: string, discriminator: boolean): Promise<string> {
+  const { createAjv } = await import('../../server-stubs/lib/openapi/ajv.js');
   const { default: standaloneCode } = await import('ajv/dist/standalone/index.js');
   const id = `https://contracts.platform.example/bundle/${slug}.json`;
   // The bundle is an OpenAPI document, not a schema: its other keywords are fine here (strict off).
@@ -206,7 +207,7 @@ function withoutAnnotations(node: unknown, discriminator: boolean, names = false
   return out;
 }
 
-function generateModule(slug: string, document: JsonNode, streams: StreamOperation[], source: string): string {
+function generateModule(slug: string, document: OpenAPI3, streams: StreamOperation[], source: string): string {
   const service = pascalCase(slug);
   const baseUrl: string = document.servers?.[0]?.url ?? '';
   const readers = streams.map((s) => reader(s));
@@ -247,7 +248,7 @@ function reader(s: StreamOperation): string {
   const frameType = `${op}['responses'][${JSON.stringify(Number(s.status))}]['content']['text/event-stream']`;
   const bodyType = `NonNullable<${op}['requestBody']>['content']['application/json']`;
   const fields: string[] = [];
-  const hasParams = operation.op.parameters.some((p: JsonNode) => ['path', 'query', 'header'].includes(p.in));
+  const hasParams = operation.op.parameters.some((p) => ['path', 'query', 'header'].includes(p.in));
   if (hasParams) fields.push(`  params${s.paramsRequired ? '' : '?'}: ${op}['parameters'];`);
   if (s.body !== 'none') {
     const type = s.streamFlag ? `Omit<${bodyType}, 'stream'> & { stream?: true }` : bodyType;
@@ -285,7 +286,7 @@ export function ${s.name}(init: ${T}Init): AsyncGenerator<${T}Frame, void, undef
     operation: ${JSON.stringify(operation.id)},
     method: ${JSON.stringify(operation.method.toUpperCase())},
     url: buildUrl(init.baseUrl ?? defaultBaseUrl, ${JSON.stringify(operation.path)}, ${params}),
-    headers: mergeHeaders(init.headers${hasParams && operation.op.parameters.some((p: JsonNode) => p.in === 'header') ? `, ${params}.header` : ''}),${body}
+    headers: mergeHeaders(init.headers${hasParams && operation.op.parameters.some((p) => p.in === 'header') ? `, ${params}.header` : ''}),${body}
     data: ${JSON.stringify(s.data)},
     validate: ajvValidator(validators.${s.key}),
     resumable: ${s.resumable},

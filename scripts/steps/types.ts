@@ -1,9 +1,10 @@
+import type { OpenAPI3 } from 'openapi-typescript';
 import { banner } from '../lib/banner.js';
 import { identifierFor, isIdentifier, propertyKey } from '../lib/identifiers.js';
-import { deref, listOperations, requestBodyOf, type JsonNode } from '../lib/operations.js';
+import { deref, listOperations, requestBodyOf, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 /** TypeScript types of a bundled document: paths, operations, components, webhooks, request defaults. */
-export async function generateApiTypes(slug: string, document: JsonNode): Promise<string> {
+export async function generateApiTypes(slug: string, document: OpenAPI3): Promise<string> {
   const { astToString, tsLiteral, tsUnion, NULL } = await import('openapi-typescript');
   const ast = await transformBundle(structuredClone(document), {
     // Left on, a `default` would make the field required in requests too, where it is optional.
@@ -122,15 +123,15 @@ function enumBranchValues(schema: JsonNode): unknown[] | undefined {
  * Per operation, the request fields that have a contract `default`. Clients may leave them out; the
  * stubs' validator fills them in, so handler types (server-stubs/lib/handlers.ts) see them present.
  */
-function requestDefaults(document: JsonNode): string {
+function requestDefaults(document: OpenAPI3): string {
   const rows: string[] = [];
   for (const operation of listOperations(document)) {
     const parts: Record<string, string[]> = {};
     for (const parameter of operation.op.parameters) {
       if (deref(document, parameter.schema)?.default !== undefined) (parts[parameter.in] ??= []).push(parameter.name);
     }
-    const media = requestBodyOf(document, operation)?.content?.['application/json'];
-    const body = media && deref(document, media.schema);
+    const media = deref(document, requestBodyOf(document, operation)?.content?.['application/json']);
+    const body = media && deref<JsonNode | undefined>(document, media.schema);
     for (const part of [body, ...(body?.allOf ?? [])].map((s) => deref(document, s))) {
       for (const [name, property] of Object.entries<JsonNode>(part?.properties ?? {})) {
         if (deref(document, property)?.default !== undefined) (parts.body ??= []).push(name);

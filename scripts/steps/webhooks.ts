@@ -1,5 +1,5 @@
+import type { OpenAPI3 } from 'openapi-typescript';
 import { banner } from '../lib/banner.js';
-import type { JsonNode } from '../lib/operations.js';
 
 /** How the root extension `x-webhook-signature` says the service signs its webhook posts. */
 interface SignatureScheme {
@@ -9,7 +9,7 @@ interface SignatureScheme {
   prefix: string;
 }
 
-export function hasWebhooks(document: JsonNode): boolean {
+export function hasWebhooks(document: OpenAPI3): boolean {
   return Object.keys(document.webhooks ?? {}).length > 0;
 }
 
@@ -18,9 +18,9 @@ export function hasWebhooks(document: JsonNode): boolean {
  * `x-webhook-signature`, a signer and a constant-time verifier for receivers. Web Crypto only, so
  * the file runs in Node 20 and in browsers alike.
  */
-export function generateWebhooks(slug: string, document: JsonNode): string | undefined {
+export function generateWebhooks(slug: string, document: OpenAPI3): string | undefined {
   if (!hasWebhooks(document)) return undefined;
-  const names = Object.keys(document.webhooks);
+  const names = Object.keys(document.webhooks ?? {});
   const scheme = document['x-webhook-signature'] as SignatureScheme | undefined;
   if (scheme && (scheme.algorithm !== 'hmac-sha256' || scheme.encoding !== 'hex')) {
     throw new Error(`${slug}: x-webhook-signature ${scheme.algorithm}/${scheme.encoding} is not supported (hmac-sha256/hex is)`);

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
+import type { OpenAPI3 } from 'openapi-typescript';
 import { ApiError } from './errors.js';
 import type { StubCredential } from './service.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
 
 /** Who is calling: resolved from a credential, attached to the request, passed to handlers. */
 export interface Principal {
@@ -84,10 +84,12 @@ export function bearerKeys<P extends Principal>(
 }
 
 /** The headers a client sends to present a credential, by its security scheme in the contract. */
-export function credentialHeaders(document: JsonNode, credential: StubCredential): Record<string, string> {
+export function credentialHeaders(document: OpenAPI3, credential: StubCredential): Record<string, string> {
   const scheme = document.components?.securitySchemes?.[credential.scheme];
   if (!scheme) throw new Error(`credential "${credential.label}" names ${credential.scheme}, which is not a security scheme of the contract`);
-  if (scheme.type === 'http' || scheme.type === 'oauth2' || scheme.type === 'openIdConnect') return { Authorization: `Bearer ${credential.value}` };
-  if (scheme.in === 'cookie') return { Cookie: `${scheme.name}=${credential.value}` };
-  return { [scheme.name]: credential.value };
+  if ('type' in scheme && (scheme.type === 'http' || scheme.type === 'oauth2' || scheme.type === 'openIdConnect')) return { Authorization: `Bearer ${credential.value}` };
+  // Only an apiKey scheme says where its key goes.
+  const apiKey = 'in' in scheme ? scheme : undefined;
+  if (apiKey?.in === 'cookie') return { Cookie: `${apiKey.name}=${credential.value}` };
+  return { [String(apiKey?.name)]: credential.value };
 }

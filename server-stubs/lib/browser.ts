@@ -1,6 +1,6 @@
 import cors from 'cors';
 import type { NextFunction, Request, Response } from 'express';
-import { deref, type JsonNode } from '../../scripts/lib/operations.js';
+import { deref } from './openapi/document.js';
 import type { Contract } from './contract.js';
 import { failureOf } from './failures.js';
 
@@ -18,7 +18,7 @@ export function corsOriginsFromEnv(env: NodeJS.ProcessEnv = process.env): CorsOr
 function declaredResponseHeaders(contract: Contract): string[] {
   const names = new Set<string>(['Retry-After', 'Allow']);
   for (const operation of contract.operations.values()) {
-    for (const response of Object.values<JsonNode>(operation.op.responses ?? {})) {
+    for (const response of Object.values(operation.op.responses ?? {})) {
       for (const name of Object.keys(deref(contract.document, response)?.headers ?? {})) names.add(name);
     }
   }

@@ -13,7 +13,8 @@
  * scripts share: the stubs' validation is the consumer that runs in every served process, and the
  * mock and the scripts already import from here.
  */
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { OpenAPI3 } from 'openapi-typescript';
+import type { JsonNode } from './openapi/document.js';
 
 /** Members whose values are data, not schemas or OpenAPI objects: never rewritten. */
 const dataKeys = new Set(['example', 'examples', 'default', 'enum', 'const', 'value', 'x-examples', 'x-wire-example']);
@@ -24,7 +25,7 @@ const JSON_TYPES = new Set(['null', 'boolean', 'object', 'array', 'number', 'int
 const warnedPatterns = new Set<string>();
 const warnedFormats = new Set<string>();
 
-/** The formats the validators check (ajv-formats' full set, which scripts/lib/ajv.ts loads too, and OpenAPI's own). */
+/** The formats the validators check (ajv-formats' full set, which server-stubs/lib/openapi/ajv.ts loads too, and OpenAPI's own). */
 const knownFormats = new Set([
   ...['date', 'time', 'date-time', 'iso-time', 'iso-date-time', 'duration', 'uri', 'uri-reference', 'uri-template', 'url', 'email', 'hostname', 'ipv4', 'ipv6', 'regex', 'uuid'],
   ...['json-pointer', 'json-pointer-uri-fragment', 'relative-json-pointer', 'byte', 'int32', 'int64', 'float', 'double', 'password', 'binary'],
@@ -35,7 +36,7 @@ const knownFormats = new Set([
  * not checked, as JSON Schema says of unknown formats, with one warning each per process rather
  * than Ajv's two per operation.
  */
-export function unknownFormats(document: JsonNode): string[] {
+export function unknownFormats(document: OpenAPI3): string[] {
   const found = new Set<string>();
   const visit = (node: unknown, seen: Set<object>) => {
     if (node === null || typeof node !== 'object' || seen.has(node)) return;
@@ -54,7 +55,7 @@ export function unknownFormats(document: JsonNode): string[] {
 }
 
 /** A deep copy of `document` that the validator compiles and applies as the document means it. */
-export function compilableDocument(document: JsonNode): JsonNode {
+export function compilableDocument(document: OpenAPI3): OpenAPI3 {
   const copy = structuredClone(document);
   rewrite(copy, new Set(), !String(copy.openapi ?? '').startsWith('3.1'));
   for (const content of contents(copy)) mediaWithoutSchema(content);
@@ -62,7 +63,7 @@ export function compilableDocument(document: JsonNode): JsonNode {
 }
 
 /** The `content` maps of the document's request bodies, responses and parameters. */
-function contents(document: JsonNode): JsonNode[] {
+function contents(document: OpenAPI3): JsonNode[] {
   const out: JsonNode[] = [];
   const holders = (map: unknown) => (map && typeof map === 'object' ? Object.values<JsonNode>(map as JsonNode) : []);
   const take = (holder: JsonNode | undefined) => {
@@ -77,7 +78,7 @@ function contents(document: JsonNode): JsonNode[] {
       for (const response of holders(op.responses)) take(response);
     }
   }
-  for (const kind of ['responses', 'requestBodies', 'parameters']) for (const holder of holders(document.components?.[kind])) take(holder);
+  for (const kind of ['responses', 'requestBodies', 'parameters'] as const) for (const holder of holders(document.components?.[kind])) take(holder);
   return out;
 }
 
@@ -216,7 +217,7 @@ function parameterWithoutSchema(object: JsonNode): void {
 
 export interface SchemaView {
   /** the document with its schemas in the form above (the input when nothing needed changing) */
-  document: JsonNode;
+  document: OpenAPI3;
   /** one line per keyword dropped, naming where */
   notes: string[];
 }
@@ -236,7 +237,7 @@ export interface SchemaView {
  *
  * Examples, defaults, enums and extensions are values, not schemas: the walk never enters them.
  */
-export function schemaView(document: JsonNode): SchemaView {
+export function schemaView(document: OpenAPI3): SchemaView {
   const notes: string[] = [];
   const legacy = !/^3\.1/.test(String(document.openapi ?? ''));
 
@@ -273,7 +274,7 @@ export function schemaView(document: JsonNode): SchemaView {
     });
   };
 
-  return { document: inDocument(document, '#') as JsonNode, notes };
+  return { document: inDocument(document, '#') as OpenAPI3, notes };
 }
 
 const SUBSCHEMA = new Set(['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema', 'additionalItems']);

@@ -4,6 +4,7 @@
  * schema, in the media type the client accepts.
  */
 import type { Request, Response } from 'express';
+import type { MediaTypeObject, OpenAPI3, ResponseObject, SchemaObject } from 'openapi-typescript';
 import type { Principal } from './auth.js';
 import { responseKeyFor, type OperationInfo } from './contract.js';
 import { ApiError } from './errors.js';
@@ -13,7 +14,7 @@ import { preferredAnswer } from './prefer.js';
 import type { RuntimeResult } from './results.js';
 import { formatFrame, type SseFrame } from './sse.js';
 import { declaredExamples, sampleOf } from './schema-sample.js';
-import { deref, listOperations, type JsonNode } from '../../scripts/lib/operations.js';
+import { deref, listOperations } from './openapi/document.js';
 
 /** What a contract answer needs of the request (a handler's context has more). */
 interface AnswerContext {
@@ -26,7 +27,7 @@ interface AnswerContext {
  * stub, and the base a hand-written app spreads its own handlers over
  * (`handlers: { ...contractAnswers(document), ...mine }`).
  */
-export function contractAnswers<Ops = Record<string, unknown>, P extends Principal = Principal>(document: JsonNode): Partial<HandlerMap<Ops, P>> {
+export function contractAnswers<Ops = Record<string, unknown>, P extends Principal = Principal>(document: OpenAPI3): Partial<HandlerMap<Ops, P>> {
   const handlers: Record<string, (ctx: AnswerContext) => RuntimeResult> = {};
   // The operation the request matched, not the one the handler was made for: vendors' documents
   // repeat operationIds, and one handler then serves several operations.
@@ -59,9 +60,9 @@ export function successKey(operation: OperationInfo): string | undefined {
 const statusOfKey = (key: string) => (/^\d{3}$/.test(key) ? Number(key) : /^[1-5]XX$/i.test(key) ? Number(key[0]) * 100 : 200);
 
 /** Per document, the operations whose examples and samples all fail their own schema: warned about once. */
-const warned = new WeakMap<JsonNode, Set<string>>();
+const warned = new WeakMap<OpenAPI3, Set<string>>();
 
-export function contractAnswer(document: JsonNode, operation: OperationInfo, req: Request, res: Response): RuntimeResult {
+export function contractAnswer(document: OpenAPI3, operation: OperationInfo, req: Request, res: Response): RuntimeResult {
   const preference = preferredAnswer(document, operation, req.headers.prefer, req.headers.accept);
   if (preference.kind === 'refused') throw new ApiError(preference.status, 'bad_preference', preference.message);
   let key: string | undefined;
@@ -77,14 +78,14 @@ export function contractAnswer(document: JsonNode, operation: OperationInfo, req
   }
   // An operation that declares only informational answers (1xx) gets an empty success: a 1xx cannot end an exchange.
   if (status < 200) return { status: 204 };
-  const response = key === undefined ? undefined : deref<JsonNode | undefined>(document, operation.op.responses[key]);
+  const response = key === undefined ? undefined : deref(document, operation.op.responses?.[key]);
   const headers = responseHeaders(document, response);
-  const content: JsonNode = response?.content ?? {};
+  const content = response?.content ?? {};
   const type = chooseMediaType(Object.keys(content), req.headers.accept);
   // These statuses have no body in HTTP, whatever a document declares.
   if (type === undefined || status === 204 || status === 205 || status === 304) return { status, headers };
-  const media: JsonNode = content[type] ?? {};
-  const schema = deref<JsonNode | undefined>(document, media.schema);
+  const media: MediaTypeObject = content[type] ?? {};
+  const schema = deref(document, media.schema);
   // The Content-Type written: a wildcard range declared (`*/*`, `image/*`) is no type to send.
   const sent = type.includes('*') ? (isJsonType(type) || type === '*/*' ? 'application/json' : 'application/octet-stream') : type;
   if (isJsonType(sent) || type === '*/*') {
@@ -129,7 +130,7 @@ const EVENT_STREAM = 'text/event-stream';
  * the contracts write them), else one frame sampled from the frame schema, written by the one SSE
  * writer. A stream without a single frame tells a client nothing.
  */
-export function eventStreamText(document: JsonNode, media: JsonNode, schema: JsonNode | undefined, named?: string): string {
+export function eventStreamText(document: OpenAPI3, media: MediaTypeObject, schema: SchemaObject | undefined, named?: string): string {
   if (typeof media['x-wire-example'] === 'string') return media['x-wire-example'];
   const examples = declaredExamples(document, media, named);
   if (typeof examples[0] === 'string') return examples[0];
@@ -143,7 +144,7 @@ function contentTypeOf(type: string): string {
   return /;\s*charset=/i.test(type) || !(isJsonType(type) || isTextType(type)) ? type : `${type}; charset=utf-8`;
 }
 
-function textSample(document: JsonNode, schema: JsonNode | undefined, xml: boolean): string {
+function textSample(document: OpenAPI3, schema: SchemaObject | undefined, xml: boolean): string {
   const value = sampleOf(document, schema, { direction: 'response', xml });
   if (value === undefined) return '';
   return typeof value === 'string' ? value : JSON.stringify(value);
@@ -154,10 +155,10 @@ function textSample(document: JsonNode, schema: JsonNode | undefined, xml: boole
  * sample: a client may rely on them. The stub sends only what it must; the mock replaces Prism's
  * placeholders for every header Prism sends.
  */
-export function responseHeaders(document: JsonNode, response: JsonNode | undefined, options: { optional?: boolean } = {}): Record<string, string> {
+export function responseHeaders(document: OpenAPI3, response: ResponseObject | undefined, options: { optional?: boolean } = {}): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, raw] of Object.entries<unknown>(response?.headers ?? {})) {
-    const header = deref<JsonNode | undefined>(document, raw);
+  for (const [name, raw] of Object.entries(response?.headers ?? {})) {
+    const header = deref(document, raw);
     if (!header || (!header.required && !options.optional) || name.toLowerCase() === 'content-type') continue;
     const value = declaredExamples(document, header)[0] ?? sampleOf(document, deref(document, header.schema), { direction: 'response' });
     if (value === undefined) continue;

@@ -4,11 +4,12 @@
  * operation declares nothing that fits, RFC 9457 problem details.
  */
 import { STATUS_CODES } from 'node:http';
+import type { MediaTypeObject, OpenAPI3 } from 'openapi-typescript';
 import { responseKeyFor, type OperationInfo } from './contract.js';
 import type { ErrorMapper, ErrorResponse, Failure } from './errors.js';
 import { chooseMediaType, isJsonType, isTextType, isXmlType } from './media-types.js';
 import { declaredExamples, sampleOf } from './schema-sample.js';
-import { deref, listOperations, type JsonNode } from '../../scripts/lib/operations.js';
+import { deref, listOperations, type JsonNode } from './openapi/document.js';
 
 export const problemType = 'application/problem+json';
 
@@ -29,7 +30,7 @@ export interface ContractErrorOptions {
  * stub. A failure carries no Accept header: a declared error answer takes the first JSON type it
  * declares, else its first.
  */
-export function contractErrors(document: JsonNode, options: ContractErrorOptions = {}): ErrorMapper {
+export function contractErrors(document: OpenAPI3, options: ContractErrorOptions = {}): ErrorMapper {
   const operations = new Map(listOperations(document).map((operation) => [operation.id, operation]));
   return (failure) => {
     const operation = failure.operation ? operations.get(failure.operation.id) : undefined;
@@ -60,14 +61,14 @@ export function problem(status: number, failure: Failure): ErrorResponse {
   return { status, body, contentType: problemType };
 }
 
-function declaredError(document: JsonNode, operation: OperationInfo, key: string, status: number, failure: Failure, options: ContractErrorOptions): ErrorResponse {
-  const response = deref<JsonNode | undefined>(document, operation.op.responses[key]);
-  const content: JsonNode = response?.content ?? {};
+function declaredError(document: OpenAPI3, operation: OperationInfo, key: string, status: number, failure: Failure, options: ContractErrorOptions): ErrorResponse {
+  const response = deref(document, operation.op.responses?.[key]);
+  const content = response?.content ?? {};
   const type = chooseMediaType(Object.keys(content), undefined);
   // Declared without a body: answered without one, as declared.
   if (type === undefined) return { status, body: undefined };
   const sent = type.includes('*') ? 'application/json' : type;
-  const media: JsonNode = content[type] ?? {};
+  const media: MediaTypeObject = content[type] ?? {};
   const schema = deref<JsonNode | undefined>(document, media.schema);
   const example = declaredExamples(document, media)[0];
   if (isJsonType(sent)) {
@@ -87,7 +88,7 @@ function declaredError(document: JsonNode, operation: OperationInfo, key: string
 }
 
 /** The sample with the failure's sentence in its message-like string field and its status in an integer `status`/`code`, where the schema has them. */
-function withMessage(document: JsonNode, schema: JsonNode | undefined, sample: unknown, message: string, status: number): unknown {
+function withMessage(document: OpenAPI3, schema: JsonNode | undefined, sample: unknown, message: string, status: number): unknown {
   if (sample === null || typeof sample !== 'object' || Array.isArray(sample)) return sample;
   const properties = propertiesOf(document, schema);
   const out = { ...(sample as Record<string, unknown>) };
@@ -98,7 +99,7 @@ function withMessage(document: JsonNode, schema: JsonNode | undefined, sample: u
 }
 
 /** A declared example with the failure's sentence in a message-like string field it already has. */
-function toldExample(document: JsonNode, schema: JsonNode | undefined, example: unknown, message: string): unknown {
+function toldExample(document: OpenAPI3, schema: JsonNode | undefined, example: unknown, message: string): unknown {
   if (example === null || typeof example !== 'object' || Array.isArray(example)) return example;
   const properties = propertiesOf(document, schema);
   const field = messageFields.find((name) => typeof (example as Record<string, unknown>)[name] === 'string' && isPlainType(properties[name], 'string'));
@@ -111,10 +112,10 @@ function isPlainType(schema: JsonNode | undefined, type: string): boolean {
 }
 
 /** The properties a schema declares, through `allOf` and `$ref`s. */
-function propertiesOf(document: JsonNode, schema: JsonNode | undefined, depth = 0): Record<string, JsonNode> {
+function propertiesOf(document: OpenAPI3, schema: JsonNode | undefined, depth = 0): Record<string, JsonNode> {
   if (!schema || depth > 8) return {};
   const own = Object.fromEntries(Object.entries<unknown>(schema.properties ?? {}).map(([name, s]) => [name, deref<JsonNode>(document, s)]));
-  const parts = (schema.allOf ?? []).map((part: unknown) => propertiesOf(document, deref(document, part), depth + 1));
+  const parts = (schema.allOf ?? []).map((part: unknown) => propertiesOf(document, deref<JsonNode | undefined>(document, part), depth + 1));
   return Object.assign({}, ...parts, own);
 }
 

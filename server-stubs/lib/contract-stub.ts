@@ -3,16 +3,17 @@
  * hand-written stub gets the framework's router (validation, security presence, rate limits) with
  * answers from its examples or schema samples and errors in its own declared shapes.
  */
+import type { OpenAPI3 } from 'openapi-typescript';
 import { systemClock } from './clock.js';
 import { contractAnswers } from './contract-answers.js';
 import { contractErrors } from './contract-errors.js';
 import { presenceSecurity, presentation } from './presence-security.js';
 import { createServiceRouter } from './service-router.js';
 import { passedThrough, type RouterSwitches, type StubService } from './service.js';
-import { mountPathOf, type JsonNode } from '../../scripts/lib/operations.js';
+import { deref, mountPathOf } from './openapi/document.js';
 
 /** The stub of `document`; throws, naming the problem, when the document is no OpenAPI 3.0 or 3.1 it can serve. */
-export function contractStub(slug: string, document: JsonNode): StubService<RouterSwitches> {
+export function contractStub(slug: string, document: OpenAPI3): StubService<RouterSwitches> {
   const problem = unservable(document);
   if (problem) throw new Error(`${slug}: ${problem}`);
   const errors = contractErrors(document);
@@ -21,7 +22,7 @@ export function contractStub(slug: string, document: JsonNode): StubService<Rout
     basePath: mountPathOf(slug, document),
     title: typeof document.info?.title === 'string' ? document.info.title : slug,
     credentials: [],
-    anyCredential: Object.values<JsonNode>(document.components?.securitySchemes ?? {}).map(presentation),
+    anyCredential: Object.values(document.components?.securitySchemes ?? {}).map((scheme) => presentation(deref(document, scheme))),
     errors,
     create(options = {}) {
       const service = createServiceRouter({
@@ -41,9 +42,9 @@ export function contractStub(slug: string, document: JsonNode): StubService<Rout
 /** Why a parsed bundle cannot be served, if it cannot. */
 function unservable(document: unknown): string | undefined {
   if (document === null || typeof document !== 'object' || Array.isArray(document)) return 'the bundle is not a JSON object';
-  const version = (document as JsonNode).openapi;
+  const version = 'openapi' in document ? document.openapi : undefined;
   if (typeof version !== 'string' || !/^3\.[01]\.\d+/.test(version)) return `the bundle is not OpenAPI 3.0 or 3.1 (openapi: ${JSON.stringify(version ?? null)})`;
-  const paths = (document as JsonNode).paths;
+  const paths = 'paths' in document ? document.paths : undefined;
   if (paths !== undefined && (paths === null || typeof paths !== 'object')) return 'its `paths` is not an object';
   return undefined;
 }

@@ -14,6 +14,7 @@
  */
 import { createRequire } from 'node:module';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { OpenAPI3, ParameterObject } from 'openapi-typescript';
 import type { Contract, OperationInfo } from './contract.js';
 import type { SecurityHandler } from './auth.js';
 import { runSteps, type Step } from './middleware-chain.js';
@@ -21,7 +22,7 @@ import { compilableDocument, unknownFormats } from './compilable-document.js';
 import { isFormType, isJsonType, isMultipartType, isTextType } from './media-types.js';
 import { operationDocument } from './operation-document.js';
 import { securityCheck } from './security-check.js';
-import { deref, type JsonNode } from '../../scripts/lib/operations.js';
+import { deref, type JsonNode } from './openapi/document.js';
 import { delimitedQueryReader } from './parameter-styles.js';
 
 const require = createRequire(import.meta.url);
@@ -174,7 +175,7 @@ function operationSteps(built: Built, checks: OperationChecks): Step[] {
   return steps;
 }
 
-async function build(slice: JsonNode, operation: OperationInfo, options: ValidationOptions): Promise<Built> {
+async function build(slice: OpenAPI3, operation: OperationInfo, options: ValidationOptions): Promise<Built> {
   const document = compilableDocument(slice);
   const validator = new OpenApiValidator({
     apiSpec: document,
@@ -233,7 +234,7 @@ async function build(slice: JsonNode, operation: OperationInfo, options: Validat
 /** The library's RequestValidator, split into what is built once and what runs per request. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function requestCheck(rv: any, operation: OperationInfo, metadata: OperationMetadata, contentTypeKey: string, req: Request): RequestCheck {
-  const apiDoc = rv.apiDoc as JsonNode;
+  const apiDoc = rv.apiDoc as OpenAPI3;
   const path = metadata.expressRoute;
   const reqSchema = metadata.schema;
   const ajvCacheKey = `${req.method}-${path}-${contentTypeKey}`;
@@ -259,8 +260,8 @@ function requestCheck(rv: any, operation: OperationInfo, metadata: OperationMeta
   // something: a query string to deserialize and check, or, without one, a header, path or cookie
   // parameter that is not a plain scalar, or a deepObject query parameter (it fills its default).
   const mutator = new RequestParameterMutator(rv.ajv, apiDoc, path, allSchemaProperties);
-  const mutatesWithoutQuery = (operation.op.parameters as JsonNode[]).some((p) => {
-    const parameter = deref<JsonNode | undefined>(apiDoc, p);
+  const mutatesWithoutQuery = operation.op.parameters.some((p) => {
+    const parameter = deref(apiDoc, p);
     return parameter?.in === 'query' ? parameter.style === 'deepObject' : !isPlainScalar(apiDoc, parameter);
   });
 
@@ -303,13 +304,13 @@ function structuredBody(contentTypeKey: string): boolean {
   return contentTypeKey === 'not_provided' || isJsonType(contentTypeKey) || isFormType(contentTypeKey) || isMultipartType(contentTypeKey);
 }
 
-function isStringSchema(document: JsonNode, schema: JsonNode | undefined): boolean {
+function isStringSchema(document: OpenAPI3, schema: JsonNode | undefined): boolean {
   const resolved = deref<JsonNode | undefined>(document, schema);
   return resolved !== undefined && [resolved.type].flat().includes('string') && resolved.format !== 'binary';
 }
 
 /** A parameter the library's mutator leaves as it is: a scalar schema, no `content`. */
-function isPlainScalar(document: JsonNode, p: JsonNode | undefined): boolean {
+function isPlainScalar(document: OpenAPI3, p: ParameterObject | undefined): boolean {
   if (!p || p.content || p.in === 'cookie') return false;
   const schema = deref<JsonNode | undefined>(document, p.schema);
   if (!schema || schema.$ref || schema.allOf || schema.oneOf || schema.anyOf) return false;

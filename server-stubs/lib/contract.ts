@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv';
-import { createAjv } from '../../scripts/lib/ajv.js';
-import { mountPathOf, escapePointerToken, listOperations, pointerTokens, type Operation, type JsonNode } from '../../scripts/lib/operations.js';
+import type { OpenAPI3 } from 'openapi-typescript';
+import { createAjv } from './openapi/ajv.js';
+import { mountPathOf, escapePointerToken, listOperations, localRef, pointerTokens, valueAt, type Operation } from './openapi/document.js';
 
 const generatedDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../generated');
 
@@ -33,7 +34,7 @@ export type RouteMatch =
 
 export interface Contract {
   slug: string;
-  document: JsonNode;
+  document: OpenAPI3;
   /** path of the first `servers` URL: where the service router must be mounted */
   basePath: string;
   operations: Map<string, OperationInfo>;
@@ -59,7 +60,7 @@ export function loadContract(slug: string): Contract {
   return contract;
 }
 
-export function contractOf(slug: string, document: JsonNode): Contract {
+export function contractOf(slug: string, document: OpenAPI3): Contract {
   const operations = new Map<string, OperationInfo>();
   const routes = new Map<string, Route>();
   for (const operation of listOperations(document)) {
@@ -126,7 +127,7 @@ export function contractOf(slug: string, document: JsonNode): Contract {
   return { slug, document, basePath: mountPathOf(slug, document), operations, match, validator: schemaValidators(slug, document) };
 }
 
-function schemaValidators(slug: string, document: JsonNode) {
+function schemaValidators(slug: string, document: OpenAPI3) {
   const id = `https://contracts.platform.example/bundle/${slug}.json`;
   const compiled = new Map<string, ValidateFunction>();
   let ajv: ReturnType<typeof createAjv> | undefined;
@@ -148,15 +149,15 @@ function schemaValidators(slug: string, document: JsonNode) {
 }
 
 /** The real location of a place in the document, with the `$ref`s along the way followed. */
-function locate(document: JsonNode, place: string[]): string[] {
-  let node: JsonNode = document;
+function locate(document: OpenAPI3, place: string[]): string[] {
+  let node: unknown = document;
   let at: string[] = [];
   for (const key of place) {
-    while (node && typeof node.$ref === 'string' && node.$ref.startsWith('#/')) {
-      at = pointerTokens(node.$ref);
-      node = at.reduce((n: JsonNode, k) => n?.[k], document);
+    for (let ref = localRef(node); ref !== undefined; ref = localRef(node)) {
+      at = pointerTokens(ref);
+      node = valueAt(document, at);
     }
-    node = node?.[key];
+    node = valueAt(node, [key]);
     at = [...at, key];
     if (node === undefined) throw new Error(`nothing at ${place.join(' > ')}`);
   }
@@ -209,7 +210,7 @@ export function takesInput(operation: OperationInfo): boolean {
 }
 
 /** Whether any security requirement of the operation names a scheme (an empty `{}` means anonymous is fine). */
-export function isSecured(document: JsonNode, operation: OperationInfo): boolean {
+export function isSecured(document: OpenAPI3, operation: OperationInfo): boolean {
   const requirements: Array<Record<string, unknown>> = operation.op.security ?? document.security ?? [];
   return requirements.length > 0 && requirements.every((r) => Object.keys(r).length > 0);
 }
@@ -228,7 +229,7 @@ export function badInputStatus(operation: OperationInfo): 400 | 422 {
  * fold into it unless the operation declares 413 or 415), 401 where it is secured, 429 where it is
  * rate limited. The contract rules check that each is declared (DECISIONS G-2).
  */
-export function frameworkStatuses(document: JsonNode, operation: OperationInfo): number[] {
+export function frameworkStatuses(document: OpenAPI3, operation: OperationInfo): number[] {
   const statuses: number[] = [];
   if (takesInput(operation)) statuses.push(badInputStatus(operation));
   if (isSecured(document, operation)) statuses.push(401);

@@ -1,4 +1,4 @@
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { Operation } from './openapi/document.js';
 /**
  * How a stub fails. A handler fails through its context's `fail(status, code, message)`, typed by
  * the statuses its operation declares; security handlers throw an ApiError. The service's error
@@ -66,8 +66,10 @@ export interface FailedOperation {
 }
 
 /** What an error mapper may know of the operation a failed request matched. */
-export function failedOperation(operation: { id: string; op: JsonNode }): FailedOperation {
-  return { id: operation.id, tags: operation.op.tags ?? [], bodyTypes: Object.keys(operation.op.requestBody?.content ?? {}) };
+export function failedOperation(operation: Pick<Operation, 'id' | 'op'>): FailedOperation {
+  // Read without the document: a body given as a `$ref` names no media types here.
+  const body = operation.op.requestBody;
+  return { id: operation.id, tags: operation.op.tags ?? [], bodyTypes: Object.keys((body && 'content' in body ? body.content : undefined) ?? {}) };
 }
 
 export interface ErrorResponse {

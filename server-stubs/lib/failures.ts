@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { badInputStatus, declares, type OperationInfo } from './contract.js';
-import { ApiError, INVALID_JSON, type Failure, type FailureKind } from './errors.js';
+import { ApiError, failedOperation, INVALID_JSON, type Failure, type FailureKind } from './errors.js';
 
 const FAILURE = Symbol('failure');
 
@@ -109,7 +109,7 @@ function readablePath(pointer: string | undefined): string {
 /** Which media type was refused and which the operation takes (the validator says "unsupported media type undefined"). */
 function unsupportedType(req: Request, operation: OperationInfo | undefined): string {
   const sent = req.headers['content-type'];
-  const taken = Object.keys(operation?.op.requestBody?.content ?? {});
+  const taken = operation ? failedOperation(operation).bodyTypes : [];
   const wanted = taken.length > 0 ? `; ${req.method} ${req.originalUrl.split('?')[0]} takes ${taken.join(', ')}` : '';
   return sent ? `Content-Type ${sent} is not accepted${wanted}` : `A request body needs a Content-Type${wanted}`;
 }

@@ -6,10 +6,11 @@
 import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 import type { NextFunction, Request, Response } from 'express';
+import type { OpenAPI3 } from 'openapi-typescript';
 import type { Contract } from './contract.js';
 import { failureOf } from './failures.js';
 import { essence, isFormType, isMultipartType } from './media-types.js';
-import { deref, type JsonNode } from '../../scripts/lib/operations.js';
+import { deref, type JsonNode } from './openapi/document.js';
 
 const require = createRequire(import.meta.url);
 
@@ -102,7 +103,7 @@ export function coerceFormFields(contract: Contract) {
   };
 }
 
-function coerceObject(document: JsonNode, schema: JsonNode, fields: Record<string, unknown>): Record<string, unknown> {
+function coerceObject(document: OpenAPI3, schema: JsonNode, fields: Record<string, unknown>): Record<string, unknown> {
   const properties = propertiesOf(document, schema);
   for (const [name, value] of Object.entries(fields)) {
     const property = properties[name];
@@ -111,7 +112,7 @@ function coerceObject(document: JsonNode, schema: JsonNode, fields: Record<strin
   return fields;
 }
 
-function coerce(document: JsonNode, schemaRef: unknown, value: unknown, depth: number): unknown {
+function coerce(document: OpenAPI3, schemaRef: unknown, value: unknown, depth: number): unknown {
   const schema = deref<JsonNode | undefined>(document, schemaRef);
   if (!schema || depth > 8) return value;
   const types = [schema.type].flat().filter((t): t is string => typeof t === 'string');
@@ -135,7 +136,7 @@ function parsed(text: string): unknown {
   }
 }
 
-function propertiesOf(document: JsonNode, schema: JsonNode, depth = 0): Record<string, unknown> {
+function propertiesOf(document: OpenAPI3, schema: JsonNode, depth = 0): Record<string, unknown> {
   if (depth > 8) return {};
   const parts = [...(schema.allOf ?? []), ...(schema.oneOf ?? []), ...(schema.anyOf ?? [])].map((part: unknown) => propertiesOf(document, deref(document, part) ?? {}, depth + 1));
   return Object.assign({}, ...parts, schema.properties ?? {});

@@ -7,11 +7,14 @@
  * Given the whole contract, a service's first request paid for every operation: 0.46 s of mail's
  * cold start, 6 s for a 3,000-operation contract. Given the slice, it pays for what it validates.
  */
-import { deref, HTTP_METHODS, pointerTokens, type JsonNode } from '../../scripts/lib/operations.js';
+import type { OpenAPI3 } from 'openapi-typescript';
+import { deref, HTTP_METHODS, pointerTokens, type JsonNode } from './openapi/document.js';
 
 const methods = new Set<string>(HTTP_METHODS);
 
-export function operationDocument(document: JsonNode, path: string, method: string): JsonNode {
+export function operationDocument(document: OpenAPI3, path: string, method: string): OpenAPI3 {
+  // The slice is cut along `$ref` pointers, whatever objects they name: the document read as plain JSON.
+  const json: JsonNode = document;
   const item: JsonNode = {};
   // A path item may be a `$ref` to another one (3.1 and 3.0 alike): the slice carries the item itself.
   const source = deref<JsonNode | undefined>(document, document.paths?.[path]) ?? {};
@@ -25,18 +28,18 @@ export function operationDocument(document: JsonNode, path: string, method: stri
     if (!ref.startsWith('#/')) return;
     const [root, kind, name] = pointerTokens(ref);
     if (root === 'components' && kind !== undefined && name !== undefined) {
-      const value = document.components?.[kind]?.[name];
+      const value = json.components?.[kind]?.[name];
       if (value === undefined || taken.has(`${kind}/${name}`)) return;
       taken.add(`${kind}/${name}`);
       (slice.components[kind] ??= {})[name] = value;
       visit(value);
-    } else if (root === 'paths' && kind !== undefined && !(kind in slice.paths) && document.paths?.[kind]) {
+    } else if (root === 'paths' && kind !== undefined && !(kind in slice.paths) && json.paths?.[kind]) {
       // A schema borrowed from another path: that path item comes along whole.
-      slice.paths[kind] = document.paths[kind];
-      visit(document.paths[kind]);
-    } else if (root === 'paths' && kind !== undefined && name !== undefined && slice.paths[kind] === item && !(name in item) && document.paths?.[kind]?.[name] !== undefined) {
+      slice.paths[kind] = json.paths[kind];
+      visit(json.paths[kind]);
+    } else if (root === 'paths' && kind !== undefined && name !== undefined && slice.paths[kind] === item && !(name in item) && json.paths?.[kind]?.[name] !== undefined) {
       // A schema borrowed from another operation of the same path: that operation comes along.
-      item[name] = document.paths[kind][name];
+      item[name] = json.paths[kind][name];
       visit(item[name]);
     }
   };
@@ -53,5 +56,5 @@ export function operationDocument(document: JsonNode, path: string, method: stri
     for (const value of Object.values<unknown>(object)) visit(value);
   };
   visit(item);
-  return slice;
+  return slice as OpenAPI3;
 }

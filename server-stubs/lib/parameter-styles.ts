@@ -5,8 +5,9 @@
  * Of the query, the forms its mutator leaves as text are read after it (`delimitedQueryReader`).
  */
 import type { NextFunction, Request, Response } from 'express';
+import type { OpenAPI3 } from 'openapi-typescript';
 import type { Contract, OperationInfo } from './contract.js';
-import { deref, type JsonNode } from '../../scripts/lib/operations.js';
+import { deref, type JsonNode } from './openapi/document.js';
 
 interface Styled {
   name: string;
@@ -53,7 +54,7 @@ export function deserializeStyledParameters(contract: Contract) {
  * one) and an object written non-exploded in the form, spaceDelimited or pipeDelimited style
  * (`object=R|100|G|200`). Undefined where the operation has none.
  */
-export function delimitedQueryReader(document: JsonNode, operation: OperationInfo): ((query: Record<string, unknown>) => void) | undefined {
+export function delimitedQueryReader(document: OpenAPI3, operation: OperationInfo): ((query: Record<string, unknown>) => void) | undefined {
   const delimited: Styled[] = [];
   for (const raw of operation.op.parameters as JsonNode[]) {
     const p = deref<JsonNode | undefined>(document, raw);
@@ -73,7 +74,7 @@ export function delimitedQueryReader(document: JsonNode, operation: OperationInf
   };
 }
 
-function styledParameters(document: JsonNode, operation: OperationInfo): Styled[] {
+function styledParameters(document: OpenAPI3, operation: OperationInfo): Styled[] {
   const out: Styled[] = [];
   for (const raw of operation.op.parameters as JsonNode[]) {
     const p = deref<JsonNode | undefined>(document, raw);
@@ -88,7 +89,7 @@ function styledParameters(document: JsonNode, operation: OperationInfo): Styled[
   return out;
 }
 
-function shapeOf(document: JsonNode, schemaRef: unknown, depth = 0): Styled['shape'] {
+function shapeOf(document: OpenAPI3, schemaRef: unknown, depth = 0): Styled['shape'] {
   const schema = deref<JsonNode | undefined>(document, schemaRef);
   if (!schema || depth > 8) return 'scalar';
   const types = [schema.type].flat();

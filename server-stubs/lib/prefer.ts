@@ -8,7 +8,8 @@
  * the first one of the status asked for, or, for `example=name` alone, the status that has it.
  * A status or example the operation does not have is the client's mistake, answered as one.
  */
-import { deref, type JsonNode } from '../../scripts/lib/operations.js';
+import type { OpenAPI3, ReferenceObject, ResponseObject } from 'openapi-typescript';
+import { deref, operationAt } from './openapi/document.js';
 import { badInputStatus, declares, declaredStatuses, responseKeyFor, type OperationInfo } from './contract.js';
 
 export type Preference =
@@ -46,12 +47,12 @@ export type PreferredAnswer =
  * status asked for with the first of its examples unless one is named, or, for `example=name` alone,
  * the status that has it.
  */
-export function preferredAnswer(served: JsonNode, operation: OperationInfo, header: string | string[] | undefined, accept: string | undefined, asked: PreferenceSource = 'Prefer: '): PreferredAnswer {
+export function preferredAnswer(served: OpenAPI3, operation: OperationInfo, header: string | string[] | undefined, accept: string | undefined, asked: PreferenceSource = 'Prefer: '): PreferredAnswer {
   const preferences = parsePrefer(header);
   const code = preferences.get('code');
   const example = preferences.get('example');
   if (code === undefined && example === undefined) return { kind: 'none' };
-  const op = served.paths?.[operation.path]?.[operation.method] ?? operation.op;
+  const op = operationAt(served, operation.path, operation.method) ?? operation.op;
   const rest = [...preferences].filter(([name]) => name !== 'code' && name !== 'example').map(([name, value]) => (value ? `${name}=${value}` : name));
 
   if (code !== undefined) {
@@ -68,7 +69,7 @@ export function preferredAnswer(served: JsonNode, operation: OperationInfo, head
   const byStatus = Object.keys(op.responses ?? {})
     .filter((key) => /^\d{3}$/.test(key))
     .sort()
-    .map((key) => [key, exampleNames(served, op.responses[key], accept)] as const);
+    .map((key) => [key, exampleNames(served, op.responses?.[key], accept)] as const);
   const found = byStatus.find(([, names]) => names.includes(example!));
   if (!found) {
     const all = byStatus.flatMap(([key, names]) => names.map((n) => `${n} (${key})`));
@@ -81,15 +82,15 @@ export function preferredAnswer(served: JsonNode, operation: OperationInfo, head
  * What the mock's front does with a request's preferences. `served` is the document Prism serves
  * (its stream examples renamed), so the example names are Prism's.
  */
-export function resolvePreference(served: JsonNode, operation: OperationInfo, header: string | string[] | undefined, accept: string | undefined, asked: PreferenceSource = 'Prefer: '): Preference {
+export function resolvePreference(served: OpenAPI3, operation: OperationInfo, header: string | string[] | undefined, accept: string | undefined, asked: PreferenceSource = 'Prefer: '): Preference {
   const answer = preferredAnswer(served, operation, header, accept, asked);
   if (answer.kind !== 'chosen') return answer;
   return { kind: 'pinned', header: [`code=${answer.status}`, ...(answer.example ? [`example=${answer.example}`] : []), ...answer.rest].join(', ') };
 }
 
 /** The named examples of a response, for the media type the client accepts (else the first). */
-function exampleNames(document: JsonNode, response: unknown, accept: string | undefined): string[] {
-  const content: JsonNode = deref(document, response)?.content ?? {};
+function exampleNames(document: OpenAPI3, response: ResponseObject | ReferenceObject | undefined, accept: string | undefined): string[] {
+  const content = deref(document, response)?.content ?? {};
   const types = Object.keys(content);
   const wanted = (accept ?? '').split(',').map((t) => t.split(';')[0]!.trim()).filter((t) => t && t !== '*/*');
   const type = types.find((t) => wanted.includes(t)) ?? types[0];

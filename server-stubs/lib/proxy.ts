@@ -4,7 +4,7 @@ import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http'
 import https from 'node:https';
 import { pipeline, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { deref } from '../../scripts/lib/operations.js';
+import { deref } from './openapi/document.js';
 import { badInputStatus, declares, loadContract, responseKeyFor, type Contract, type OperationInfo } from './contract.js';
 import { failedOperation, type ErrorMapper, type Failure, type FailureKind } from './errors.js';
 import { numericParameterChecker, overflowingNumber, pruneBody } from './request-body.js';
@@ -232,7 +232,7 @@ function requestProblems(
     const overflowing = overflowingNumber(text, body);
     if (overflowing) return { issues: problems, refusal: refusal(`${overflowing} is not a finite number`, { status: 400, type: 'entity.parse.failed' }) };
     // Judged as the stubs judge it: the tolerant reader (DECISIONS G-1) drops the fields a closed schema does not know.
-    const refused = pruneBody(contract.document, requestBody.content[jsonType].schema, body);
+    const refused = pruneBody(contract.document, deref(contract.document, requestBody?.content[jsonType])?.schema, body);
     problems.push(...(refused.length > 0 ? refused : schemaIssues(contract, ['paths', operation.path, operation.method, 'requestBody', 'content', jsonType, 'schema'], body)));
     return { issues: problems, json: body };
   }
@@ -261,7 +261,7 @@ function schemaIssues(contract: Contract, place: string[], value: unknown): Requ
 function responseProblems(contract: Contract, operation: OperationInfo, status: number, type: string, bytes: Buffer): string[] {
   if (!declares(operation, status)) return [`status ${status} is not declared (${Object.keys(operation.op.responses ?? {}).join(', ')})`];
   const place = responsePlace(operation, status);
-  const content = deref(contract.document, operation.op.responses[place[4]!])?.content as Record<string, unknown> | undefined;
+  const content = deref(contract.document, operation.op.responses?.[place[4]!])?.content;
   if (!content) return bytes.length > 0 ? [`status ${status} is declared without a body, and one came`] : [];
   const mediaType = Object.keys(content).find((declared) => type.split(';')[0]!.trim() === declared);
   if (!mediaType) return [`content type ${type || '(none)'} is not declared for ${status} (${Object.keys(content).join(', ')})`];

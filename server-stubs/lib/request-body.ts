@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { deref, type JsonNode } from '../../scripts/lib/operations.js';
+import type { OpenAPI3 } from 'openapi-typescript';
+import { deref, type JsonNode } from './openapi/document.js';
 import type { Contract, OperationInfo } from './contract.js';
 import { failureOf } from './failures.js';
 import { parseMultipart } from './form-body.js';
@@ -142,7 +143,7 @@ export function checkFiniteParameters(contract: Contract) {
  * bundles a stub serves are never changed once loaded.
  */
 const resolvedRefs = new WeakMap<JsonNode, Map<string, unknown>>();
-function resolved<T = JsonNode>(document: JsonNode, node: unknown): T {
+function resolved<T = JsonNode>(document: OpenAPI3, node: unknown): T {
   const ref = node !== null && typeof node === 'object' ? (node as JsonNode).$ref : undefined;
   if (typeof ref !== 'string') return deref<T>(document, node);
   let refs = resolvedRefs.get(document);
@@ -177,13 +178,13 @@ interface Issue {
 }
 
 /** The tolerant reader's walk of a parsed body (changed in place): what it refuses, as issues at `body.…`. */
-export function pruneBody(document: JsonNode, schema: unknown, body: unknown): Issue[] {
+export function pruneBody(document: OpenAPI3, schema: unknown, body: unknown): Issue[] {
   const issues: Issue[] = [];
   prune(document, schema, body, 0, 'body', issues);
   return issues;
 }
 
-function prune(document: JsonNode, schemaRef: unknown, value: unknown, depth: number, at: string, issues: Issue[]): void {
+function prune(document: OpenAPI3, schemaRef: unknown, value: unknown, depth: number, at: string, issues: Issue[]): void {
   if (depth > 32 || value === null || typeof value !== 'object') return;
   const schema = resolved(document, schemaRef);
   if (!schema || typeof schema !== 'object') return;
@@ -211,7 +212,7 @@ function prune(document: JsonNode, schemaRef: unknown, value: unknown, depth: nu
   }
 }
 
-function flattenAllOf(document: JsonNode, schema: JsonNode, depth = 0): Array<JsonNode> {
+function flattenAllOf(document: OpenAPI3, schema: JsonNode, depth = 0): Array<JsonNode> {
   if (depth > 8) return [schema];
   return [schema, ...(schema.allOf ?? []).flatMap((part: unknown) => flattenAllOf(document, resolved(document, part) ?? {}, depth + 1))];
 }
@@ -219,7 +220,7 @@ function flattenAllOf(document: JsonNode, schema: JsonNode, depth = 0): Array<Js
 const isEmptySchema = (schema: unknown) => schema !== null && typeof schema === 'object' && Object.keys(schema).length === 0;
 
 /** The branch a value is meant for: by discriminator, else the first whose required and constant properties it has. */
-function chooseBranch(document: JsonNode, schema: JsonNode, branches: unknown[], value: Record<string, unknown>): unknown {
+function chooseBranch(document: OpenAPI3, schema: JsonNode, branches: unknown[], value: Record<string, unknown>): unknown {
   const discriminator = schema.discriminator?.propertyName as string | undefined;
   const tag = discriminator !== undefined && Object.hasOwn(value, discriminator) ? value[discriminator] : undefined;
   if (typeof tag === 'string' && schema.discriminator.mapping?.[tag]) return { $ref: schema.discriminator.mapping[tag] };

@@ -7,7 +7,8 @@
  */
 import { sample } from 'openapi-sampler';
 import type { JSONSchema7 } from 'json-schema';
-import { deref, type JsonNode } from '../../scripts/lib/operations.js';
+import type { HeaderObject, MediaTypeObject, OpenAPI3, ParameterObject } from 'openapi-typescript';
+import { deref, type JsonDocument } from './openapi/document.js';
 
 export interface SampleOptions {
   /** an answer leaves out `writeOnly` properties, a request `readOnly` ones */
@@ -22,7 +23,7 @@ export interface SampleOptions {
 }
 
 /** The sample, or undefined where the schema has none (no schema, or one the sampler cannot walk). */
-export function sampleOf(document: JsonNode, schema: unknown, options: SampleOptions): unknown {
+export function sampleOf(document: JsonDocument, schema: unknown, options: SampleOptions): unknown {
   if (schema === undefined || schema === null || typeof schema !== 'object') return undefined;
   const sampled = (of: unknown) =>
     sample(of as JSONSchema7, {
@@ -41,8 +42,8 @@ export function sampleOf(document: JsonNode, schema: unknown, options: SampleOpt
     // openapi-sampler writes a group of alternatives (`^(0|[1-9][0-9]*|unlimited)$`) as its literal
     // text. For a string schema (a header's, a parameter's) whose sample misses its own pattern, the
     // pattern's first alternatives are sampled instead, kept only where they pass it.
-    const resolved = deref<JsonNode | undefined>(document, schema);
-    if (typeof value !== 'string' || typeof resolved?.pattern !== 'string') return value;
+    const resolved: unknown = deref(document, schema);
+    if (typeof value !== 'string' || !resolved || typeof resolved !== 'object' || !('pattern' in resolved) || typeof resolved.pattern !== 'string') return value;
     const pattern = compiled(resolved.pattern);
     if (!pattern || pattern.test(value)) return value;
     const retried = sampled({ ...resolved, pattern: firstAlternatives(resolved.pattern) });
@@ -110,20 +111,20 @@ function classEnd(pattern: string, start: number): number {
  * The examples a media type (or parameter) offers, best first: the named one asked for, its named
  * examples in order, its `example`, its schema's `examples` and `example`. `externalValue`s are not fetched.
  */
-export function declaredExamples(document: JsonNode, media: JsonNode | undefined, named?: string): unknown[] {
+export function declaredExamples(document: OpenAPI3, media: MediaTypeObject | ParameterObject | HeaderObject | undefined, named?: string): unknown[] {
   if (!media) return [];
   const out: unknown[] = [];
   const examples: Record<string, unknown> = media.examples && typeof media.examples === 'object' && !Array.isArray(media.examples) ? media.examples : {};
   const entries = Object.entries(examples);
   if (named !== undefined) entries.sort(([a], [b]) => Number(b === named) - Number(a === named));
   for (const [, example] of entries) {
-    const resolved = deref<JsonNode | undefined>(document, example);
+    const resolved: unknown = deref(document, example);
     if (resolved && typeof resolved === 'object' && 'value' in resolved) out.push(resolved.value);
   }
   if ('example' in media) out.push(media.example);
-  const schema = deref<JsonNode | undefined>(document, media.schema);
+  const schema: unknown = deref(document, media.schema);
   if (schema && typeof schema === 'object') {
-    if (Array.isArray(schema.examples)) out.push(...(schema.examples as unknown[]));
+    if ('examples' in schema && Array.isArray(schema.examples)) out.push(...(schema.examples as unknown[]));
     if ('example' in schema) out.push(schema.example);
   }
   return out;

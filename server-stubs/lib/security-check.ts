@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import type { Request } from 'express';
 import type { SecurityHandler } from './auth.js';
 import type { Step } from './middleware-chain.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from './openapi/document.js';
 
 const require = createRequire(import.meta.url);
 const { HttpError, InternalServerError } = require('express-openapi-validator/dist/framework/types.js');

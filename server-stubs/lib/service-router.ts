@@ -1,4 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { OpenAPI3 } from 'openapi-typescript';
 import { parseCookies, type Principal, type SecurityHandler } from './auth.js';
 import { parseBody, parseDeclaredMedia, checkFiniteParameters, pruneUnknownProperties } from './request-body.js';
 import { coerceFormFields } from './form-body.js';
@@ -13,12 +14,11 @@ import { failureFromThrown, failureOf } from './failures.js';
 import type { HandlerMap } from './handlers.js';
 import { RateLimiter, type RateLimitRule } from './rate-limit.js';
 import { sendResult, writeBody, writeError, type RuntimeResult } from './results.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
 
 export interface ServiceRouterOptions<Ops, P extends Principal, Defaults> {
   slug: string;
   /** the bundle to serve; generated/<slug>/openapi.json unless given (tests serve fixtures) */
-  document?: JsonNode;
+  document?: OpenAPI3;
   /**
    * The service's handlers by operationId (typed where they are declared, by the service's
    * `handlersFor` builder, and joined `satisfies HandlerMap<operations, P, operationDefaults>`). An operation without one answers 501

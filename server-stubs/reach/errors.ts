@@ -1,4 +1,5 @@
-import { deref, requestBodyOf, type JsonNode } from '../../scripts/lib/operations.js';
+import type { MediaTypeObject } from 'openapi-typescript';
+import { deref, requestBodyOf, type JsonNode } from '../lib/openapi/document.js';
 import { loadContract } from '../lib/contract.js';
 import { INVALID_JSON, issuesByField, type ErrorMapper, type Failure } from '../lib/errors.js';
 
@@ -102,7 +103,8 @@ function fieldGroupsOf(operationId: string | undefined): FieldGroup[] {
   const contract = loadContract('reach');
   const operation = contract.operations.get(operationId);
   const body = operation && requestBodyOf(contract.document, operation);
-  const schema = body?.content?.['application/json']?.schema ? deref<JsonNode>(contract.document, body.content['application/json'].schema) : undefined;
+  const media = body?.content?.['application/json'] ? deref<MediaTypeObject>(contract.document, body.content['application/json']) : undefined;
+  const schema = media?.schema ? deref<JsonNode>(contract.document, media.schema) : undefined;
   const groups: FieldGroup[] = [];
   for (const part of [schema, ...((schema?.allOf as JsonNode[] | undefined) ?? []).map((s) => deref<JsonNode>(contract.document, s))]) {
     for (const kind of ['oneOf', 'anyOf'] as const) {

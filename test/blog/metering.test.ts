@@ -7,7 +7,7 @@ import { afterAll, beforeEach, describe, expect, test } from 'vitest';
 import type { BlogClient } from '../../generated/blog/client.gen.js';
 import { createManualClock, type StubClock } from '../../server-stubs/lib/clock.js';
 import { BUSINESS, checked, draftBody, FREE, PRO, startBlog, usageHeaders, type BlogStub } from './support.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 let blog: BlogStub;
 let clock: StubClock;

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createManualClock, type StubClock } from '../../server-stubs/lib/clock.js';
 import { BUSINESS, checked, FREE, PRO, startBlog, type BlogStub } from './support.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 const DAY_MS = 86_400_000;
 

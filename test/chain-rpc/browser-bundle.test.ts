@@ -6,7 +6,7 @@ import vm from 'node:vm';
 import { build, type BuildResult } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { generateSchemaSet } from '../../scripts/steps/schema-types.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

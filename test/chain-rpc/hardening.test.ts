@@ -5,7 +5,7 @@ import WebSocket from 'ws';
 import { createChainRpcClient, RpcErrorCode, type ChainRpcError } from '../../clients/chain-rpc/client.js';
 import { RpcErrorCode as nodeCodes } from '../../server-stubs/chain-rpc/app.js';
 import { startNode, type RunningNode } from './helpers.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 let node: RunningNode;
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { createChainRpcStub, type ChainRpcStubInstance, type ChainRpcStubOptions } from '../../server-stubs/chain-rpc/app.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 export interface RunningNode {
   instance: ChainRpcStubInstance;

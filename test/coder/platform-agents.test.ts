@@ -5,7 +5,7 @@
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { call, contractErrors, KEY, KEY_2, startCoder, type CoderStub } from './platform-support.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 let coder: CoderStub;
 beforeAll(async () => {

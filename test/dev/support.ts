@@ -8,7 +8,7 @@ import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { createDevApp, type DevAppOptions } from '../../server-stubs/dev/app.js';
 import type { RetrievedSource, Retriever } from '../../server-stubs/lib/retrieval.js';
 import { serveStub } from '../helpers/stub.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 export const KEY = 'dev_test_key';
 export const SEARCH = '/v1/search';

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { ContractChecker } from '../../scripts/lib/contract-checker.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 /**
  * `checked(result, where)` for a service: the `{status, body, headers}` of an openapi-fetch result,

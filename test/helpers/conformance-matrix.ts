@@ -1,4 +1,4 @@
-import type { Operation } from '../../scripts/lib/operations.js';
+import type { Operation } from '../../server-stubs/lib/openapi/document.js';
 import { declaredStatuses } from '../../server-stubs/lib/contract.js';
 import type { Regime } from '../../scripts/lib/scenarios/index.js';
 

@@ -7,19 +7,21 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { OpenAPI3 } from 'openapi-typescript';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { asDocument } from './fixture-document.js';
 
 const examplesDir = path.dirname(createRequire(import.meta.url).resolve('@readme/oas-examples/package.json'));
 
 /** `3.0/petstore` -> the document of node_modules/@readme/oas-examples/3.0/json/petstore.json, bundled. */
-export async function bundleExample(name: string): Promise<JsonNode> {
+export async function bundleExample(name: string): Promise<OpenAPI3> {
   const { bundle, createConfig } = await import('@redocly/openapi-core');
   const [version, file] = name.split('/');
   const config = await createConfig({});
   const result = await bundle({ ref: path.join(examplesDir, version!, 'json', `${file}.json`), config, dereference: false });
   const errors = result.problems.filter((p) => p.severity === 'error');
   if (errors.length) throw new Error(`bundle ${name}: ${errors.map((e) => e.message).join('; ')}`);
-  return result.bundle.parsed as JsonNode;
+  return result.bundle.parsed as OpenAPI3;
 }
 
 export function writeBundle(dir: string, slug: string, document: JsonNode | string): void {
@@ -33,7 +35,7 @@ export function writeBundle(dir: string, slug: string, document: JsonNode | stri
  * `exclusiveMinimum`, a pattern JavaScript cannot compile (`\Z`), a recursive schema, a `default`
  * error response, a media type with an example and no schema, a body with no example at all.
  */
-export const quirks: JsonNode = {
+export const quirks = asDocument({
   openapi: '3.0.3',
   info: { title: 'Quirks', version: '1.0.0' },
   servers: [{ url: '/api/v2' }],
@@ -96,10 +98,10 @@ export const quirks: JsonNode = {
       Error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' } } },
     },
   },
-};
+});
 
 /** A valid document whose one answer contradicts its own schema: the example says `id` is text. */
-export const liar: JsonNode = {
+export const liar = asDocument({
   openapi: '3.1.0',
   info: { title: 'Liar', version: '1.0.0' },
   paths: {
@@ -116,11 +118,11 @@ export const liar: JsonNode = {
       },
     },
   },
-};
+});
 
 /** Valid JSON, but Prism cannot load it: a `$ref` to a file that is not there. */
-export const unloadable: JsonNode = {
+export const unloadable = asDocument({
   openapi: '3.0.3',
   info: { title: 'Unloadable', version: '1.0.0' },
   paths: { '/a': { get: { responses: { '200': { $ref: 'missing-file.yaml#/components/responses/Ok' } } } } },
-};
+});

@@ -1,4 +1,4 @@
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 /**
  * A request as a client without the typed client sends it: malformed JSON, missing parameters,
  * odd auth headers, unknown fields. One helper for every service whose credential is a bearer key.

@@ -8,12 +8,14 @@
  */
 import { describe, expect, test } from 'vitest';
 import type { operations } from '../../generated/mail/types.gen.js';
-import { listOperations, type Operation } from '../../scripts/lib/operations.js';
+import { listOperations, type JsonNode, type Operation } from '../../server-stubs/lib/openapi/document.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import { answered, mailForEachTest } from './identity-support.js';
 
-const { document } = loadContract('mail');
-const all = listOperations(document);
+const { document: bundle } = loadContract('mail');
+/** Read deep, as a client's tooling reads the bundle. */
+const document: JsonNode = bundle;
+const all = listOperations(bundle);
 const v1 = all.filter((o) => o.path.startsWith('/v1/'));
 const aliases = all.filter((o) => o.path.startsWith('/api/v1/'));
 /** The one alias published under its own name before P-2: the document names `DELETE /api/v1/keys?id=<uuid>`. */

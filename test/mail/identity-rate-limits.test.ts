@@ -6,13 +6,13 @@
 import { describe, expect, test } from 'vitest';
 import { seededCredentials } from '../../scripts/lib/credentials.js';
 import { exampleRequest } from '../../scripts/lib/example-request.js';
-import { listOperations } from '../../scripts/lib/operations.js';
+import { listOperations, operationAt } from '../../server-stubs/lib/openapi/document.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import mailService from '../../server-stubs/mail/app.js';
 import { contract, mailForEachTest } from './identity-support.js';
 
 const { document } = loadContract('mail');
-const ruleOf = (path: string, method: string) => document.paths[path][method]['x-rate-limit'] as { requests: number; windowSeconds: number; bucket?: string };
+const ruleOf = (path: string, method: string) => operationAt(document, path, method)?.['x-rate-limit'] as { requests: number; windowSeconds: number; bucket?: string };
 
 const mail = mailForEachTest();
 

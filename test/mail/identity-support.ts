@@ -8,7 +8,7 @@ import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { createManualClock, type StubClock } from '../../server-stubs/lib/clock.js';
 import { createMailApp, type MailAppOptions } from '../../server-stubs/mail/app.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 export const contract = contractChecker('mail');
 

@@ -9,7 +9,7 @@ import type { TLSSocket } from 'node:tls';
 import { selfSignedCertificate } from '../helpers/self-signed.js';
 import type { AddressInfo } from 'node:net';
 import { loadContract } from '../../server-stubs/lib/contract.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 export interface Received {
   headers: http.IncomingHttpHeaders;

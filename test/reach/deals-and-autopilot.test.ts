@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { FREE, OTHER, PAID, READONLY, checked, searchAndWait, startReach, type ReachStub } from './support.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 let reach: ReachStub | undefined;
 afterEach(async () => {

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { createManualClock } from '../../server-stubs/lib/clock.js';
 import { FREE, PAID, checked, contract, raw, searchAndWait, startReach, type ReachStub } from './support.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 let reach: ReachStub | undefined;
 afterEach(async () => {

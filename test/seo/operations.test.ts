@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { seoScenario, type SeoFixture } from '../../scripts/lib/scenarios/seo.js';
 import { contract, KEY, startSeo, type SeoStub } from './support.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 const { calls, expectations } = seoScenario;
 
@@ -18,7 +18,7 @@ interface BundleOperation {
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-const bundleOperations: BundleOperation[] = Object.entries<JsonNode>(contract.document.paths).flatMap(([path, item]) =>
+const bundleOperations: BundleOperation[] = Object.entries<JsonNode>(contract.document.paths ?? {}).flatMap(([path, item]) =>
   METHODS.filter((m) => item[m]?.operationId).map((method) => ({
     operationId: item[method].operationId as string,
     path,

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { createManualClock } from '../../server-stubs/lib/clock.js';
 import { limits } from '../../server-stubs/seo/store.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 import {
   addKeywords,
   contract,
@@ -260,7 +260,7 @@ describe('an archived project is 404 on every route (DECISIONS seo-3)', () => {
       },
     };
     // Every operation of the bundle names a project, but listing and creating them: each has its call here.
-    const namingProject = Object.values<JsonNode>(contract.document.paths)
+    const namingProject = Object.values<JsonNode>(contract.document.paths ?? {})
       .flatMap((item) => Object.values<JsonNode>(item))
       .map((op) => op?.operationId as string | undefined)
       .filter((id): id is string => id !== undefined && id !== 'listProjects' && id !== 'createProject');

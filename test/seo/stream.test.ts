@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createManualClock } from '../../server-stubs/lib/clock.js';
 import { LookupFailed, type Resolver } from '../../server-stubs/lib/net-guard.js';
 import { contract, crawlStatus, expectError, KEY_2, newProject, readStream, startCrawl, startSeo, type SeoStub } from './support.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 /** Documentation names resolve as the default resolver has them; `nxdomain.test` does not resolve. */
 const resolver: Resolver = {

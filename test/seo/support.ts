@@ -8,7 +8,7 @@ import { createSeoApp, type SeoAppOptions } from '../../server-stubs/seo/app.js'
 import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
 import { bearerRaw } from '../helpers/raw.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 export const KEY = 'seo_test_key';
 export const KEY_2 = 'seo_test_key_2';

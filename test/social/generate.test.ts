@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import type { PostGenerator } from '../../server-stubs/social/generator.js';
 import { characterLimits } from '../../server-stubs/social/store.js';
 import { after, contract, expectError, FREE_KEY, HOUR, outcome, raw, schedule, startSocial, type SocialStub } from './support.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 const where = { path: '/api/generate', method: 'post' };
 

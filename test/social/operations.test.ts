@@ -7,12 +7,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { socialScenario, type SocialFixture } from '../../scripts/lib/scenarios/social.js';
 import { contract, KEY, startSocial, type SocialStub } from './support.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 const { calls, expectations, refusals = [] } = socialScenario;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
-const bundleOperations = Object.entries<JsonNode>(contract.document.paths).flatMap(([path, item]) =>
+const bundleOperations = Object.entries<JsonNode>(contract.document.paths ?? {}).flatMap(([path, item]) =>
   METHODS.filter((m) => item[m]?.operationId).map((method) => ({
     operationId: item[method].operationId as string,
     path,

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { createAjv } from '../../scripts/lib/ajv.js';
+import { createAjv } from '../../server-stubs/lib/openapi/ajv.js';
 import { credentialCarrier, placeholderCredentials } from '../../scripts/lib/credentials.js';
 import { buildServiceModel } from '../../scripts/lib/fuzz/contract-model.js';
 import { httpRequestArbitrary } from '../../scripts/lib/fuzz/requests.js';
@@ -14,10 +14,14 @@ import { sampleOf } from '../../server-stubs/lib/schema-sample.js';
 import { schemaView } from '../../server-stubs/lib/compilable-document.js';
 import { contractOf } from '../../server-stubs/lib/contract.js';
 import { quirks } from '../helpers/imported-documents.js';
+import { asDocument } from '../helpers/fixture-document.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 describe('schema view', () => {
   const { document, notes } = schemaView(quirks);
-  const schemas = document.components.schemas;
+  // The view read as the JSON it is: the test looks at what each rewrite left.
+  const json: JsonNode = document;
+  const schemas = json.components.schemas;
 
   test('3.0 nullable, boolean exclusive bounds and an uncompilable pattern become what Ajv reads, with one note', () => {
     expect(schemas.Thing.properties.note).toEqual({ type: ['string', 'null'] });
@@ -26,14 +30,15 @@ describe('schema view', () => {
     expect(schemas.Page.properties.next).toEqual({});
     expect(notes).toEqual([expect.stringMatching(/^#\/components\/schemas\/Thing\/properties\/name: pattern "\^\[a-z\]\+\\\\Z" is not a JavaScript regular expression/)]);
     // Parameters and security schemes are no schemas: their `required` and `type` stay.
-    expect(document.paths['/things'].get.parameters[0].required).toBe(true);
-    expect(document.components.securitySchemes.key.type).toBe('apiKey');
-    expect(document.paths['/things'].get.parameters[1].schema).toEqual({ type: 'integer', exclusiveMinimum: 0, maximum: 100 });
+    expect(json.paths['/things'].get.parameters[0].required).toBe(true);
+    expect(json.components.securitySchemes.key.type).toBe('apiKey');
+    expect(json.paths['/things'].get.parameters[1].schema).toEqual({ type: 'integer', exclusiveMinimum: 0, maximum: 100 });
   });
 
   test('examples are values: never rewritten', () => {
-    const withExample = { openapi: '3.0.3', paths: {}, components: { schemas: { A: { type: 'object', example: { nullable: true, pattern: '(?i)x' } } } } };
-    expect(schemaView(withExample).document.components.schemas.A.example).toEqual({ nullable: true, pattern: '(?i)x' });
+    const withExample = asDocument({ openapi: '3.0.3', paths: {}, components: { schemas: { A: { type: 'object', example: { nullable: true, pattern: '(?i)x' } } } } });
+    const view: JsonNode = schemaView(withExample).document;
+    expect(view.components.schemas.A.example).toEqual({ nullable: true, pattern: '(?i)x' });
     expect(schemaView(withExample).notes).toEqual([]);
   });
 
@@ -47,7 +52,7 @@ describe('schema view', () => {
   });
 
   test('an untouched document comes back as itself', () => {
-    const plain = { openapi: '3.1.0', paths: {}, components: { schemas: { A: { type: ['string', 'null'] } } } };
+    const plain = asDocument({ openapi: '3.1.0', paths: {}, components: { schemas: { A: { type: ['string', 'null'] } } } });
     expect(schemaView(plain).document).toBe(plain);
   });
 });
@@ -76,7 +81,7 @@ describe('parameters by style', () => {
 });
 
 describe('credentials as the document declares them', () => {
-  const document = {
+  const document = asDocument({
     components: {
       securitySchemes: {
         basic: { type: 'http', scheme: 'basic' },
@@ -86,7 +91,7 @@ describe('credentials as the document declares them', () => {
         oauth: { type: 'oauth2', flows: {} },
       },
     },
-  };
+  });
   test('Basic is base64 of user:password; apiKeys go to the query or a cookie; OAuth is a bearer token', () => {
     expect(credentialCarrier(document, 'basic', 'user:pass').headers).toEqual({ Authorization: `Basic ${Buffer.from('user:pass').toString('base64')}` });
     expect(credentialCarrier(document, 'bearer', 't').headers).toEqual({ Authorization: 'Bearer t' });

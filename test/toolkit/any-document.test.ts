@@ -12,6 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { stringify as stringifyYaml } from 'yaml';
+import type { OpenAPI3 } from 'openapi-typescript';
 import { check } from '../../scripts/check.js';
 import { addService } from '../../scripts/lib/add-service.js';
 import { build, type BuildResult } from '../../scripts/lib/pipeline.js';
@@ -19,10 +20,11 @@ import { startMockServer, type MockServer } from '../../mock/server.js';
 import { runContract } from '../../scripts/contract.js';
 import { exampleRequest } from '../../scripts/lib/example-request.js';
 import { placeholderFor } from '../../scripts/lib/credentials.js';
-import { listOperations, mountPathOf, type JsonNode } from '../../scripts/lib/operations.js';
+import { listOperations, mountPathOf, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 import { declares, documentsOnlyFailures } from '../../server-stubs/lib/contract.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
-import { defaultRoot, findApiServices } from '../../scripts/lib/project.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
+import { findApiServices } from '../../scripts/lib/project.js';
 
 const run = promisify(execFile);
 const examples = path.join(defaultRoot, 'node_modules/@readme/oas-examples');
@@ -193,7 +195,7 @@ describe('served by npm start and npm run mock, checked by npm run contract', ()
   });
 
   test.each(slugs)('%s: each operation as a client calls it: never a 5xx or HTML, on the stubs or the mock', async (slug) => {
-    const document = JSON.parse(readFileSync(path.join(generated(), slug, 'openapi.json'), 'utf8')) as JsonNode;
+    const document = JSON.parse(readFileSync(path.join(generated(), slug, 'openapi.json'), 'utf8')) as OpenAPI3;
     const mount = mountPathOf(slug, document);
     const answered: number[] = [];
     for (const operation of listOperations(document)) {

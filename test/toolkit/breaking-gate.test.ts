@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { check, parseCheckArgs } from '../../scripts/check.js';
 import { loadAllowlist, oasdiffBreaking, resolveBase } from '../../scripts/lib/breaking-gate.js';
 import { build } from '../../scripts/lib/pipeline.js';
-import { defaultRoot } from '../../scripts/lib/project.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
+import { asDocument } from '../helpers/fixture-document.js';
 
 const CONTRACT = `openapi: 3.1.0
 info:
@@ -250,7 +251,7 @@ describe('the breaking-change gate', () => {
 
 describe('oasdiff on JSON Schema 2020-12', () => {
   test('boolean schemas are read as the object schemas they equal, so a change beside them is still found', async () => {
-    const doc = (required: string[]) => ({
+    const doc = (required: string[]) => asDocument({
       openapi: '3.1.0',
       info: { title: 't', version: '1' },
       paths: {

@@ -2,7 +2,8 @@
 import { describe, expect, test } from 'vitest';
 import { breakingChanges, schemaBreakingChanges } from '../../scripts/lib/breaking.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { asDocument } from '../helpers/fixture-document.js';
 
 const base = loadContract('seo').document;
 const edit = (mutate: (doc: JsonNode) => void) => {
@@ -88,7 +89,7 @@ const frame = (event: string, data: JsonNode) => ({
   required: ['event', 'data'],
   properties: { event: { type: 'string', const: event }, data },
 });
-const streamsAndHooks = (): JsonNode => ({
+const streamsAndHooks = () => asDocument({
   openapi: '3.1.0',
   info: { title: 't', version: '1' },
   paths: {
@@ -207,7 +208,7 @@ describe('breaking changes in SSE frames (a oneOf frame union, read by the clien
   test('frames told apart inside their data (`data.type`, no event line): a kind no longer sent, a new one, a required field removed, named with the operation', () => {
     const typed = (mutate: (d: JsonNode) => void) => {
       const doc = (): JsonNode => {
-        const d = streamsAndHooks();
+        const d: JsonNode = streamsAndHooks();
         d.components.schemas.JobFrame = {
           type: 'object',
           required: ['data'],
@@ -225,7 +226,7 @@ describe('breaking changes in SSE frames (a oneOf frame union, read by the clien
       };
       const after = doc();
       mutate(after);
-      return breakingChanges(doc(), after, { scope: 'uncovered' });
+      return breakingChanges(asDocument(doc()), asDocument(after), { scope: 'uncovered' });
     };
     const members = (d: JsonNode) => d.components.schemas.JobFrame.properties.data.oneOf;
     expect(typed(() => {})).toEqual([]);

@@ -10,8 +10,9 @@
  * exercised is printed per service, with the regime that applied.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { deref, listOperations, type JsonNode } from '../../scripts/lib/operations.js';
-import { defaultRoot, findApiServices } from '../../scripts/lib/project.js';
+import { deref, listOperations, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
+import { findApiServices } from '../../scripts/lib/project.js';
 import { declaredStatuses, loadContract } from '../../server-stubs/lib/contract.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
 import { startMockServer, type MockServer } from '../../mock/server.js';

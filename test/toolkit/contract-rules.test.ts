@@ -3,8 +3,9 @@
  * not a review finding.
  */
 import { describe, expect, test } from 'vitest';
-import { deref, firstExample, listOperations, listWebhooks, requestBodyOf, responsesOf, type JsonNode } from '../../scripts/lib/operations.js';
-import { defaultRoot, findApiServices } from '../../scripts/lib/project.js';
+import { deref, firstExample, listOperations, listWebhooks, requestBodyOf, responsesOf, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
+import { findApiServices } from '../../scripts/lib/project.js';
 import { declares, frameworkStatuses, loadContract } from '../../server-stubs/lib/contract.js';
 
 const services = findApiServices(defaultRoot).map((s) => s.slug);

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Request } from 'express';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
+import type { OpenAPI3 } from 'openapi-typescript';
 import { contractAnswers, successKey } from '../../server-stubs/lib/contract-answers.js';
 import { contractErrors, problemType } from '../../server-stubs/lib/contract-errors.js';
 import { contractStub } from '../../server-stubs/lib/contract-stub.js';
@@ -19,9 +20,10 @@ import type { RuntimeResult } from '../../server-stubs/lib/results.js';
 import { createServiceRouter } from '../../server-stubs/lib/service-router.js';
 import { createManualClock, systemClock } from '../../server-stubs/lib/clock.js';
 import { banner, startPlatformServer } from '../../server-stubs/server.js';
-import { deref, listOperations, type JsonNode } from '../../scripts/lib/operations.js';
+import { deref, listOperations, operationAt, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 import { readmeExample, validRequest, type BuiltRequest } from '../helpers/contract-requests.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
+import { asDocument } from '../helpers/fixture-document.js';
 
 interface Answer {
   status: number;
@@ -56,9 +58,9 @@ function successStatus(operation: OperationInfo): number {
  * An error answer in the shape the document declares for its status, else RFC 9457 problem details
  * (a missing credential is always a 401, declared or not).
  */
-function expectErrorShape(document: JsonNode, operation: OperationInfo, answer: Answer, label: string) {
+function expectErrorShape(document: OpenAPI3, operation: OperationInfo, answer: Answer, label: string) {
   const key = responseKeyFor(operation, answer.status);
-  const declared = key === undefined ? undefined : deref<JsonNode>(document, operation.op.responses[key]);
+  const declared = key === undefined ? undefined : deref(document, operation.op.responses?.[key]);
   if (!declared) {
     expect(answer.type, label).toMatch(/^application\/problem\+json/);
     const body = JSON.parse(answer.text);
@@ -116,10 +118,10 @@ const cases: DocumentCase[] = [
  * The operations a test can call: not a path with a fragment, and not one whose only answer is a
  * 407, which WHATWG fetch turns into a network error outside a browser window.
  */
-const addressable = (document: JsonNode) => listOperations(document).filter((o) => !o.path.includes('#') && Object.keys(o.op.responses ?? {}).join() !== '407');
+const addressable = (document: OpenAPI3) => listOperations(document).filter((o) => !o.path.includes('#') && Object.keys(o.op.responses ?? {}).join() !== '407');
 
 describe.each(cases)('$name served from its contract alone', ({ name, unbuildable = {} }) => {
-  let document: JsonNode;
+  let document: OpenAPI3;
   let stub: RunningStub;
   const warnings: string[] = [];
 
@@ -194,7 +196,7 @@ describe.each(cases)('$name served from its contract alone', ({ name, unbuildabl
       expectSane(answer, label, operation);
       if (operation.id in unbuildable) continue;
       const anonymous = requirements.length === 0 || requirements.some((r) => Object.keys(r).length === 0);
-      const mutualTls = requirements.every((r) => Object.keys(r).every((s) => document.components?.securitySchemes?.[s]?.type === 'mutualTLS'));
+      const mutualTls = requirements.every((r) => Object.keys(r).every((s) => deref(document, document.components?.securitySchemes?.[s])?.type === 'mutualTLS'));
       if (anonymous || mutualTls) expect(answer.status, label).toBe(successStatus(operation));
       else {
         expect(answer.status, label).toBe(401);
@@ -209,7 +211,7 @@ describe.each(cases)('$name served from its contract alone', ({ name, unbuildabl
     expect(missing.type).toMatch(/^application\/problem\+json/);
     expect(JSON.parse(missing.text)).toMatchObject({ status: 404, title: 'Not Found', detail: expect.stringContaining('/no/such/route/here') });
     const operation = addressable(document).find((o) => !o.path.includes('{'));
-    const unused = ['PATCH', 'DELETE', 'PUT', 'POST', 'GET'].find((m) => operation && !document.paths[operation.path][m.toLowerCase()]);
+    const unused = ['PATCH', 'DELETE', 'PUT', 'POST', 'GET'].find((m) => operation && !operationAt(document, operation.path, m.toLowerCase()));
     if (!operation || !unused) return;
     const wrong = await send(stub.baseUrl, { url: operation.path, method: unused, headers: {} });
     expect(wrong.status).toBe(405);
@@ -256,7 +258,7 @@ describe.each(['3.0/petstore', '3.0/file-uploads', '3.0/parameters-style', '3.0/
 });
 
 describe('what a client asks for', () => {
-  let petstore: JsonNode;
+  let petstore: OpenAPI3;
   let stub: RunningStub;
   const key = { api_key: 'anything' };
 
@@ -296,7 +298,7 @@ describe('what a client asks for', () => {
     try {
       const first = await send(running.baseUrl, { url: '/single-type-multiple-examples', method: 'GET', headers: {} });
       expect(JSON.parse(first.text)).toMatchObject({ name: 'Fluffy', petType: 'Cat' });
-      const named = Object.keys(document.paths['/single-type-multiple-examples'].get.responses['200'].content['application/json'].examples)[1]!;
+      const named = Object.keys(deref(document, operationAt(document, '/single-type-multiple-examples', 'get')?.responses?.['200'])?.content?.['application/json']?.examples ?? {})[1]!;
       const second = await send(running.baseUrl, { url: '/single-type-multiple-examples', method: 'GET', headers: { prefer: `example=${named}` } });
       expect(second.status).toBe(200);
       expect(JSON.parse(second.text)).toMatchObject({ name: 'Puma', petType: 'Dog' });
@@ -314,7 +316,7 @@ test("an error the document declares with an example is answered with that examp
     const answer = await send(running.baseUrl, { url: '/bookings', method: 'POST', headers: { authorization: 'Bearer t', 'content-type': 'application/json' }, body: '{"trip_id": 5}' });
     expect(answer.status).toBe(400);
     expect(answer.type).toBe('application/problem+json; charset=utf-8');
-    const example = document.components.responses.BadRequest.content['application/problem+json'].example;
+    const example = deref(document, document.components?.responses?.BadRequest)?.content?.['application/problem+json']?.example;
     expect(example).toMatchObject({ type: 'https://example.com/errors/bad-request', status: 400 });
     expect(JSON.parse(answer.text)).toEqual(example);
   } finally {
@@ -323,8 +325,8 @@ test("an error the document declares with an example is answered with that examp
 });
 
 describe('security: presence only, for every scheme type', () => {
-  let document: JsonNode;
-  let multiple: JsonNode;
+  let document: OpenAPI3;
+  let multiple: OpenAPI3;
   let stub: RunningStub;
   let multipleStub: RunningStub;
 
@@ -336,7 +338,7 @@ describe('security: presence only, for every scheme type', () => {
     // Its operations declare only 401, so a call they let through answers that 401 too (what the
     // document documents, as Prism does): a declared success, added here, tells the two apart.
     const succeeding = structuredClone(multiple);
-    for (const item of Object.values<JsonNode>(succeeding.paths)) for (const op of Object.values<JsonNode>(item)) if (op?.responses) op.responses['204'] = { description: 'let through' };
+    for (const item of Object.values<JsonNode>(succeeding.paths ?? {})) for (const op of Object.values<JsonNode>(item)) if (op?.responses) op.responses['204'] = { description: 'let through' };
     const other = contractStub('security-multiple', succeeding);
     multipleStub = await serveStub(await other.create({}), other.basePath);
   });
@@ -484,7 +486,7 @@ describe('a hand-written app takes over operation by operation', () => {
 describe("what vendors' documents legally say and validators trip on", () => {
   const problemJson = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
   /** One operation per quirk, 3.0 as most vendors' documents are. */
-  const quirks: JsonNode = {
+  const quirks = asDocument({
     openapi: '3.0.3',
     info: { title: 'Quirks', version: '1' },
     servers: [{ url: 'https://api.vendor.example/v2' }],
@@ -562,7 +564,7 @@ describe("what vendors' documents legally say and validators trip on", () => {
         },
       },
     },
-  };
+  });
   let stub: RunningStub;
   const warnings: string[] = [];
 
@@ -652,7 +654,7 @@ describe("what vendors' documents legally say and validators trip on", () => {
 
 describe('npm start serves a bundle without an app from its contract', () => {
   let generatedDir: string;
-  let petstore: JsonNode;
+  let petstore: OpenAPI3;
 
   beforeAll(async () => {
     petstore = await readmeExample('3.0/petstore');

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { planFor } from '../../scripts/lib/dev/plan.js';
-import { defaultRoot } from '../../scripts/lib/project.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
 import { startDevServer, type DevServer } from '../../scripts/dev.js';
 
 const auth = { Authorization: 'Bearer seo_test_key', 'Content-Type': 'application/json' };

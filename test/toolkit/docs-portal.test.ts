@@ -14,7 +14,7 @@ import { consoleModel } from '../../scripts/steps/docs/console-model.js';
 import { FORBIDDEN_FIELD_LABEL, markForReaders, PROVISIONAL_LABEL } from '../../scripts/steps/docs/reader-marks.js';
 import { startDevServer, type DevServer } from '../../scripts/dev.js';
 import { collectProvisional } from '../../scripts/lib/provisional.js';
-import { pointerTokens, type JsonNode } from '../../scripts/lib/operations.js';
+import { pointerTokens, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
 
 const root = path.resolve(import.meta.dirname, '../..');

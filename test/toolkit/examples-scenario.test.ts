@@ -14,6 +14,7 @@ import { runScenario, scenarioOrExamples, stubClockAdvance } from '../../scripts
 import { seoScenario } from '../../scripts/lib/scenarios/seo.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
+import { asDocument } from '../helpers/fixture-document.js';
 
 let stubs: PlatformServer;
 beforeAll(async () => {
@@ -61,7 +62,7 @@ describe('the example scenario', () => {
 
   test('what the document gives no example of is sampled from its schema; the context headers win', async () => {
     // A document as third parties write them: no examples at all, a date in the path, a required body.
-    const document = {
+    const document = asDocument({
       openapi: '3.1.0',
       info: { title: 'Bare', version: '1' },
       components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } }, schemas: { Size: { type: 'integer', minimum: 3, maximum: 9 } } },
@@ -77,7 +78,7 @@ describe('the example scenario', () => {
           },
         },
       },
-    };
+    });
     const seen: Array<{ method: string; url: string; key: string | undefined; body: string }> = [];
     const server = http.createServer((request, response) => {
       let body = '';

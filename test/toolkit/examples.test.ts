@@ -8,9 +8,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { createAjv } from '../../scripts/lib/ajv.js';
-import { deref, type JsonNode } from '../../scripts/lib/operations.js';
-import { defaultRoot, findApiServices, findSchemaSets } from '../../scripts/lib/project.js';
+import { createAjv } from '../../server-stubs/lib/openapi/ajv.js';
+import { deref, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
+import { findApiServices, findSchemaSets } from '../../scripts/lib/project.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import { parseEventStream } from '../../server-stubs/lib/sse.js';
 

@@ -15,6 +15,7 @@ import type { Fail, HandlerContext } from '../../server-stubs/lib/handlers.js';
 import { parseEventStream } from '../../server-stubs/lib/sse.js';
 import { createServiceRouter } from '../../server-stubs/lib/service-router.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
+import { asDocument } from '../helpers/fixture-document.js';
 
 const error = { $ref: '#/components/schemas/Error' };
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: error } } });
@@ -22,7 +23,7 @@ const item = { type: 'object', additionalProperties: false, required: ['id', 'na
 const json = (schema: unknown) => ({ 'application/json': { schema } });
 
 /** A small contract with one operation per framework feature. */
-const fixture = {
+const fixture = asDocument({
   openapi: '3.1.0',
   info: { title: 'Fixture', version: '1.0.0' },
   servers: [{ url: 'http://localhost/fx' }],
@@ -117,7 +118,7 @@ const fixture = {
       get: { operationId: 'notYetBuilt', responses: { 200: { description: 'ok', content: json(item) }, 401: errorResponse('unauthenticated') } },
     },
   },
-};
+});
 
 const fixtureErrors: ErrorMapper = (failure) => ({ status: failure.status, body: { error: failure.message, kind: failure.kind } });
 

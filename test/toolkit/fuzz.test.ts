@@ -9,7 +9,8 @@
  * FUZZ_CONCURRENCY (default 8), FUZZ_SHRINK_MS (shrinking budget per service, default 8000).
  */
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { defaultRoot, findApiServices } from '../../scripts/lib/project.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
+import { findApiServices } from '../../scripts/lib/project.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
 import { chainRpcTarget } from '../../scripts/lib/fuzz/chain-rpc.js';

@@ -7,6 +7,7 @@ import { describe, expect, expectTypeOf, test } from 'vitest';
 import type { Contact, ContactStatus } from '../../generated/mail/client.gen.js';
 import type { components, Project } from '../../generated/seo/client.gen.js';
 import { generateApiTypes } from '../../scripts/steps/types.js';
+import { asDocument } from '../helpers/fixture-document.js';
 
 describe('generated types', () => {
   test('root aliases name each component schema: Project is components["schemas"]["Project"]', () => {
@@ -22,7 +23,7 @@ describe('generated types', () => {
   });
 
   test('the generator writes the union, with null where the type allows it, and leaves other anyOf alone', async () => {
-    const document = {
+    const document = asDocument({
       openapi: '3.1.0',
       info: { title: 't', version: '1' },
       paths: {},
@@ -33,7 +34,7 @@ describe('generated types', () => {
           Mixed: { anyOf: [{ type: 'string' }, { enum: [1, 2] }] },
         },
       },
-    };
+    });
     const source = await generateApiTypes('t', document);
     expect(source).toContain('Status: "a" | "b" | "c";');
     expect(source).toContain('MaybeStatus: "a" | "z" | null;');

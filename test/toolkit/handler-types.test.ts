@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { defaultRoot } from '../../scripts/lib/project.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
 
 const run = promisify(execFile);
 const repo = (...parts: string[]) => path.join(defaultRoot, ...parts).split(path.sep).join('/');

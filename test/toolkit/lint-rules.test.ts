@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { defaultRoot } from '../../scripts/lib/project.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
 import { lintService, type LintProblem } from '../../scripts/steps/lint.js';
 
 type Files = Record<string, string>;

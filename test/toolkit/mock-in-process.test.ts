@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createPrismService } from '../../mock/prism.js';
 import { startMockServer, type MockServer } from '../../mock/server.js';
-import type { JsonNode } from '../../scripts/lib/operations.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 import { writeBundle } from '../helpers/imported-documents.js';
 
 const problem = { description: 'Failure', content: { 'application/problem+json': { schema: { type: 'object', properties: { title: { type: 'string' } } } } } };

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock/server.js';
 import { contractChecker } from '../../scripts/lib/contract-checker.js';
-import { deref, type JsonNode } from '../../scripts/lib/operations.js';
+import { deref, operationAt, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 import { responseHeaders } from '../../server-stubs/lib/contract-answers.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import { parseEventStream } from '../../server-stubs/lib/sse.js';
@@ -34,8 +34,8 @@ afterAll(() => mock?.close());
 /** The named example of a stream operation's 200, one frame, from the published contract. */
 function frameExample(path: string, name: string): { event?: string; data: JsonNode } {
   const { document } = loadContract('coder');
-  const response = deref<JsonNode>(document, document.paths[path].post.responses['200']);
-  return deref<JsonNode>(document, response.content['text/event-stream'].examples[name]).value;
+  const response = deref(document, operationAt(document, path, 'post')?.responses?.['200']);
+  return deref(document, response?.content?.['text/event-stream']?.examples?.[name])?.value;
 }
 
 describe('the official OpenAI SDK reads the mock', () => {
@@ -137,7 +137,7 @@ describe('declared response headers', () => {
     });
     expect(response.status).toBe(201);
     const { document } = loadContract('blog');
-    const declared = deref<JsonNode>(document, document.paths['/v1/series'].post.responses['201']);
+    const declared = deref(document, operationAt(document, '/v1/series', 'post')?.responses?.['201']);
     const expected = responseHeaders(document, declared, { optional: true });
     expect(Object.keys(expected).length).toBeGreaterThan(0);
     for (const [name, value] of Object.entries(expected)) {

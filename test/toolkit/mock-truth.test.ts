@@ -9,7 +9,7 @@ import http from 'node:http';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock/server.js';
-import { deref } from '../../scripts/lib/operations.js';
+import { deref, operationAt } from '../../server-stubs/lib/openapi/document.js';
 import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import { createMailApp } from '../../server-stubs/mail/app.js';
@@ -82,8 +82,8 @@ async function rawCall(method: string, path: string, headers: Record<string, str
 /** The value of a named example of an operation's response, from the published contract. */
 function exampleOf(slug: string, path: string, method: string, status: string, name: string): unknown {
   const { document } = loadContract(slug);
-  const response = deref(document, document.paths[path][method].responses[status]);
-  return deref(document, response.content['application/json'].examples[name]).value;
+  const response = deref(document, operationAt(document, path, method)?.responses?.[status]);
+  return deref(document, response?.content?.['application/json']?.examples?.[name])?.value;
 }
 
 describe('credentials, as the stubs check them', () => {

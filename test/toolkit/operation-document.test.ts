@@ -6,9 +6,11 @@
 import { describe, expect, test } from 'vitest';
 import { operationDocument } from '../../server-stubs/lib/operation-document.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
-import { listOperations, type JsonNode } from '../../scripts/lib/operations.js';
+import { listOperations, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { asDocument } from '../helpers/fixture-document.js';
 
-const document: JsonNode = {
+// The fixture read as JSON where the test looks into it, and handed over as the document it is.
+const json: JsonNode = {
   openapi: '3.1.0',
   info: { title: 't', version: '1' },
   security: [{ key: [] }],
@@ -35,24 +37,25 @@ const document: JsonNode = {
     },
   },
 };
+const document = asDocument(json);
 
 describe('operationDocument', () => {
   test('keeps the operation, its path-level parameters and what it reaches transitively (refs and discriminator mappings, by ref or by name)', () => {
-    const slice = operationDocument(document, '/pets', 'get');
+    const slice: JsonNode = operationDocument(document, '/pets', 'get');
     expect(Object.keys(slice.paths)).toEqual(['/pets']);
     expect(Object.keys(slice.paths['/pets']).sort()).toEqual(['get', 'parameters']);
     expect(Object.keys(slice.components.schemas).sort()).toEqual(['Cat', 'Dog', 'Pet', 'Toy']);
     expect(Object.keys(slice.components.parameters)).toEqual(['Trace']);
     expect(Object.keys(slice.components.responses)).toEqual(['Pets']);
-    expect(slice.components.securitySchemes).toBe(document.components.securitySchemes);
-    expect(slice.security).toBe(document.security);
+    expect(slice.components.securitySchemes).toBe(json.components.securitySchemes);
+    expect(slice.security).toBe(json.security);
     expect(slice.webhooks).toBeUndefined();
     // The source document is left as it was.
-    expect(Object.keys(document.paths['/pets']).sort()).toEqual(['get', 'parameters', 'post']);
+    expect(Object.keys(json.paths['/pets']).sort()).toEqual(['get', 'parameters', 'post']);
   });
 
   test('a schema borrowed from another path brings that path item along', () => {
-    const slice = operationDocument(document, '/owners', 'get');
+    const slice: JsonNode = operationDocument(document, '/owners', 'get');
     expect(Object.keys(slice.paths).sort()).toEqual(['/owners', '/pets']);
     // Whole: the borrowed item's other operations and what they reach too.
     expect(Object.keys(slice.components.schemas).sort()).toEqual(['Cat', 'Dog', 'NewPet', 'Pet', 'Toy']);
@@ -62,7 +65,7 @@ describe('operationDocument', () => {
     for (const slug of ['seo', 'mail', 'coder', 'dev', 'blog', 'reach', 'social', 'stub-controls']) {
       const contract = loadContract(slug);
       for (const operation of listOperations(contract.document)) {
-        const slice = operationDocument(contract.document, operation.path, operation.method);
+        const slice: JsonNode = operationDocument(contract.document, operation.path, operation.method);
         const text = JSON.stringify(slice);
         for (const [, ref] of text.matchAll(/"\$ref":"(#\/[^"]+)"/g)) {
           const found = ref!

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { measureClientSizes } from '../../scripts/lib/client-size.js';
 import { packClients, type PackedClients } from '../../scripts/lib/pack/index.js';
-import { defaultRoot } from '../../scripts/lib/project.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
 import { createSeoApp } from '../../server-stubs/seo/app.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
 

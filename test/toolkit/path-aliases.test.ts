@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { defaultRoot } from '../../scripts/lib/project.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
+import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 import { bundleService } from '../../scripts/steps/bundle.js';
 import { lintService } from '../../scripts/steps/lint.js';
 
@@ -171,7 +172,7 @@ function write(service: Files) {
 test('the bundle has each alias, written from the one path file, right after its twin; the source lints clean', async () => {
   const service = write(files);
   expect(await lintService(root, service)).toEqual([]);
-  const { document } = await bundleService(root, service);
+  const document: JsonNode = (await bundleService(root, service)).document;
   expect(Object.keys(document.paths)).toEqual(['/v1/items/{id}', '/api/v1/items/{id}', '/health']);
   const [twin, alias] = [document.paths['/v1/items/{id}'], document.paths['/api/v1/items/{id}']];
   expect(alias.get.operationId).toBe('getItemViaApiAlias');

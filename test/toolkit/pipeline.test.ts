@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { check } from '../../scripts/check.js';
 import { build } from '../../scripts/lib/pipeline.js';
-import { defaultRoot } from '../../scripts/lib/project.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
 
 let root: string;
 

@@ -7,6 +7,7 @@ import { bearerKeys } from '../../server-stubs/lib/auth.js';
 import { createManualClock } from '../../server-stubs/lib/clock.js';
 import { createServiceRouter } from '../../server-stubs/lib/service-router.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
+import { asDocument } from '../helpers/fixture-document.js';
 
 const error = { type: 'object', required: ['error'], properties: { error: { type: 'string' } } };
 const errorResponse = { description: 'error', content: { 'application/json': { schema: error } } };
@@ -18,7 +19,7 @@ const operation = (operationId: string, rule: Record<string, unknown>) => ({
     responses: { 200: { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } }, 401: errorResponse, 429: limited },
   },
 });
-const document = {
+const document = asDocument({
   openapi: '3.1.0',
   info: { title: 'rate limits', version: '1' },
   servers: [{ url: 'http://localhost/rl' }],
@@ -29,7 +30,7 @@ const document = {
     '/b': operation('getB', { requests: 2, windowSeconds: 60, bucket: 'key' }),
     '/own': operation('getOwn', { requests: 2, windowSeconds: 60 }),
   },
-};
+});
 
 const clock = createManualClock();
 let stub: RunningStub;

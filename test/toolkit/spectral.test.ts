@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
 import { parse } from 'yaml';
-import { defaultRoot } from '../../scripts/lib/project.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
 import { lintWithSpectral } from '../../scripts/steps/spectral.js';
 
 test('.spectral.yaml extends spectral:oas', () => {

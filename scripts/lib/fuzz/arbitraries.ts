@@ -9,7 +9,7 @@
  * the ajv check. Everything is built from fast-check combinators, so values shrink.
  */
 import fc from 'fast-check';
-import type { JsonNode } from '../operations.js';
+import type { JsonNode } from '../../../server-stubs/lib/openapi/document.js';
 
 export type JsonSchema = JsonNode;
 /** Follows one `$ref` (OpenAPI `#/...` or a schema file name); undefined when it cannot. */

@@ -10,12 +10,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv';
 import fc from 'fast-check';
-import { createAjv } from '../ajv.js';
+import { createAjv } from '../../../server-stubs/lib/openapi/ajv.js';
 import { createSchemaArbitraries, encodeJson, nastyString, RawJson, Repeat, withOwnKey, type JsonSchema } from './arbitraries.js';
 import { leakViolations, type Violation } from './oracle.js';
 import type { FuzzTarget } from './runner.js';
 import { bodyText, describeObserved, describeRequest, type BodyPart, type FuzzRequest, type Observed, type Sender } from './wire.js';
-import type { JsonNode } from '../operations.js';
+import type { JsonNode } from '../../../server-stubs/lib/openapi/document.js';
 
 const schemaDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../schemas/chain-rpc');
 const SCHEMA_BASE = 'https://contracts.platform.example/schemas/chain-rpc/';

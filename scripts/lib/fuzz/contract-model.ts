@@ -3,9 +3,10 @@
  * their parameters, bodies and credentials; the path templates (to tell a known path from an
  * unknown one); the documented error bodies; and validity checks for parameters and bodies.
  */
-import { createAjv } from '../ajv.js';
+import type { OpenAPI3, ParameterObject } from 'openapi-typescript';
+import { createAjv } from '../../../server-stubs/lib/openapi/ajv.js';
 import type { AnySchema } from 'ajv';
-import { deref, firstExample, listOperations, requestBodyOf, type Operation, type JsonNode } from '../operations.js';
+import { deref, firstExample, listOperations, requestBodyOf, type Operation, type JsonNode } from '../../../server-stubs/lib/openapi/document.js';
 import { loadContract, type Contract } from '../../../server-stubs/lib/contract.js';
 import { contractChecker, type ContractChecker } from '../contract-checker.js';
 import { createSchemaArbitraries, type JsonSchema, type PropertyHook, type SchemaArbitraries } from './arbitraries.js';
@@ -26,7 +27,7 @@ export interface ParamModel {
    */
   styled: boolean;
   /** the parameter object itself, for its style */
-  parameter: JsonNode;
+  parameter: ParameterObject;
 }
 
 export interface OperationModel {
@@ -48,7 +49,7 @@ export interface PathModel {
 export interface ServiceModel {
   slug: string;
   basePath: string;
-  document: JsonNode;
+  document: OpenAPI3;
   checker: ContractChecker;
   schemas: SchemaArbitraries;
   operations: OperationModel[];
@@ -87,13 +88,13 @@ export function buildServiceModel(slug: string, services: ReadonlyArray<Credenti
   const schemas = createSchemaArbitraries((ref) => (ref.startsWith('#/') ? deref(document, { $ref: ref }) : undefined), propertyHook);
 
   const operations: OperationModel[] = listOperations(document).map((operation) => {
-    const sendable = (operation.op.parameters ?? []).filter((p: JsonNode) => p.required || hasStyleSerialization(document, p));
-    const params: ParamModel[] = sendable.map((p: JsonNode) => {
+    const sendable = operation.op.parameters.filter((p) => p.required || hasStyleSerialization(document, p));
+    const params: ParamModel[] = sendable.map((p) => {
       const example = firstExample(document, p);
-      const media: JsonNode | undefined = p.content ? Object.values<JsonNode>(p.content)[0] : undefined;
+      const media = p.content ? deref(document, Object.values(p.content)[0]) : undefined;
       const raw = p.schema ?? media?.schema ?? {};
       const schema = schemas.resolve(raw);
-      const examples = [...(example.found ? [example.value] : []), ...Object.values<JsonNode>(p.examples ?? {}).map((e) => deref(document, e)?.value), ...(Array.isArray(schema.examples) ? schema.examples : [])];
+      const examples = [...(example.found ? [example.value] : []), ...Object.values(p.examples ?? {}).map((e) => deref(document, e)?.value), ...(Array.isArray(schema.examples) ? schema.examples : [])];
       const types = schemas.typesOf(schema);
       const defaultStyle = p.in === 'query' || p.in === 'cookie' ? 'form' : 'simple';
       const styled = Boolean(p.content) || types.includes('object') || types.includes('array') || (p.style !== undefined && p.style !== defaultStyle);
@@ -101,7 +102,7 @@ export function buildServiceModel(slug: string, services: ReadonlyArray<Credenti
     });
     const requestBody = requestBodyOf(document, operation);
     const body = requestBody?.content
-      ? { required: Boolean(requestBody.required), media: Object.entries<JsonNode>(requestBody.content).map(([type, media]) => ({ type, schema: media?.schema })) }
+      ? { required: Boolean(requestBody.required), media: Object.entries(requestBody.content).map(([type, media]) => ({ type, schema: deref(document, media)?.schema })) }
       : undefined;
     return {
       operation,
@@ -146,12 +147,12 @@ export function buildServiceModel(slug: string, services: ReadonlyArray<Credenti
   const errorSchemas: string[] = [];
   const seenShapes = new Set<string>();
   for (const { operation } of operations) {
-    for (const [status, raw] of Object.entries<JsonNode>(operation.op.responses ?? {})) {
+    for (const [status, raw] of Object.entries(operation.op.responses ?? {})) {
       // `default` is where many documents put their one error shape.
       if (!/^4/.test(status) && status !== 'default') continue;
-      for (const [mediaType, media] of Object.entries<JsonNode>(deref(document, raw)?.content ?? {})) {
+      for (const [mediaType, media] of Object.entries(deref(document, raw)?.content ?? {})) {
         if (!isJsonType(mediaType)) continue;
-        for (const part of [media.schema, ...(deref(document, media.schema)?.allOf ?? [])]) {
+        for (const part of [media.schema, ...(deref<JsonNode | undefined>(document, media.schema)?.allOf ?? [])]) {
           const name = /^#\/components\/schemas\/([^/]+)$/.exec(part?.$ref ?? '')?.[1];
           if (name && !errorSchemas.includes(name)) errorSchemas.push(name);
         }
@@ -200,7 +201,7 @@ export function buildServiceModel(slug: string, services: ReadonlyArray<Credenti
 }
 
 /** A copy of a (small) schema with `#/...` refs replaced by their targets, for a stand-alone ajv compile. */
-function inlineRefs(document: JsonNode, schema: unknown, depth = 0): unknown {
+function inlineRefs(document: OpenAPI3, schema: unknown, depth = 0): unknown {
   if (depth > 20 || !schema || typeof schema !== 'object') return schema;
   if (Array.isArray(schema)) return schema.map((s) => inlineRefs(document, s, depth + 1));
   const node = schema as JsonNode;

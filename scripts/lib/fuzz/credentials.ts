@@ -5,8 +5,9 @@
  * `{label, value: 'Authorization: Bearer seo_test_key'}`, is still understood, so this file is the
  * only one to touch when the structure moves again.
  */
+import type { OpenAPI3 } from 'openapi-typescript';
 import { credentialCarrier } from '../credentials.js';
-import { deref, type JsonNode } from '../operations.js';
+import { deref, type JsonNode } from '../../../server-stubs/lib/openapi/document.js';
 
 /** An operation's `security`: alternatives, each naming schemes (all of which must pass). `{}` is anonymous. */
 export type SecurityRequirement = Array<Record<string, string[]>>;
@@ -59,13 +60,13 @@ interface Seed {
 }
 
 /** A seed as the client sends it, for a scheme of the contract (as `credentialHeaders` of the stubs does). */
-function seedsOf(credentials: ReadonlyArray<PublishedCredential>, document: JsonNode): Seed[] {
-  const schemes: JsonNode = document.components?.securitySchemes ?? {};
+function seedsOf(credentials: ReadonlyArray<PublishedCredential>, document: OpenAPI3 | undefined): Seed[] {
+  const schemes = document?.components?.securitySchemes ?? {};
   return credentials.flatMap((c): Seed[] => {
     const live = c.valid !== false && !/revoked|expired|disabled/i.test(c.label);
     const tenant = c.tenant;
     if (c.scheme) {
-      if (!deref(document, schemes[c.scheme])) return [];
+      if (!document || !deref(document, schemes[c.scheme])) return [];
       // Written as the scheme declares it (Basic, Bearer, an apiKey's header, cookie or query).
       const carrier = credentialCarrier(document, c.scheme, c.value);
       const query = carrier.query[0];
@@ -106,7 +107,7 @@ const isPlaceholder = (s: Seed) => /any-value/i.test(s.secret);
  */
 export function credentialsFor(
   credentials: ReadonlyArray<PublishedCredential>,
-  document: JsonNode,
+  document: OpenAPI3,
   security: SecurityRequirement | undefined,
   otherProducts: ReadonlyArray<PublishedCredential> = [],
 ): OperationCredentials {
@@ -140,7 +141,7 @@ export function credentialsFor(
 
   const variant = (label: string, headers: Record<string, string>, mayPass = false): CredentialVariant => ({ label, headers, expect: anonymous || mayPass ? 'any' : 'reject' });
   const variants: CredentialVariant[] = [variant('missing', {})];
-  const otherSecrets = [...new Set(seedsOf(otherProducts, {}).map((s) => s.secret).concat(otherProducts.filter((c) => c.scheme).map((c) => c.value)))].filter(
+  const otherSecrets = [...new Set(seedsOf(otherProducts, undefined).map((s) => s.secret).concat(otherProducts.filter((c) => c.scheme).map((c) => c.value)))].filter(
     (secret) => !seeds.some((s) => s.secret === secret),
   );
   for (const { name, seed } of chosen) {

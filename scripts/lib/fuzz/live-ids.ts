@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import type { FuzzRequest, Observed } from './wire.js';
-import type { JsonNode } from '../operations.js';
+import type { JsonNode } from '../../../server-stubs/lib/openapi/document.js';
 
 /** A well-formed v4 UUID whose last 12 hex digits name the id kind (`projectId`, `configId`, ...). */
 const PREFIX = '5eed5eed-5eed-4eed-8eed-';

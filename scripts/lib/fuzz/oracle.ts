@@ -4,7 +4,7 @@
  * can group them by kind.
  */
 import { documentsOnlyFailures } from '../../../server-stubs/lib/contract.js';
-import { deref, type Operation, type JsonNode } from '../operations.js';
+import { deref, type Operation } from '../../../server-stubs/lib/openapi/document.js';
 import type { OperationModel, ServiceModel } from './contract-model.js';
 import { bodyText, type FuzzRequest, type Observed } from './wire.js';
 import { isJsonType } from '../../../server-stubs/lib/media-types.js';
@@ -108,7 +108,7 @@ export function createHttpOracle(model: ServiceModel) {
     }
     const errorStatuses = Object.keys(m.operation.op.responses ?? {}).filter((s) => /^[45]/.test(s) || s === 'default');
     const fits = errorStatuses.some((s) => {
-      const content = deref(document, m.operation.op.responses[s])?.content ?? {};
+      const content = deref(document, m.operation.op.responses?.[s])?.content ?? {};
       return Object.keys(content).some((type) => isJsonType(type) && checker.responseErrors(m.operation.path, m.operation.method, s, body, type).length === 0);
     });
     const out: Violation[] = [];
@@ -135,13 +135,13 @@ export function createHttpOracle(model: ServiceModel) {
       out.push({ kind: 'status not declared for the operation', detail: `${o.status} on ${m.label}` });
       if (o.status >= 400 && !isHead) out.push(...frameworkErrorBody(o, `undeclared ${o.status}`));
     } else {
-      const response = deref(document, m.operation.op.responses[key]) ?? {};
-      for (const [name, declaredHeader] of Object.entries<JsonNode>(response.headers ?? {})) {
+      const response = deref(document, m.operation.op.responses?.[key]);
+      for (const [name, declaredHeader] of Object.entries(response?.headers ?? {})) {
         if (deref(document, declaredHeader)?.required && header(o, name.toLowerCase()) === undefined) {
           out.push({ kind: 'required response header missing', detail: `${name} on ${o.status} of ${m.label}` });
         }
       }
-      const content: JsonNode = response.content ?? {};
+      const content = response?.content ?? {};
       const type = (header(o, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
       if (isHead) {
         if (o.body !== '') out.push({ kind: 'HEAD answer has a body', detail: m.label });
@@ -187,7 +187,7 @@ export function createHttpOracle(model: ServiceModel) {
     const m = path && byRoute.get(`${r.method === 'HEAD' ? 'GET' : r.method} ${path.template}`);
     const key = m && responseKey(m.operation, o.status);
     if (!m || !key) return false;
-    const content: Record<string, unknown> = deref(document, m.operation.op.responses[key])?.content ?? {};
+    const content = deref(document, m.operation.op.responses?.[key])?.content ?? {};
     return Object.keys(content).some((type) => type.toLowerCase() === 'text/html');
   }
 

@@ -9,7 +9,7 @@ import { encodeJson, nastyString, Repeat, withOwnKey, type Mutant } from './arbi
 import type { OperationModel, ParamModel, PathModel, ServiceModel } from './contract-model.js';
 import type { LiveIds } from './live-ids.js';
 import { bodyText, percentEncode, type BodyPart, type FuzzRequest } from './wire.js';
-import type { JsonNode } from '../operations.js';
+import type { JsonNode } from '../../../server-stubs/lib/openapi/document.js';
 import { serializeParameter, type SerializedParameter } from '../parameter-style.js';
 import { isFormType, isJsonType, isMultipartType } from '../../../server-stubs/lib/media-types.js';
 

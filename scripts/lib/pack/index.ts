@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { defaultRoot } from '../project.js';
+import { defaultRoot } from '../../../server-stubs/lib/root.js';
 import { compilePackage } from './compile.js';
 import { optionalPeers, packageManifest, packageName, runtimeDependencies } from './manifest.js';
 import { planPackage, type PackageEntry } from './plan.js';

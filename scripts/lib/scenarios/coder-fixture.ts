@@ -1,5 +1,5 @@
 import { type ScenarioContext, type ScenarioPart, transportOf } from './scenario.js';
-import type { JsonNode } from '../operations.js';
+import type { JsonNode } from '../../../server-stubs/lib/openapi/document.js';
 
 /** What both parts of the coder scenario work on: where the gateway is, with whose key. */
 export interface CoderFixture {

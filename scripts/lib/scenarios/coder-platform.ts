@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { ScenarioSetupError } from './scenario.js';
 import { otherKey, send, type CoderFixture, type CoderScenarioPart } from './coder-fixture.js';
-import type { JsonNode } from '../operations.js';
+import type { JsonNode } from '../../../server-stubs/lib/openapi/document.js';
 
 /** The stdio command line the target lets run. */
 const toolServer = (): { command: string; args: string[] } =>

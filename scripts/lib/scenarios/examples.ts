@@ -6,8 +6,9 @@
  * beyond what the caller checks of every call: a declared success, with a body valid against the
  * contract.
  */
+import type { OpenAPI3 } from 'openapi-typescript';
 import { exampleRequest, type BuiltRequest } from '../example-request.js';
-import { listOperations, type JsonNode, type Operation } from '../operations.js';
+import { listOperations, type Operation } from '../../../server-stubs/lib/openapi/document.js';
 import type { SchemeCredentials } from '../credentials.js';
 import { type ScenarioContext, type ServiceScenario, transportOf } from './scenario.js';
 
@@ -15,7 +16,7 @@ import { type ScenarioContext, type ServiceScenario, transportOf } from './scena
  * The operation's example request; what the contract gives no example of (a parameter, optional
  * ones included, or a required body) is sampled in its schema's own shape (format, pattern, bounds).
  */
-export function exampleOrSampledRequest(document: JsonNode, operation: Operation, credentials: SchemeCredentials): BuiltRequest {
+export function exampleOrSampledRequest(document: OpenAPI3, operation: Operation, credentials: SchemeCredentials): BuiltRequest {
   return exampleRequest(document, operation, credentials, { optionalParameters: true });
 }
 
@@ -33,7 +34,7 @@ async function outcomeOfResponse(response: Response): Promise<{ status: number; 
  * credentials of each operation's scheme come from `credentials`; the context's headers (one
  * tenant's, or what `npm run contract --header` was given) go with every call and win.
  */
-export function examplesScenario(document: JsonNode, credentials: SchemeCredentials): ServiceScenario<ScenarioContext> {
+export function examplesScenario(document: OpenAPI3, credentials: SchemeCredentials): ServiceScenario<ScenarioContext> {
   const calls = Object.fromEntries(
     listOperations(document).map((operation) => [
       operation.id,

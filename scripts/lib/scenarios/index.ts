@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { JsonNode } from '../operations.js';
+import type { OpenAPI3 } from 'openapi-typescript';
 import type { SchemeCredentials } from '../credentials.js';
 import { examplesScenario } from './examples.js';
 import type { ServiceScenario } from './scenario.js';
@@ -47,7 +47,7 @@ export async function scenarioFor(slug: string): Promise<ServiceScenario<unknown
 export type Regime = 'scenario' | 'examples';
 
 /** The service's own scenario, else the example scenario of its contract (`credentials` for each scheme), and the regime that goes with it. */
-export async function scenarioOrExamples(slug: string, document: JsonNode, credentials: SchemeCredentials): Promise<{ regime: Regime; scenario: ServiceScenario<unknown> }> {
+export async function scenarioOrExamples(slug: string, document: OpenAPI3, credentials: SchemeCredentials): Promise<{ regime: Regime; scenario: ServiceScenario<unknown> }> {
   const own = await scenarioFor(slug);
   // The example scenario's fixture is the context its setup hands on: the same forgetting as above.
   return own ? { regime: 'scenario', scenario: own } : { regime: 'examples', scenario: examplesScenario(document, credentials) as ServiceScenario<unknown> };

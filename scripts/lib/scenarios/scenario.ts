@@ -6,7 +6,7 @@
  * that fails throws (node:assert), and the caller turns that into a test failure or a report line.
  */
 import { AssertionError } from 'node:assert';
-import type { JsonNode } from '../operations.js';
+import type { JsonNode } from '../../../server-stubs/lib/openapi/document.js';
 
 export interface ScenarioContext {
   /** where the service is served, base path included */

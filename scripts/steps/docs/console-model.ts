@@ -3,8 +3,9 @@
  * stays small: every operation with its parameters, an example body and the headers its security
  * asks for, the servers to send to, and the seeded credentials to prefill.
  */
+import type { OpenAPI3 } from 'openapi-typescript';
 import { encodeBody } from '../../lib/example-request.js';
-import { mountPathOf, deref, firstExample, listOperations, requestBodyOf, type JsonNode } from '../../lib/operations.js';
+import { mountPathOf, deref, firstExample, listOperations, requestBodyOf, type JsonNode } from '../../../server-stubs/lib/openapi/document.js';
 
 export interface ConsoleParameter {
   name: string;
@@ -41,7 +42,7 @@ export interface ConsoleModel {
   credentials: ConsoleCredential[];
 }
 
-export function consoleModel(slug: string, document: JsonNode, credentials: ConsoleCredential[] = []): ConsoleModel {
+export function consoleModel(slug: string, document: OpenAPI3, credentials: ConsoleCredential[] = []): ConsoleModel {
   const schemes: JsonNode = document.components?.securitySchemes ?? {};
   const operations = listOperations(document).map((operation): ConsoleOperation => {
     const parameters = (operation.op.parameters as JsonNode[])
@@ -78,7 +79,7 @@ function headerOfScheme(scheme: JsonNode): string {
   return scheme.type === 'apiKey' && scheme.in === 'header' ? String(scheme.name) : 'Authorization';
 }
 
-function exampleText(document: JsonNode, parameter: JsonNode): string {
+function exampleText(document: OpenAPI3, parameter: JsonNode): string {
   const example = firstExample(document, parameter);
   const value = example.found ? example.value : deref(document, parameter.schema)?.default;
   if (value === undefined || value === null) return '';

@@ -9,7 +9,7 @@
  * would read as if either field were allowed. The copy writes each such `false` as `{not: {}}`,
  * which validates nothing either, and says so in a description Redoc shows.
  */
-import { HTTP_METHODS, type JsonNode } from '../../lib/operations.js';
+import { HTTP_METHODS, type JsonNode } from '../../../server-stubs/lib/openapi/document.js';
 
 export const PROVISIONAL_LABEL = 'Provisional: designed, not published.';
 export const PROVISIONAL_BADGE = 'Provisional';

@@ -7,11 +7,11 @@
 import express, { type Request, type Response } from 'express';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import type { OpenAPI3 } from 'openapi-typescript';
 import { credentialHeaders } from '../../../server-stubs/lib/auth.js';
 import type { StubService } from '../../../server-stubs/lib/service.js';
 import { docsAssets, generateDocsIndex, generateDocsPage, generateServicesScript, portalEntry, type PortalEntry, type PortalServer } from '../docs.js';
 import type { ConsoleCredential } from './console-model.js';
-import type { JsonNode } from '../../lib/operations.js';
 
 export interface DocsRouterOptions {
   /** the folder holding `<slug>/openapi.json` */
@@ -22,7 +22,7 @@ export interface DocsRouterOptions {
 }
 
 /** The seeded credentials a page can send: valid ones, and not cookies (a page's fetch cannot set `Cookie`). */
-export function consoleCredentials(service: Pick<StubService, 'credentials'> | undefined, document: JsonNode): ConsoleCredential[] {
+export function consoleCredentials(service: Pick<StubService, 'credentials'> | undefined, document: OpenAPI3): ConsoleCredential[] {
   return (service?.credentials ?? [])
     .filter((c) => c.valid !== false && document.components?.securitySchemes?.[c.scheme])
     .map((c) => ({ label: c.label, headers: credentialHeaders(document, c) }))
@@ -33,7 +33,7 @@ export function createDocsRouter(options: DocsRouterOptions): express.Router {
   const router = express.Router();
   // A page and a portal entry are worked out once per bundle: services.js, asked by every page,
   // walked every bundle for its counts on each load (100-400 ms of a page's load on busy cores).
-  const cache = new Map<string, { mtimeMs: number; document: JsonNode; page?: string; portal?: PortalEntry }>();
+  const cache = new Map<string, { mtimeMs: number; document: OpenAPI3; page?: string; portal?: PortalEntry }>();
 
   /** Re-read when the build rewrote the bundle, so a running server shows the latest contract. */
   const bundle = (slug: string) => {
