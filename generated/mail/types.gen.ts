@@ -408,10 +408,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -519,10 +519,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -585,10 +585,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -616,10 +616,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -657,10 +657,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -8828,6 +8828,11 @@ export interface components {
          */
         IdQuery: string;
         /**
+         * @description Resource id (UUID, as the document publishes for segments and contacts).
+         * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+         */
+        UuidPath: string;
+        /**
          * @description Resource id (UUID).
          * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
          */
@@ -9091,6 +9096,7 @@ export type ParameterSandboxHeader = components['parameters']['SandboxHeader'];
 export type ParameterPage = components['parameters']['Page'];
 export type ParameterResourceListLimit = components['parameters']['ResourceListLimit'];
 export type ParameterIdQuery = components['parameters']['IdQuery'];
+export type ParameterUuidPath = components['parameters']['UuidPath'];
 export type ParameterIdPath = components['parameters']['IdPath'];
 export type ParameterWebhookTimestampHeader = components['parameters']['WebhookTimestampHeader'];
 export type ParameterWebhookSignatureOptionalHeader = components['parameters']['WebhookSignatureOptionalHeader'];
@@ -9840,10 +9846,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -10053,10 +10059,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -10082,10 +10088,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -10112,10 +10118,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -10191,10 +10197,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -10229,10 +10235,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -10271,10 +10277,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -10318,10 +10324,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };

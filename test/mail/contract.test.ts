@@ -51,6 +51,10 @@ describe('mail routes', () => {
     for (const [, , id] of designedRoutes) expect(byId.get(id)?.op['x-provisional'], id).toBeTruthy();
   });
 
+  test('a published operation carries no mark as a whole: its designed parts do (DECISIONS P-1)', () => {
+    expect(publishedRoutes.filter(([, , id]) => byId.get(id)?.op['x-provisional']).map(([method, path]) => `${method} ${path}`)).toEqual([]);
+  });
+
   test('counts: 92 published and 15 designed operations', () => {
     expect(publishedRoutes.length).toBe(92);
     expect(operations.length).toBe(publishedRoutes.length + designedRoutes.length);
