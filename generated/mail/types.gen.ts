@@ -579,10 +579,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -607,10 +607,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -777,10 +777,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -843,10 +843,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -874,10 +874,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -915,10 +915,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -945,10 +945,10 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -9990,6 +9990,11 @@ export interface components {
          */
         IdQuery: string;
         /**
+         * @description Resource id (UUID, as the document publishes for segments and contacts).
+         * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
+         */
+        UuidPath: string;
+        /**
          * @description Resource id (UUID).
          * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
          */
@@ -10253,6 +10258,7 @@ export type ParameterSandboxHeader = components['parameters']['SandboxHeader'];
 export type ParameterPage = components['parameters']['Page'];
 export type ParameterResourceListLimit = components['parameters']['ResourceListLimit'];
 export type ParameterIdQuery = components['parameters']['IdQuery'];
+export type ParameterUuidPath = components['parameters']['UuidPath'];
 export type ParameterIdPath = components['parameters']['IdPath'];
 export type ParameterWebhookTimestampHeader = components['parameters']['WebhookTimestampHeader'];
 export type ParameterWebhookSignatureOptionalHeader = components['parameters']['WebhookSignatureOptionalHeader'];
@@ -11336,10 +11342,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -11380,10 +11386,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -11693,10 +11699,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -11722,10 +11728,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -11752,10 +11758,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -11831,10 +11837,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -11869,10 +11875,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -11911,10 +11917,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -11958,10 +11964,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };
@@ -12002,10 +12008,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Resource id (UUID).
+                 * @description Resource id (UUID, as the document publishes for segments and contacts).
                  * @example 7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c
                  */
-                id: components["parameters"]["IdPath"];
+                id: components["parameters"]["UuidPath"];
             };
             cookie?: never;
         };

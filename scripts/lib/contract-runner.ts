@@ -443,6 +443,11 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
 
     // a. The behaviour scenario, on a stateful target, first: the examples below may use up what a
     // scenario needs once (a milestone claimed, a rate window), and any declared answer suits them.
+    // The fuzz target (its request model, which also notes what the run creates) is built before
+    // the scenario's first call: built lazily at the first creation, between two of the scenario's
+    // calls, its seconds of synchronous work outlived the server's keep-alive, and the next call met
+    // a closed socket ("fetch failed"): mail's scenario setup did, after its request bodies opened.
+    if (!options.stateless && operations.length > 0) fuzzTargetOf();
     if (!options.stateless) await scenario();
 
     // b. The contract's own examples.

@@ -231,7 +231,7 @@ function requestProblems(
     }
     const overflowing = overflowingNumber(text, body);
     if (overflowing) return { issues: problems, refusal: refusal(`${overflowing} is not a finite number`, { status: 400, type: 'entity.parse.failed' }) };
-    // Judged as the stubs judge it: the tolerant reader (DECISIONS G-1) drops the fields a closed schema does not know.
+    // Judged as the stubs judge it: the tolerant reader (DECISIONS G-1) drops the fields a request schema does not name.
     const refused = pruneBody(contract.document, deref(contract.document, requestBody?.content[jsonType])?.schema, body);
     problems.push(...(refused.length > 0 ? refused : schemaIssues(contract, ['paths', operation.path, operation.method, 'requestBody', 'content', jsonType, 'schema'], body)));
     return { issues: problems, json: body };

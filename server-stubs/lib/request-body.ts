@@ -153,8 +153,8 @@ function resolved<T = JsonNode>(document: OpenAPI3, node: unknown): T {
 }
 
 /**
- * The tolerant reader (DECISIONS G-1): properties a closed request schema does not know are dropped
- * before validation, not refused, so a newer client's extra field does not break an older service.
+ * The tolerant reader (DECISIONS G-1): properties a request schema does not name are dropped before
+ * validation, not refused (unless it allows others: `additionalProperties` or `patternProperties`), so a newer client's extra field does not break an older service.
  * Where the schema is a `oneOf`/`anyOf`, the branch the value is meant for decides what is known.
  *
  * The same walk refuses an array longer than its `maxItems` before the validator sees it: with
@@ -205,7 +205,12 @@ function prune(document: OpenAPI3, schemaRef: unknown, value: unknown, depth: nu
   }
   const parts = flattenAllOf(document, schema);
   const properties: Record<string, unknown> = Object.assign(Object.create(null), ...parts.map((p) => p.properties ?? {}));
-  const closed = parts.some((p) => p.additionalProperties === false) && !parts.some((p) => p.patternProperties);
+  // Request bodies are open in the contracts (DECISIONS G-1: no `additionalProperties: false`), so a
+  // schema that names its properties and says nothing of others is one whose others are ignored:
+  // dropped here, as a closed one's are, so a handler never sees a field its type does not have.
+  const open = parts.some((p) => p.patternProperties || p.unevaluatedProperties !== undefined || (p.additionalProperties !== undefined && p.additionalProperties !== false));
+  const named = parts.some((p) => p.properties && Object.keys(p.properties).length > 0);
+  const closed = !open && (named || parts.some((p) => p.additionalProperties === false));
   for (const key of Object.keys(object)) {
     if (Object.hasOwn(properties, key)) prune(document, properties[key], object[key], depth + 1, `${at}.${key}`, issues);
     else if (closed) delete object[key];

@@ -55,6 +55,10 @@ describe('mail routes', () => {
     for (const [, , id] of designedRoutes) expect(byId.get(id)?.op['x-provisional'], id).toBeTruthy();
   });
 
+  test('a published operation carries no mark as a whole: its designed parts do (DECISIONS P-1)', () => {
+    expect(publishedRoutes.filter(([, , id]) => byId.get(id)?.op['x-provisional']).map(([method, path]) => `${method} ${path}`)).toEqual([]);
+  });
+
   test('counts: 92 published and 15 designed operations, and the /api/v1/ aliases of the /v1/ ones', () => {
     expect(publishedRoutes.length).toBe(92);
     // 59 `/v1/` operations, one of whose aliases (DELETE /api/v1/keys) the document names itself.

@@ -2998,8 +2998,8 @@ validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const Automation = validate25;
 const schema36 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Automation.json","title":"Automation","description":"An automation: a `trigger` that enrols contacts and `steps` run in order for each of them. Status: `draft` (not running; created so by default) → `active` (enrols contacts; needs at least one step) ⇄ `paused` (enrols no new contacts; contacts already in it wait). An automation cannot return to `draft`. Status changes create in-app notifications with entity_type `automation`.","x-provisional":"Designed: the document names the automation routes and the `automation` notification entity type, but shows neither an automation's fields nor its transitions.","type":"object","additionalProperties":false,"required":["id","name","trigger","steps","status","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Automation id."},"name":{"type":"string","minLength":1,"maxLength":200,"description":"Automation name."},"trigger":{"$ref":"AutomationTrigger.json"},"steps":{"type":"array","maxItems":50,"items":{"$ref":"AutomationStep.json"},"description":"Steps run in order (empty only in `draft`)."},"status":{"type":"string","enum":["draft","active","paused"],"description":"`draft` → `active` ⇄ `paused`."},"created_at":{"type":"string","format":"date-time","description":"Creation time."},"updated_at":{"type":"string","format":"date-time","description":"Last change."}},"examples":[{"id":"2c6d8e0f-1a3b-4c5d-8e7f-9a0b1c2d3e4f","name":"Welcome series","trigger":{"type":"contact_created"},"steps":[{"type":"send_email","template_id":"4b8c0d2e-3f5a-4b7c-9d1e-2f3a4b5c6d7e","from":{"email":"hello@example.com","name":"Example"}},{"type":"wait","duration_minutes":1440},{"type":"add_tag","tag":"onboarded"}],"status":"active","created_at":"2026-03-01T12:00:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
-const schema37 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/AutomationTrigger.json","title":"AutomationTrigger","description":"What starts an automation for a contact, told apart by `type`: `contact_created` (a contact is created), `tag_added` (`tag` is added to a contact), `event` (a custom event named `event_name` is tracked for the contact with `POST /v1/track/event`), `date_field` (a date in the contact's `field` is reached, shifted by `offset_days`).","x-provisional":"Designed: the document names automations but does not show their triggers.","type":"object","oneOf":[{"title":"ContactCreatedTrigger","type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"const":"contact_created","description":"Starts when a contact is created (also by import)."}}},{"title":"TagAddedTrigger","type":"object","additionalProperties":false,"required":["type","tag"],"properties":{"type":{"const":"tag_added","description":"Starts when `tag` is added to a contact."},"tag":{"type":"string","minLength":1,"maxLength":100,"description":"The tag."}}},{"title":"EventTrigger","type":"object","additionalProperties":false,"required":["type","event_name"],"properties":{"type":{"const":"event","description":"Starts when a custom event is tracked for the contact."},"event_name":{"type":"string","minLength":1,"maxLength":200,"description":"Name of the tracked event."}}},{"title":"DateFieldTrigger","type":"object","additionalProperties":false,"required":["type","field"],"properties":{"type":{"const":"date_field","description":"Starts on the date held by a contact field."},"field":{"type":"string","minLength":1,"maxLength":200,"description":"The contact field holding a date, for example `custom_fields.birthday`."},"offset_days":{"type":"integer","minimum":-365,"maximum":365,"default":0,"description":"Days before (negative) or after (positive) the date."}}}],"examples":[{"type":"contact_created"},{"type":"tag_added","tag":"trial"},{"type":"event","event_name":"cart_abandoned"},{"type":"date_field","field":"custom_fields.birthday","offset_days":0}]};
-const schema38 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/AutomationStep.json","title":"AutomationStep","description":"One step of an automation, run in order for each contact that entered it, told apart by `type`: `send_email` (send a template), `wait` (pause for `duration_minutes`), `add_tag` / `remove_tag` (change the contact's tags).","x-provisional":"Designed: the document names automations but does not show their steps.","type":"object","oneOf":[{"title":"SendEmailStep","type":"object","additionalProperties":false,"required":["type","template_id","from"],"properties":{"type":{"const":"send_email","description":"Sends the template to the contact."},"template_id":{"type":"string","format":"uuid","description":"The template sent."},"from":{"type":"object","additionalProperties":false,"required":["email"],"description":"Sender `{email, name}`.","properties":{"email":{"type":"string","format":"email","description":"Sender address."},"name":{"type":"string","maxLength":200,"description":"Sender display name."}}}}},{"title":"WaitStep","type":"object","additionalProperties":false,"required":["type","duration_minutes"],"properties":{"type":{"const":"wait","description":"Pauses before the next step."},"duration_minutes":{"type":"integer","minimum":1,"maximum":525600,"description":"Pause length in minutes (up to 365 days)."}}},{"title":"AddTagStep","type":"object","additionalProperties":false,"required":["type","tag"],"properties":{"type":{"const":"add_tag","description":"Adds a tag to the contact."},"tag":{"type":"string","minLength":1,"maxLength":100,"description":"The tag."}}},{"title":"RemoveTagStep","type":"object","additionalProperties":false,"required":["type","tag"],"properties":{"type":{"const":"remove_tag","description":"Removes a tag from the contact."},"tag":{"type":"string","minLength":1,"maxLength":100,"description":"The tag."}}}],"examples":[{"type":"send_email","template_id":"4b8c0d2e-3f5a-4b7c-9d1e-2f3a4b5c6d7e","from":{"email":"hello@example.com","name":"Example"}},{"type":"wait","duration_minutes":1440},{"type":"add_tag","tag":"onboarded"},{"type":"remove_tag","tag":"trial"}]};
+const schema37 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/AutomationTrigger.json","title":"AutomationTrigger","description":"What starts an automation for a contact, told apart by `type`: `contact_created` (a contact is created), `tag_added` (`tag` is added to a contact), `event` (a custom event named `event_name` is tracked for the contact with `POST /v1/track/event`), `date_field` (a date in the contact's `field` is reached, shifted by `offset_days`).","x-provisional":"Designed: the document names automations but does not show their triggers.","type":"object","oneOf":[{"title":"ContactCreatedTrigger","type":"object","required":["type"],"properties":{"type":{"const":"contact_created","description":"Starts when a contact is created (also by import)."}}},{"title":"TagAddedTrigger","type":"object","required":["type","tag"],"properties":{"type":{"const":"tag_added","description":"Starts when `tag` is added to a contact."},"tag":{"type":"string","minLength":1,"maxLength":100,"description":"The tag."}}},{"title":"EventTrigger","type":"object","required":["type","event_name"],"properties":{"type":{"const":"event","description":"Starts when a custom event is tracked for the contact."},"event_name":{"type":"string","minLength":1,"maxLength":200,"description":"Name of the tracked event."}}},{"title":"DateFieldTrigger","type":"object","required":["type","field"],"properties":{"type":{"const":"date_field","description":"Starts on the date held by a contact field."},"field":{"type":"string","minLength":1,"maxLength":200,"description":"The contact field holding a date, for example `custom_fields.birthday`."},"offset_days":{"type":"integer","minimum":-365,"maximum":365,"default":0,"description":"Days before (negative) or after (positive) the date."}}}],"examples":[{"type":"contact_created"},{"type":"tag_added","tag":"trial"},{"type":"event","event_name":"cart_abandoned"},{"type":"date_field","field":"custom_fields.birthday","offset_days":0}]};
+const schema38 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/AutomationStep.json","title":"AutomationStep","description":"One step of an automation, run in order for each contact that entered it, told apart by `type`: `send_email` (send a template), `wait` (pause for `duration_minutes`), `add_tag` / `remove_tag` (change the contact's tags).","x-provisional":"Designed: the document names automations but does not show their steps.","type":"object","oneOf":[{"title":"SendEmailStep","type":"object","required":["type","template_id","from"],"properties":{"type":{"const":"send_email","description":"Sends the template to the contact."},"template_id":{"type":"string","format":"uuid","description":"The template sent."},"from":{"type":"object","required":["email"],"description":"Sender `{email, name}`.","properties":{"email":{"type":"string","format":"email","description":"Sender address."},"name":{"type":"string","maxLength":200,"description":"Sender display name."}}}}},{"title":"WaitStep","type":"object","required":["type","duration_minutes"],"properties":{"type":{"const":"wait","description":"Pauses before the next step."},"duration_minutes":{"type":"integer","minimum":1,"maximum":525600,"description":"Pause length in minutes (up to 365 days)."}}},{"title":"AddTagStep","type":"object","required":["type","tag"],"properties":{"type":{"const":"add_tag","description":"Adds a tag to the contact."},"tag":{"type":"string","minLength":1,"maxLength":100,"description":"The tag."}}},{"title":"RemoveTagStep","type":"object","required":["type","tag"],"properties":{"type":{"const":"remove_tag","description":"Removes a tag from the contact."},"tag":{"type":"string","minLength":1,"maxLength":100,"description":"The tag."}}}],"examples":[{"type":"send_email","template_id":"4b8c0d2e-3f5a-4b7c-9d1e-2f3a4b5c6d7e","from":{"email":"hello@example.com","name":"Example"}},{"type":"wait","duration_minutes":1440},{"type":"add_tag","tag":"onboarded"},{"type":"remove_tag","tag":"trial"}]};
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/Automation.json" */;
@@ -3182,9 +3182,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-for(const key1 in data2){
-if(!(key1 === "type")){
-const err15 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data2.type !== undefined){
+if("contact_created" !== data2.type){
+const err15 = {instancePath:instancePath+"/trigger/type",schemaPath:"AutomationTrigger.json/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "contact_created"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3194,9 +3194,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data2.type !== undefined){
-if("contact_created" !== data2.type){
-const err16 = {instancePath:instancePath+"/trigger/type",schemaPath:"AutomationTrigger.json/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "contact_created"},message:"must be equal to constant"};
+}
+else {
+const err16 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3205,10 +3205,17 @@ vErrors.push(err16);
 }
 errors++;
 }
+var _valid0 = _errs11 === errors;
+if(_valid0){
+valid2 = true;
+passing0 = 0;
+var props0 = {};
+props0.type = true;
 }
-}
-else {
-const err17 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const _errs14 = errors;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.type === undefined){
+const err17 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf/1/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3217,16 +3224,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-var _valid0 = _errs11 === errors;
-if(_valid0){
-valid2 = true;
-passing0 = 0;
-var props0 = true;
-}
-const _errs15 = errors;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.type === undefined){
-const err18 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf/1/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data2.tag === undefined){
+const err18 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf/1/required",keyword:"required",params:{missingProperty: "tag"},message:"must have required property '"+"tag"+"'"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3235,8 +3234,9 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(data2.tag === undefined){
-const err19 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf/1/required",keyword:"required",params:{missingProperty: "tag"},message:"must have required property '"+"tag"+"'"};
+if(data2.type !== undefined){
+if("tag_added" !== data2.type){
+const err19 = {instancePath:instancePath+"/trigger/type",schemaPath:"AutomationTrigger.json/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "tag_added"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -3245,9 +3245,12 @@ vErrors.push(err19);
 }
 errors++;
 }
-for(const key2 in data2){
-if(!((key2 === "type") || (key2 === "tag"))){
-const err20 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+}
+if(data2.tag !== undefined){
+let data5 = data2.tag;
+if(typeof data5 === "string"){
+if(func3(data5) > 100){
+const err20 = {instancePath:instancePath+"/trigger/tag",schemaPath:"AutomationTrigger.json/oneOf/1/properties/tag/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3256,10 +3259,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-if(data2.type !== undefined){
-if("tag_added" !== data2.type){
-const err21 = {instancePath:instancePath+"/trigger/type",schemaPath:"AutomationTrigger.json/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "tag_added"},message:"must be equal to constant"};
+if(func3(data5) < 1){
+const err21 = {instancePath:instancePath+"/trigger/tag",schemaPath:"AutomationTrigger.json/oneOf/1/properties/tag/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -3269,11 +3270,8 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data2.tag !== undefined){
-let data5 = data2.tag;
-if(typeof data5 === "string"){
-if(func3(data5) > 100){
-const err22 = {instancePath:instancePath+"/trigger/tag",schemaPath:"AutomationTrigger.json/oneOf/1/properties/tag/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+else {
+const err22 = {instancePath:instancePath+"/trigger/tag",schemaPath:"AutomationTrigger.json/oneOf/1/properties/tag/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -3282,8 +3280,10 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(func3(data5) < 1){
-const err23 = {instancePath:instancePath+"/trigger/tag",schemaPath:"AutomationTrigger.json/oneOf/1/properties/tag/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -3292,30 +3292,7 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-else {
-const err24 = {instancePath:instancePath+"/trigger/tag",schemaPath:"AutomationTrigger.json/oneOf/1/properties/tag/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-var _valid0 = _errs15 === errors;
+var _valid0 = _errs14 === errors;
 if(_valid0 && valid2){
 valid2 = false;
 passing0 = [passing0, 1];
@@ -3325,13 +3302,36 @@ if(_valid0){
 valid2 = true;
 passing0 = 1;
 if(props0 !== true){
-props0 = true;
+props0 = props0 || {};
+props0.type = true;
+props0.tag = true;
 }
 }
-const _errs21 = errors;
+const _errs19 = errors;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 if(data2.type === undefined){
-const err26 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf/2/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+const err24 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf/2/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if(data2.event_name === undefined){
+const err25 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf/2/required",keyword:"required",params:{missingProperty: "event_name"},message:"must have required property '"+"event_name"+"'"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if(data2.type !== undefined){
+if("event" !== data2.type){
+const err26 = {instancePath:instancePath+"/trigger/type",schemaPath:"AutomationTrigger.json/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -3340,8 +3340,12 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(data2.event_name === undefined){
-const err27 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf/2/required",keyword:"required",params:{missingProperty: "event_name"},message:"must have required property '"+"event_name"+"'"};
+}
+if(data2.event_name !== undefined){
+let data7 = data2.event_name;
+if(typeof data7 === "string"){
+if(func3(data7) > 200){
+const err27 = {instancePath:instancePath+"/trigger/event_name",schemaPath:"AutomationTrigger.json/oneOf/2/properties/event_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -3350,9 +3354,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-for(const key3 in data2){
-if(!((key3 === "type") || (key3 === "event_name"))){
-const err28 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf/2/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(func3(data7) < 1){
+const err28 = {instancePath:instancePath+"/trigger/event_name",schemaPath:"AutomationTrigger.json/oneOf/2/properties/event_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -3362,9 +3365,8 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data2.type !== undefined){
-if("event" !== data2.type){
-const err29 = {instancePath:instancePath+"/trigger/type",schemaPath:"AutomationTrigger.json/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
+else {
+const err29 = {instancePath:instancePath+"/trigger/event_name",schemaPath:"AutomationTrigger.json/oneOf/2/properties/event_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -3374,11 +3376,9 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data2.event_name !== undefined){
-let data7 = data2.event_name;
-if(typeof data7 === "string"){
-if(func3(data7) > 200){
-const err30 = {instancePath:instancePath+"/trigger/event_name",schemaPath:"AutomationTrigger.json/oneOf/2/properties/event_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+}
+else {
+const err30 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -3387,40 +3387,7 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(func3(data7) < 1){
-const err31 = {instancePath:instancePath+"/trigger/event_name",schemaPath:"AutomationTrigger.json/oneOf/2/properties/event_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-else {
-const err32 = {instancePath:instancePath+"/trigger/event_name",schemaPath:"AutomationTrigger.json/oneOf/2/properties/event_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-}
-else {
-const err33 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-var _valid0 = _errs21 === errors;
+var _valid0 = _errs19 === errors;
 if(_valid0 && valid2){
 valid2 = false;
 passing0 = [passing0, 2];
@@ -3430,13 +3397,50 @@ if(_valid0){
 valid2 = true;
 passing0 = 2;
 if(props0 !== true){
-props0 = true;
+props0 = props0 || {};
+props0.type = true;
+props0.event_name = true;
 }
 }
-const _errs27 = errors;
+const _errs24 = errors;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 if(data2.type === undefined){
-const err34 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf/3/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+const err31 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf/3/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+if(data2.field === undefined){
+const err32 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf/3/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+if(data2.type !== undefined){
+if("date_field" !== data2.type){
+const err33 = {instancePath:instancePath+"/trigger/type",schemaPath:"AutomationTrigger.json/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "date_field"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(data2.field !== undefined){
+let data9 = data2.field;
+if(typeof data9 === "string"){
+if(func3(data9) > 200){
+const err34 = {instancePath:instancePath+"/trigger/field",schemaPath:"AutomationTrigger.json/oneOf/3/properties/field/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -3445,8 +3449,8 @@ vErrors.push(err34);
 }
 errors++;
 }
-if(data2.field === undefined){
-const err35 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf/3/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
+if(func3(data9) < 1){
+const err35 = {instancePath:instancePath+"/trigger/field",schemaPath:"AutomationTrigger.json/oneOf/3/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -3455,9 +3459,9 @@ vErrors.push(err35);
 }
 errors++;
 }
-for(const key4 in data2){
-if(!(((key4 === "type") || (key4 === "field")) || (key4 === "offset_days"))){
-const err36 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf/3/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+}
+else {
+const err36 = {instancePath:instancePath+"/trigger/field",schemaPath:"AutomationTrigger.json/oneOf/3/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -3467,9 +3471,10 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(data2.type !== undefined){
-if("date_field" !== data2.type){
-const err37 = {instancePath:instancePath+"/trigger/type",schemaPath:"AutomationTrigger.json/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "date_field"},message:"must be equal to constant"};
+if(data2.offset_days !== undefined){
+let data10 = data2.offset_days;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err37 = {instancePath:instancePath+"/trigger/offset_days",schemaPath:"AutomationTrigger.json/oneOf/3/properties/offset_days/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -3478,12 +3483,9 @@ vErrors.push(err37);
 }
 errors++;
 }
-}
-if(data2.field !== undefined){
-let data9 = data2.field;
-if(typeof data9 === "string"){
-if(func3(data9) > 200){
-const err38 = {instancePath:instancePath+"/trigger/field",schemaPath:"AutomationTrigger.json/oneOf/3/properties/field/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 > 365 || isNaN(data10)){
+const err38 = {instancePath:instancePath+"/trigger/offset_days",schemaPath:"AutomationTrigger.json/oneOf/3/properties/offset_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365},message:"must be <= 365"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -3492,8 +3494,8 @@ vErrors.push(err38);
 }
 errors++;
 }
-if(func3(data9) < 1){
-const err39 = {instancePath:instancePath+"/trigger/field",schemaPath:"AutomationTrigger.json/oneOf/3/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data10 < -365 || isNaN(data10)){
+const err39 = {instancePath:instancePath+"/trigger/offset_days",schemaPath:"AutomationTrigger.json/oneOf/3/properties/offset_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: -365},message:"must be >= -365"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -3503,8 +3505,10 @@ vErrors.push(err39);
 errors++;
 }
 }
+}
+}
 else {
-const err40 = {instancePath:instancePath+"/trigger/field",schemaPath:"AutomationTrigger.json/oneOf/3/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err40 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -3513,54 +3517,7 @@ vErrors.push(err40);
 }
 errors++;
 }
-}
-if(data2.offset_days !== undefined){
-let data10 = data2.offset_days;
-if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-const err41 = {instancePath:instancePath+"/trigger/offset_days",schemaPath:"AutomationTrigger.json/oneOf/3/properties/offset_days/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-if((typeof data10 == "number") && (isFinite(data10))){
-if(data10 > 365 || isNaN(data10)){
-const err42 = {instancePath:instancePath+"/trigger/offset_days",schemaPath:"AutomationTrigger.json/oneOf/3/properties/offset_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365},message:"must be <= 365"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-if(data10 < -365 || isNaN(data10)){
-const err43 = {instancePath:instancePath+"/trigger/offset_days",schemaPath:"AutomationTrigger.json/oneOf/3/properties/offset_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: -365},message:"must be >= -365"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err44 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-var _valid0 = _errs27 === errors;
+var _valid0 = _errs24 === errors;
 if(_valid0 && valid2){
 valid2 = false;
 passing0 = [passing0, 3];
@@ -3570,19 +3527,22 @@ if(_valid0){
 valid2 = true;
 passing0 = 3;
 if(props0 !== true){
-props0 = true;
+props0 = props0 || {};
+props0.type = true;
+props0.field = true;
+props0.offset_days = true;
 }
 }
 }
 }
 }
 if(!valid2){
-const err45 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err41 = {instancePath:instancePath+"/trigger",schemaPath:"AutomationTrigger.json/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err45];
+vErrors = [err41];
 }
 else {
-vErrors.push(err45);
+vErrors.push(err41);
 }
 errors++;
 }
@@ -3602,7 +3562,55 @@ if(data.steps !== undefined){
 let data11 = data.steps;
 if(Array.isArray(data11)){
 if(data11.length > 50){
-const err46 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+const err42 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+const len0 = data11.length;
+for(let i0=0; i0<len0; i0++){
+let data12 = data11[i0];
+if(!(data12 && typeof data12 == "object" && !Array.isArray(data12))){
+const err43 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+const _errs37 = errors;
+let valid10 = false;
+let passing1 = null;
+const _errs38 = errors;
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+if(data12.type === undefined){
+const err44 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/0/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+if(data12.template_id === undefined){
+const err45 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/0/required",keyword:"required",params:{missingProperty: "template_id"},message:"must have required property '"+"template_id"+"'"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+if(data12.from === undefined){
+const err46 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/0/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -3611,11 +3619,9 @@ vErrors.push(err46);
 }
 errors++;
 }
-const len0 = data11.length;
-for(let i0=0; i0<len0; i0++){
-let data12 = data11[i0];
-if(!(data12 && typeof data12 == "object" && !Array.isArray(data12))){
-const err47 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data12.type !== undefined){
+if("send_email" !== data12.type){
+const err47 = {instancePath:instancePath+"/steps/" + i0+"/type",schemaPath:"AutomationStep.json/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "send_email"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -3624,13 +3630,12 @@ vErrors.push(err47);
 }
 errors++;
 }
-const _errs41 = errors;
-let valid10 = false;
-let passing1 = null;
-const _errs42 = errors;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.type === undefined){
-const err48 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/0/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+if(data12.template_id !== undefined){
+let data14 = data12.template_id;
+if(typeof data14 === "string"){
+if(!(formats0.test(data14))){
+const err48 = {instancePath:instancePath+"/steps/" + i0+"/template_id",schemaPath:"AutomationStep.json/oneOf/0/properties/template_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -3639,8 +3644,9 @@ vErrors.push(err48);
 }
 errors++;
 }
-if(data12.template_id === undefined){
-const err49 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/0/required",keyword:"required",params:{missingProperty: "template_id"},message:"must have required property '"+"template_id"+"'"};
+}
+else {
+const err49 = {instancePath:instancePath+"/steps/" + i0+"/template_id",schemaPath:"AutomationStep.json/oneOf/0/properties/template_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -3649,8 +3655,12 @@ vErrors.push(err49);
 }
 errors++;
 }
-if(data12.from === undefined){
-const err50 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/0/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
+}
+if(data12.from !== undefined){
+let data15 = data12.from;
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+if(data15.email === undefined){
+const err50 = {instancePath:instancePath+"/steps/" + i0+"/from",schemaPath:"AutomationStep.json/oneOf/0/properties/from/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -3659,9 +3669,11 @@ vErrors.push(err50);
 }
 errors++;
 }
-for(const key5 in data12){
-if(!(((key5 === "type") || (key5 === "template_id")) || (key5 === "from"))){
-const err51 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if(data15.email !== undefined){
+let data16 = data15.email;
+if(typeof data16 === "string"){
+if(!(formats14.test(data16))){
+const err51 = {instancePath:instancePath+"/steps/" + i0+"/from/email",schemaPath:"AutomationStep.json/oneOf/0/properties/from/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -3671,9 +3683,8 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(data12.type !== undefined){
-if("send_email" !== data12.type){
-const err52 = {instancePath:instancePath+"/steps/" + i0+"/type",schemaPath:"AutomationStep.json/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "send_email"},message:"must be equal to constant"};
+else {
+const err52 = {instancePath:instancePath+"/steps/" + i0+"/from/email",schemaPath:"AutomationStep.json/oneOf/0/properties/from/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -3683,11 +3694,11 @@ vErrors.push(err52);
 errors++;
 }
 }
-if(data12.template_id !== undefined){
-let data14 = data12.template_id;
-if(typeof data14 === "string"){
-if(!(formats0.test(data14))){
-const err53 = {instancePath:instancePath+"/steps/" + i0+"/template_id",schemaPath:"AutomationStep.json/oneOf/0/properties/template_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
+if(data15.name !== undefined){
+let data17 = data15.name;
+if(typeof data17 === "string"){
+if(func3(data17) > 200){
+const err53 = {instancePath:instancePath+"/steps/" + i0+"/from/name",schemaPath:"AutomationStep.json/oneOf/0/properties/from/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -3698,7 +3709,7 @@ errors++;
 }
 }
 else {
-const err54 = {instancePath:instancePath+"/steps/" + i0+"/template_id",schemaPath:"AutomationStep.json/oneOf/0/properties/template_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err54 = {instancePath:instancePath+"/steps/" + i0+"/from/name",schemaPath:"AutomationStep.json/oneOf/0/properties/from/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -3708,11 +3719,9 @@ vErrors.push(err54);
 errors++;
 }
 }
-if(data12.from !== undefined){
-let data15 = data12.from;
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.email === undefined){
-const err55 = {instancePath:instancePath+"/steps/" + i0+"/from",schemaPath:"AutomationStep.json/oneOf/0/properties/from/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
+}
+else {
+const err55 = {instancePath:instancePath+"/steps/" + i0+"/from",schemaPath:"AutomationStep.json/oneOf/0/properties/from/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -3721,9 +3730,10 @@ vErrors.push(err55);
 }
 errors++;
 }
-for(const key6 in data15){
-if(!((key6 === "email") || (key6 === "name"))){
-const err56 = {instancePath:instancePath+"/steps/" + i0+"/from",schemaPath:"AutomationStep.json/oneOf/0/properties/from/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+}
+}
+else {
+const err56 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -3732,12 +3742,19 @@ vErrors.push(err56);
 }
 errors++;
 }
+var _valid1 = _errs38 === errors;
+if(_valid1){
+valid10 = true;
+passing1 = 0;
+var props1 = {};
+props1.type = true;
+props1.template_id = true;
+props1.from = true;
 }
-if(data15.email !== undefined){
-let data16 = data15.email;
-if(typeof data16 === "string"){
-if(!(formats14.test(data16))){
-const err57 = {instancePath:instancePath+"/steps/" + i0+"/from/email",schemaPath:"AutomationStep.json/oneOf/0/properties/from/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
+const _errs49 = errors;
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+if(data12.type === undefined){
+const err57 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/1/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -3746,9 +3763,8 @@ vErrors.push(err57);
 }
 errors++;
 }
-}
-else {
-const err58 = {instancePath:instancePath+"/steps/" + i0+"/from/email",schemaPath:"AutomationStep.json/oneOf/0/properties/from/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data12.duration_minutes === undefined){
+const err58 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/1/required",keyword:"required",params:{missingProperty: "duration_minutes"},message:"must have required property '"+"duration_minutes"+"'"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -3757,12 +3773,9 @@ vErrors.push(err58);
 }
 errors++;
 }
-}
-if(data15.name !== undefined){
-let data17 = data15.name;
-if(typeof data17 === "string"){
-if(func3(data17) > 200){
-const err59 = {instancePath:instancePath+"/steps/" + i0+"/from/name",schemaPath:"AutomationStep.json/oneOf/0/properties/from/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data12.type !== undefined){
+if("wait" !== data12.type){
+const err59 = {instancePath:instancePath+"/steps/" + i0+"/type",schemaPath:"AutomationStep.json/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "wait"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -3772,8 +3785,10 @@ vErrors.push(err59);
 errors++;
 }
 }
-else {
-const err60 = {instancePath:instancePath+"/steps/" + i0+"/from/name",schemaPath:"AutomationStep.json/oneOf/0/properties/from/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data12.duration_minutes !== undefined){
+let data19 = data12.duration_minutes;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
+const err60 = {instancePath:instancePath+"/steps/" + i0+"/duration_minutes",schemaPath:"AutomationStep.json/oneOf/1/properties/duration_minutes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -3782,10 +3797,9 @@ vErrors.push(err60);
 }
 errors++;
 }
-}
-}
-else {
-const err61 = {instancePath:instancePath+"/steps/" + i0+"/from",schemaPath:"AutomationStep.json/oneOf/0/properties/from/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 > 525600 || isNaN(data19)){
+const err61 = {instancePath:instancePath+"/steps/" + i0+"/duration_minutes",schemaPath:"AutomationStep.json/oneOf/1/properties/duration_minutes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 525600},message:"must be <= 525600"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -3794,10 +3808,8 @@ vErrors.push(err61);
 }
 errors++;
 }
-}
-}
-else {
-const err62 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data19 < 1 || isNaN(data19)){
+const err62 = {instancePath:instancePath+"/steps/" + i0+"/duration_minutes",schemaPath:"AutomationStep.json/oneOf/1/properties/duration_minutes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -3806,16 +3818,11 @@ vErrors.push(err62);
 }
 errors++;
 }
-var _valid1 = _errs42 === errors;
-if(_valid1){
-valid10 = true;
-passing1 = 0;
-var props1 = true;
 }
-const _errs55 = errors;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.type === undefined){
-const err63 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/1/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+}
+else {
+const err63 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -3824,8 +3831,25 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(data12.duration_minutes === undefined){
-const err64 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/1/required",keyword:"required",params:{missingProperty: "duration_minutes"},message:"must have required property '"+"duration_minutes"+"'"};
+var _valid1 = _errs49 === errors;
+if(_valid1 && valid10){
+valid10 = false;
+passing1 = [passing1, 1];
+}
+else {
+if(_valid1){
+valid10 = true;
+passing1 = 1;
+if(props1 !== true){
+props1 = props1 || {};
+props1.type = true;
+props1.duration_minutes = true;
+}
+}
+const _errs54 = errors;
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+if(data12.type === undefined){
+const err64 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/2/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -3834,9 +3858,8 @@ vErrors.push(err64);
 }
 errors++;
 }
-for(const key7 in data12){
-if(!((key7 === "type") || (key7 === "duration_minutes"))){
-const err65 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+if(data12.tag === undefined){
+const err65 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/2/required",keyword:"required",params:{missingProperty: "tag"},message:"must have required property '"+"tag"+"'"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -3845,10 +3868,9 @@ vErrors.push(err65);
 }
 errors++;
 }
-}
 if(data12.type !== undefined){
-if("wait" !== data12.type){
-const err66 = {instancePath:instancePath+"/steps/" + i0+"/type",schemaPath:"AutomationStep.json/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "wait"},message:"must be equal to constant"};
+if("add_tag" !== data12.type){
+const err66 = {instancePath:instancePath+"/steps/" + i0+"/type",schemaPath:"AutomationStep.json/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "add_tag"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -3858,10 +3880,11 @@ vErrors.push(err66);
 errors++;
 }
 }
-if(data12.duration_minutes !== undefined){
-let data19 = data12.duration_minutes;
-if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-const err67 = {instancePath:instancePath+"/steps/" + i0+"/duration_minutes",schemaPath:"AutomationStep.json/oneOf/1/properties/duration_minutes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data12.tag !== undefined){
+let data21 = data12.tag;
+if(typeof data21 === "string"){
+if(func3(data21) > 100){
+const err67 = {instancePath:instancePath+"/steps/" + i0+"/tag",schemaPath:"AutomationStep.json/oneOf/2/properties/tag/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -3870,9 +3893,8 @@ vErrors.push(err67);
 }
 errors++;
 }
-if((typeof data19 == "number") && (isFinite(data19))){
-if(data19 > 525600 || isNaN(data19)){
-const err68 = {instancePath:instancePath+"/steps/" + i0+"/duration_minutes",schemaPath:"AutomationStep.json/oneOf/1/properties/duration_minutes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 525600},message:"must be <= 525600"};
+if(func3(data21) < 1){
+const err68 = {instancePath:instancePath+"/steps/" + i0+"/tag",schemaPath:"AutomationStep.json/oneOf/2/properties/tag/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -3881,8 +3903,9 @@ vErrors.push(err68);
 }
 errors++;
 }
-if(data19 < 1 || isNaN(data19)){
-const err69 = {instancePath:instancePath+"/steps/" + i0+"/duration_minutes",schemaPath:"AutomationStep.json/oneOf/1/properties/duration_minutes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err69 = {instancePath:instancePath+"/steps/" + i0+"/tag",schemaPath:"AutomationStep.json/oneOf/2/properties/tag/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -3893,9 +3916,8 @@ errors++;
 }
 }
 }
-}
 else {
-const err70 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err70 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -3904,112 +3926,7 @@ vErrors.push(err70);
 }
 errors++;
 }
-var _valid1 = _errs55 === errors;
-if(_valid1 && valid10){
-valid10 = false;
-passing1 = [passing1, 1];
-}
-else {
-if(_valid1){
-valid10 = true;
-passing1 = 1;
-if(props1 !== true){
-props1 = true;
-}
-}
-const _errs61 = errors;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.type === undefined){
-const err71 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/2/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
-if(vErrors === null){
-vErrors = [err71];
-}
-else {
-vErrors.push(err71);
-}
-errors++;
-}
-if(data12.tag === undefined){
-const err72 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/2/required",keyword:"required",params:{missingProperty: "tag"},message:"must have required property '"+"tag"+"'"};
-if(vErrors === null){
-vErrors = [err72];
-}
-else {
-vErrors.push(err72);
-}
-errors++;
-}
-for(const key8 in data12){
-if(!((key8 === "type") || (key8 === "tag"))){
-const err73 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/2/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err73];
-}
-else {
-vErrors.push(err73);
-}
-errors++;
-}
-}
-if(data12.type !== undefined){
-if("add_tag" !== data12.type){
-const err74 = {instancePath:instancePath+"/steps/" + i0+"/type",schemaPath:"AutomationStep.json/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "add_tag"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err74];
-}
-else {
-vErrors.push(err74);
-}
-errors++;
-}
-}
-if(data12.tag !== undefined){
-let data21 = data12.tag;
-if(typeof data21 === "string"){
-if(func3(data21) > 100){
-const err75 = {instancePath:instancePath+"/steps/" + i0+"/tag",schemaPath:"AutomationStep.json/oneOf/2/properties/tag/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err75];
-}
-else {
-vErrors.push(err75);
-}
-errors++;
-}
-if(func3(data21) < 1){
-const err76 = {instancePath:instancePath+"/steps/" + i0+"/tag",schemaPath:"AutomationStep.json/oneOf/2/properties/tag/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err76];
-}
-else {
-vErrors.push(err76);
-}
-errors++;
-}
-}
-else {
-const err77 = {instancePath:instancePath+"/steps/" + i0+"/tag",schemaPath:"AutomationStep.json/oneOf/2/properties/tag/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err77];
-}
-else {
-vErrors.push(err77);
-}
-errors++;
-}
-}
-}
-else {
-const err78 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err78];
-}
-else {
-vErrors.push(err78);
-}
-errors++;
-}
-var _valid1 = _errs61 === errors;
+var _valid1 = _errs54 === errors;
 if(_valid1 && valid10){
 valid10 = false;
 passing1 = [passing1, 2];
@@ -4019,13 +3936,134 @@ if(_valid1){
 valid10 = true;
 passing1 = 2;
 if(props1 !== true){
-props1 = true;
+props1 = props1 || {};
+props1.type = true;
+props1.tag = true;
 }
 }
-const _errs67 = errors;
+const _errs59 = errors;
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 if(data12.type === undefined){
-const err79 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/3/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+const err71 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/3/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+if(data12.tag === undefined){
+const err72 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/3/required",keyword:"required",params:{missingProperty: "tag"},message:"must have required property '"+"tag"+"'"};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+if(data12.type !== undefined){
+if("remove_tag" !== data12.type){
+const err73 = {instancePath:instancePath+"/steps/" + i0+"/type",schemaPath:"AutomationStep.json/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "remove_tag"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+}
+if(data12.tag !== undefined){
+let data23 = data12.tag;
+if(typeof data23 === "string"){
+if(func3(data23) > 100){
+const err74 = {instancePath:instancePath+"/steps/" + i0+"/tag",schemaPath:"AutomationStep.json/oneOf/3/properties/tag/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+if(func3(data23) < 1){
+const err75 = {instancePath:instancePath+"/steps/" + i0+"/tag",schemaPath:"AutomationStep.json/oneOf/3/properties/tag/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+}
+else {
+const err76 = {instancePath:instancePath+"/steps/" + i0+"/tag",schemaPath:"AutomationStep.json/oneOf/3/properties/tag/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+}
+}
+else {
+const err77 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
+var _valid1 = _errs59 === errors;
+if(_valid1 && valid10){
+valid10 = false;
+passing1 = [passing1, 3];
+}
+else {
+if(_valid1){
+valid10 = true;
+passing1 = 3;
+if(props1 !== true){
+props1 = props1 || {};
+props1.type = true;
+props1.tag = true;
+}
+}
+}
+}
+}
+if(!valid10){
+const err78 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf",keyword:"oneOf",params:{passingSchemas: passing1},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+}
+else {
+errors = _errs37;
+if(vErrors !== null){
+if(_errs37){
+vErrors.length = _errs37;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err79 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -4034,8 +4072,11 @@ vErrors.push(err79);
 }
 errors++;
 }
-if(data12.tag === undefined){
-const err80 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/3/required",keyword:"required",params:{missingProperty: "tag"},message:"must have required property '"+"tag"+"'"};
+}
+if(data.status !== undefined){
+let data24 = data.status;
+if(typeof data24 !== "string"){
+const err80 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -4044,9 +4085,8 @@ vErrors.push(err80);
 }
 errors++;
 }
-for(const key9 in data12){
-if(!((key9 === "type") || (key9 === "tag"))){
-const err81 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/3/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+if(!(((data24 === "draft") || (data24 === "active")) || (data24 === "paused"))){
+const err81 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema36.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -4056,9 +4096,11 @@ vErrors.push(err81);
 errors++;
 }
 }
-if(data12.type !== undefined){
-if("remove_tag" !== data12.type){
-const err82 = {instancePath:instancePath+"/steps/" + i0+"/type",schemaPath:"AutomationStep.json/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "remove_tag"},message:"must be equal to constant"};
+if(data.created_at !== undefined){
+let data25 = data.created_at;
+if(typeof data25 === "string"){
+if(!(formats8.validate(data25))){
+const err82 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -4068,11 +4110,8 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(data12.tag !== undefined){
-let data23 = data12.tag;
-if(typeof data23 === "string"){
-if(func3(data23) > 100){
-const err83 = {instancePath:instancePath+"/steps/" + i0+"/tag",schemaPath:"AutomationStep.json/oneOf/3/properties/tag/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+else {
+const err83 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -4081,8 +4120,12 @@ vErrors.push(err83);
 }
 errors++;
 }
-if(func3(data23) < 1){
-const err84 = {instancePath:instancePath+"/steps/" + i0+"/tag",schemaPath:"AutomationStep.json/oneOf/3/properties/tag/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.updated_at !== undefined){
+let data26 = data.updated_at;
+if(typeof data26 === "string"){
+if(!(formats8.validate(data26))){
+const err84 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -4093,7 +4136,7 @@ errors++;
 }
 }
 else {
-const err85 = {instancePath:instancePath+"/steps/" + i0+"/tag",schemaPath:"AutomationStep.json/oneOf/3/properties/tag/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err85 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -4105,146 +4148,12 @@ errors++;
 }
 }
 else {
-const err86 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err86 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err86];
 }
 else {
 vErrors.push(err86);
-}
-errors++;
-}
-var _valid1 = _errs67 === errors;
-if(_valid1 && valid10){
-valid10 = false;
-passing1 = [passing1, 3];
-}
-else {
-if(_valid1){
-valid10 = true;
-passing1 = 3;
-if(props1 !== true){
-props1 = true;
-}
-}
-}
-}
-}
-if(!valid10){
-const err87 = {instancePath:instancePath+"/steps/" + i0,schemaPath:"AutomationStep.json/oneOf",keyword:"oneOf",params:{passingSchemas: passing1},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err87];
-}
-else {
-vErrors.push(err87);
-}
-errors++;
-}
-else {
-errors = _errs41;
-if(vErrors !== null){
-if(_errs41){
-vErrors.length = _errs41;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err88 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err88];
-}
-else {
-vErrors.push(err88);
-}
-errors++;
-}
-}
-if(data.status !== undefined){
-let data24 = data.status;
-if(typeof data24 !== "string"){
-const err89 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err89];
-}
-else {
-vErrors.push(err89);
-}
-errors++;
-}
-if(!(((data24 === "draft") || (data24 === "active")) || (data24 === "paused"))){
-const err90 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema36.properties.status.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err90];
-}
-else {
-vErrors.push(err90);
-}
-errors++;
-}
-}
-if(data.created_at !== undefined){
-let data25 = data.created_at;
-if(typeof data25 === "string"){
-if(!(formats8.validate(data25))){
-const err91 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err91];
-}
-else {
-vErrors.push(err91);
-}
-errors++;
-}
-}
-else {
-const err92 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err92];
-}
-else {
-vErrors.push(err92);
-}
-errors++;
-}
-}
-if(data.updated_at !== undefined){
-let data26 = data.updated_at;
-if(typeof data26 === "string"){
-if(!(formats8.validate(data26))){
-const err93 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err93];
-}
-else {
-vErrors.push(err93);
-}
-errors++;
-}
-}
-else {
-const err94 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err94];
-}
-else {
-vErrors.push(err94);
-}
-errors++;
-}
-}
-}
-else {
-const err95 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err95];
-}
-else {
-vErrors.push(err95);
 }
 errors++;
 }
@@ -4311,9 +4220,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(((key0 === "type") || (key0 === "template_id")) || (key0 === "from"))){
-const err4 = {instancePath,schemaPath:"#/oneOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.type !== undefined){
+if("send_email" !== data.type){
+const err4 = {instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "send_email"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4323,9 +4232,11 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.type !== undefined){
-if("send_email" !== data.type){
-const err5 = {instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "send_email"},message:"must be equal to constant"};
+if(data.template_id !== undefined){
+let data1 = data.template_id;
+if(typeof data1 === "string"){
+if(!(formats0.test(data1))){
+const err5 = {instancePath:instancePath+"/template_id",schemaPath:"#/oneOf/0/properties/template_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4335,11 +4246,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.template_id !== undefined){
-let data1 = data.template_id;
-if(typeof data1 === "string"){
-if(!(formats0.test(data1))){
-const err6 = {instancePath:instancePath+"/template_id",schemaPath:"#/oneOf/0/properties/template_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
+else {
+const err6 = {instancePath:instancePath+"/template_id",schemaPath:"#/oneOf/0/properties/template_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4349,8 +4257,11 @@ vErrors.push(err6);
 errors++;
 }
 }
-else {
-const err7 = {instancePath:instancePath+"/template_id",schemaPath:"#/oneOf/0/properties/template_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.from !== undefined){
+let data2 = data.from;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.email === undefined){
+const err7 = {instancePath:instancePath+"/from",schemaPath:"#/oneOf/0/properties/from/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4359,12 +4270,11 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.from !== undefined){
-let data2 = data.from;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.email === undefined){
-const err8 = {instancePath:instancePath+"/from",schemaPath:"#/oneOf/0/properties/from/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
+if(data2.email !== undefined){
+let data3 = data2.email;
+if(typeof data3 === "string"){
+if(!(formats14.test(data3))){
+const err8 = {instancePath:instancePath+"/from/email",schemaPath:"#/oneOf/0/properties/from/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4373,9 +4283,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-for(const key1 in data2){
-if(!((key1 === "email") || (key1 === "name"))){
-const err9 = {instancePath:instancePath+"/from",schemaPath:"#/oneOf/0/properties/from/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+}
+else {
+const err9 = {instancePath:instancePath+"/from/email",schemaPath:"#/oneOf/0/properties/from/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4385,11 +4295,11 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data2.email !== undefined){
-let data3 = data2.email;
-if(typeof data3 === "string"){
-if(!(formats14.test(data3))){
-const err10 = {instancePath:instancePath+"/from/email",schemaPath:"#/oneOf/0/properties/from/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
+if(data2.name !== undefined){
+let data4 = data2.name;
+if(typeof data4 === "string"){
+if(func3(data4) > 200){
+const err10 = {instancePath:instancePath+"/from/name",schemaPath:"#/oneOf/0/properties/from/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4400,7 +4310,7 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/from/email",schemaPath:"#/oneOf/0/properties/from/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err11 = {instancePath:instancePath+"/from/name",schemaPath:"#/oneOf/0/properties/from/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4410,11 +4320,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data2.name !== undefined){
-let data4 = data2.name;
-if(typeof data4 === "string"){
-if(func3(data4) > 200){
-const err12 = {instancePath:instancePath+"/from/name",schemaPath:"#/oneOf/0/properties/from/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+}
+else {
+const err12 = {instancePath:instancePath+"/from",schemaPath:"#/oneOf/0/properties/from/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -4424,8 +4332,9 @@ vErrors.push(err12);
 errors++;
 }
 }
+}
 else {
-const err13 = {instancePath:instancePath+"/from/name",schemaPath:"#/oneOf/0/properties/from/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err13 = {instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -4434,10 +4343,19 @@ vErrors.push(err13);
 }
 errors++;
 }
+var _valid0 = _errs2 === errors;
+if(_valid0){
+valid0 = true;
+passing0 = 0;
+var props0 = {};
+props0.type = true;
+props0.template_id = true;
+props0.from = true;
 }
-}
-else {
-const err14 = {instancePath:instancePath+"/from",schemaPath:"#/oneOf/0/properties/from/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const _errs13 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err14 = {instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -4446,10 +4364,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-}
-else {
-const err15 = {instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.duration_minutes === undefined){
+const err15 = {instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: "duration_minutes"},message:"must have required property '"+"duration_minutes"+"'"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4458,16 +4374,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-var _valid0 = _errs2 === errors;
-if(_valid0){
-valid0 = true;
-passing0 = 0;
-var props0 = true;
-}
-const _errs15 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.type === undefined){
-const err16 = {instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data.type !== undefined){
+if("wait" !== data.type){
+const err16 = {instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "wait"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -4476,8 +4385,11 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(data.duration_minutes === undefined){
-const err17 = {instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: "duration_minutes"},message:"must have required property '"+"duration_minutes"+"'"};
+}
+if(data.duration_minutes !== undefined){
+let data6 = data.duration_minutes;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err17 = {instancePath:instancePath+"/duration_minutes",schemaPath:"#/oneOf/1/properties/duration_minutes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -4486,9 +4398,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-for(const key2 in data){
-if(!((key2 === "type") || (key2 === "duration_minutes"))){
-const err18 = {instancePath,schemaPath:"#/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 > 525600 || isNaN(data6)){
+const err18 = {instancePath:instancePath+"/duration_minutes",schemaPath:"#/oneOf/1/properties/duration_minutes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 525600},message:"must be <= 525600"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -4497,10 +4409,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data.type !== undefined){
-if("wait" !== data.type){
-const err19 = {instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "wait"},message:"must be equal to constant"};
+if(data6 < 1 || isNaN(data6)){
+const err19 = {instancePath:instancePath+"/duration_minutes",schemaPath:"#/oneOf/1/properties/duration_minutes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -4510,10 +4420,10 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.duration_minutes !== undefined){
-let data6 = data.duration_minutes;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err20 = {instancePath:instancePath+"/duration_minutes",schemaPath:"#/oneOf/1/properties/duration_minutes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+}
+else {
+const err20 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -4522,41 +4432,7 @@ vErrors.push(err20);
 }
 errors++;
 }
-if((typeof data6 == "number") && (isFinite(data6))){
-if(data6 > 525600 || isNaN(data6)){
-const err21 = {instancePath:instancePath+"/duration_minutes",schemaPath:"#/oneOf/1/properties/duration_minutes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 525600},message:"must be <= 525600"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-if(data6 < 1 || isNaN(data6)){
-const err22 = {instancePath:instancePath+"/duration_minutes",schemaPath:"#/oneOf/1/properties/duration_minutes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err23 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-var _valid0 = _errs15 === errors;
+var _valid0 = _errs13 === errors;
 if(_valid0 && valid0){
 valid0 = false;
 passing0 = [passing0, 1];
@@ -4566,13 +4442,50 @@ if(_valid0){
 valid0 = true;
 passing0 = 1;
 if(props0 !== true){
-props0 = true;
+props0 = props0 || {};
+props0.type = true;
+props0.duration_minutes = true;
 }
 }
-const _errs21 = errors;
+const _errs18 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err24 = {instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+const err21 = {instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if(data.tag === undefined){
+const err22 = {instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: "tag"},message:"must have required property '"+"tag"+"'"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(data.type !== undefined){
+if("add_tag" !== data.type){
+const err23 = {instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "add_tag"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.tag !== undefined){
+let data8 = data.tag;
+if(typeof data8 === "string"){
+if(func3(data8) > 100){
+const err24 = {instancePath:instancePath+"/tag",schemaPath:"#/oneOf/2/properties/tag/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -4581,8 +4494,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(data.tag === undefined){
-const err25 = {instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: "tag"},message:"must have required property '"+"tag"+"'"};
+if(func3(data8) < 1){
+const err25 = {instancePath:instancePath+"/tag",schemaPath:"#/oneOf/2/properties/tag/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -4591,9 +4504,9 @@ vErrors.push(err25);
 }
 errors++;
 }
-for(const key3 in data){
-if(!((key3 === "type") || (key3 === "tag"))){
-const err26 = {instancePath,schemaPath:"#/oneOf/2/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+}
+else {
+const err26 = {instancePath:instancePath+"/tag",schemaPath:"#/oneOf/2/properties/tag/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -4603,9 +4516,9 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data.type !== undefined){
-if("add_tag" !== data.type){
-const err27 = {instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "add_tag"},message:"must be equal to constant"};
+}
+else {
+const err27 = {instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -4614,54 +4527,7 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-if(data.tag !== undefined){
-let data8 = data.tag;
-if(typeof data8 === "string"){
-if(func3(data8) > 100){
-const err28 = {instancePath:instancePath+"/tag",schemaPath:"#/oneOf/2/properties/tag/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-if(func3(data8) < 1){
-const err29 = {instancePath:instancePath+"/tag",schemaPath:"#/oneOf/2/properties/tag/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-else {
-const err30 = {instancePath:instancePath+"/tag",schemaPath:"#/oneOf/2/properties/tag/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-}
-else {
-const err31 = {instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-var _valid0 = _errs21 === errors;
+var _valid0 = _errs18 === errors;
 if(_valid0 && valid0){
 valid0 = false;
 passing0 = [passing0, 2];
@@ -4671,51 +4537,41 @@ if(_valid0){
 valid0 = true;
 passing0 = 2;
 if(props0 !== true){
-props0 = true;
+props0 = props0 || {};
+props0.type = true;
+props0.tag = true;
 }
 }
-const _errs27 = errors;
+const _errs23 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err32 = {instancePath,schemaPath:"#/oneOf/3/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+const err28 = {instancePath,schemaPath:"#/oneOf/3/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
-vErrors = [err32];
+vErrors = [err28];
 }
 else {
-vErrors.push(err32);
+vErrors.push(err28);
 }
 errors++;
 }
 if(data.tag === undefined){
-const err33 = {instancePath,schemaPath:"#/oneOf/3/required",keyword:"required",params:{missingProperty: "tag"},message:"must have required property '"+"tag"+"'"};
+const err29 = {instancePath,schemaPath:"#/oneOf/3/required",keyword:"required",params:{missingProperty: "tag"},message:"must have required property '"+"tag"+"'"};
 if(vErrors === null){
-vErrors = [err33];
+vErrors = [err29];
 }
 else {
-vErrors.push(err33);
+vErrors.push(err29);
 }
 errors++;
-}
-for(const key4 in data){
-if(!((key4 === "type") || (key4 === "tag"))){
-const err34 = {instancePath,schemaPath:"#/oneOf/3/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
 }
 if(data.type !== undefined){
 if("remove_tag" !== data.type){
-const err35 = {instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "remove_tag"},message:"must be equal to constant"};
+const err30 = {instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "remove_tag"},message:"must be equal to constant"};
 if(vErrors === null){
-vErrors = [err35];
+vErrors = [err30];
 }
 else {
-vErrors.push(err35);
+vErrors.push(err30);
 }
 errors++;
 }
@@ -4724,49 +4580,49 @@ if(data.tag !== undefined){
 let data10 = data.tag;
 if(typeof data10 === "string"){
 if(func3(data10) > 100){
-const err36 = {instancePath:instancePath+"/tag",schemaPath:"#/oneOf/3/properties/tag/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+const err31 = {instancePath:instancePath+"/tag",schemaPath:"#/oneOf/3/properties/tag/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
-vErrors = [err36];
+vErrors = [err31];
 }
 else {
-vErrors.push(err36);
+vErrors.push(err31);
 }
 errors++;
 }
 if(func3(data10) < 1){
-const err37 = {instancePath:instancePath+"/tag",schemaPath:"#/oneOf/3/properties/tag/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err32 = {instancePath:instancePath+"/tag",schemaPath:"#/oneOf/3/properties/tag/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
-vErrors = [err37];
+vErrors = [err32];
 }
 else {
-vErrors.push(err37);
+vErrors.push(err32);
 }
 errors++;
 }
 }
 else {
-const err38 = {instancePath:instancePath+"/tag",schemaPath:"#/oneOf/3/properties/tag/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err33 = {instancePath:instancePath+"/tag",schemaPath:"#/oneOf/3/properties/tag/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err38];
+vErrors = [err33];
 }
 else {
-vErrors.push(err38);
+vErrors.push(err33);
 }
 errors++;
 }
 }
 }
 else {
-const err39 = {instancePath,schemaPath:"#/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err34 = {instancePath,schemaPath:"#/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err39];
+vErrors = [err34];
 }
 else {
-vErrors.push(err39);
+vErrors.push(err34);
 }
 errors++;
 }
-var _valid0 = _errs27 === errors;
+var _valid0 = _errs23 === errors;
 if(_valid0 && valid0){
 valid0 = false;
 passing0 = [passing0, 3];
@@ -4776,19 +4632,21 @@ if(_valid0){
 valid0 = true;
 passing0 = 3;
 if(props0 !== true){
-props0 = true;
+props0 = props0 || {};
+props0.type = true;
+props0.tag = true;
 }
 }
 }
 }
 }
 if(!valid0){
-const err40 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err35 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err40];
+vErrors = [err35];
 }
 else {
-vErrors.push(err40);
+vErrors.push(err35);
 }
 errors++;
 }
@@ -4847,9 +4705,9 @@ vErrors.push(err1);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(key0 === "type")){
-const err2 = {instancePath,schemaPath:"#/oneOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.type !== undefined){
+if("contact_created" !== data.type){
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "contact_created"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4859,9 +4717,9 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.type !== undefined){
-if("contact_created" !== data.type){
-const err3 = {instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "contact_created"},message:"must be equal to constant"};
+}
+else {
+const err3 = {instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4870,10 +4728,17 @@ vErrors.push(err3);
 }
 errors++;
 }
+var _valid0 = _errs2 === errors;
+if(_valid0){
+valid0 = true;
+passing0 = 0;
+var props0 = {};
+props0.type = true;
 }
-}
-else {
-const err4 = {instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const _errs5 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err4 = {instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4882,16 +4747,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-var _valid0 = _errs2 === errors;
-if(_valid0){
-valid0 = true;
-passing0 = 0;
-var props0 = true;
-}
-const _errs6 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.type === undefined){
-const err5 = {instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data.tag === undefined){
+const err5 = {instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: "tag"},message:"must have required property '"+"tag"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4900,8 +4757,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.tag === undefined){
-const err6 = {instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: "tag"},message:"must have required property '"+"tag"+"'"};
+if(data.type !== undefined){
+if("tag_added" !== data.type){
+const err6 = {instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "tag_added"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4910,9 +4768,12 @@ vErrors.push(err6);
 }
 errors++;
 }
-for(const key1 in data){
-if(!((key1 === "type") || (key1 === "tag"))){
-const err7 = {instancePath,schemaPath:"#/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+}
+if(data.tag !== undefined){
+let data2 = data.tag;
+if(typeof data2 === "string"){
+if(func3(data2) > 100){
+const err7 = {instancePath:instancePath+"/tag",schemaPath:"#/oneOf/1/properties/tag/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4921,10 +4782,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.type !== undefined){
-if("tag_added" !== data.type){
-const err8 = {instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "tag_added"},message:"must be equal to constant"};
+if(func3(data2) < 1){
+const err8 = {instancePath:instancePath+"/tag",schemaPath:"#/oneOf/1/properties/tag/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4934,11 +4793,8 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.tag !== undefined){
-let data2 = data.tag;
-if(typeof data2 === "string"){
-if(func3(data2) > 100){
-const err9 = {instancePath:instancePath+"/tag",schemaPath:"#/oneOf/1/properties/tag/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+else {
+const err9 = {instancePath:instancePath+"/tag",schemaPath:"#/oneOf/1/properties/tag/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4947,8 +4803,10 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(func3(data2) < 1){
-const err10 = {instancePath:instancePath+"/tag",schemaPath:"#/oneOf/1/properties/tag/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4957,30 +4815,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-else {
-const err11 = {instancePath:instancePath+"/tag",schemaPath:"#/oneOf/1/properties/tag/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-var _valid0 = _errs6 === errors;
+var _valid0 = _errs5 === errors;
 if(_valid0 && valid0){
 valid0 = false;
 passing0 = [passing0, 1];
@@ -4990,13 +4825,36 @@ if(_valid0){
 valid0 = true;
 passing0 = 1;
 if(props0 !== true){
-props0 = true;
+props0 = props0 || {};
+props0.type = true;
+props0.tag = true;
 }
 }
-const _errs12 = errors;
+const _errs10 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err13 = {instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+const err11 = {instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(data.event_name === undefined){
+const err12 = {instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: "event_name"},message:"must have required property '"+"event_name"+"'"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(data.type !== undefined){
+if("event" !== data.type){
+const err13 = {instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -5005,8 +4863,12 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(data.event_name === undefined){
-const err14 = {instancePath,schemaPath:"#/oneOf/2/required",keyword:"required",params:{missingProperty: "event_name"},message:"must have required property '"+"event_name"+"'"};
+}
+if(data.event_name !== undefined){
+let data4 = data.event_name;
+if(typeof data4 === "string"){
+if(func3(data4) > 200){
+const err14 = {instancePath:instancePath+"/event_name",schemaPath:"#/oneOf/2/properties/event_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -5015,9 +4877,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-for(const key2 in data){
-if(!((key2 === "type") || (key2 === "event_name"))){
-const err15 = {instancePath,schemaPath:"#/oneOf/2/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(func3(data4) < 1){
+const err15 = {instancePath:instancePath+"/event_name",schemaPath:"#/oneOf/2/properties/event_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -5027,9 +4888,8 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.type !== undefined){
-if("event" !== data.type){
-const err16 = {instancePath:instancePath+"/type",schemaPath:"#/oneOf/2/properties/type/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
+else {
+const err16 = {instancePath:instancePath+"/event_name",schemaPath:"#/oneOf/2/properties/event_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -5039,11 +4899,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.event_name !== undefined){
-let data4 = data.event_name;
-if(typeof data4 === "string"){
-if(func3(data4) > 200){
-const err17 = {instancePath:instancePath+"/event_name",schemaPath:"#/oneOf/2/properties/event_name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+}
+else {
+const err17 = {instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -5052,40 +4910,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(func3(data4) < 1){
-const err18 = {instancePath:instancePath+"/event_name",schemaPath:"#/oneOf/2/properties/event_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/event_name",schemaPath:"#/oneOf/2/properties/event_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-}
-else {
-const err20 = {instancePath,schemaPath:"#/oneOf/2/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-var _valid0 = _errs12 === errors;
+var _valid0 = _errs10 === errors;
 if(_valid0 && valid0){
 valid0 = false;
 passing0 = [passing0, 2];
@@ -5095,13 +4920,50 @@ if(_valid0){
 valid0 = true;
 passing0 = 2;
 if(props0 !== true){
-props0 = true;
+props0 = props0 || {};
+props0.type = true;
+props0.event_name = true;
 }
 }
-const _errs18 = errors;
+const _errs15 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err21 = {instancePath,schemaPath:"#/oneOf/3/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+const err18 = {instancePath,schemaPath:"#/oneOf/3/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(data.field === undefined){
+const err19 = {instancePath,schemaPath:"#/oneOf/3/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(data.type !== undefined){
+if("date_field" !== data.type){
+const err20 = {instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "date_field"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.field !== undefined){
+let data6 = data.field;
+if(typeof data6 === "string"){
+if(func3(data6) > 200){
+const err21 = {instancePath:instancePath+"/field",schemaPath:"#/oneOf/3/properties/field/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -5110,8 +4972,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(data.field === undefined){
-const err22 = {instancePath,schemaPath:"#/oneOf/3/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
+if(func3(data6) < 1){
+const err22 = {instancePath:instancePath+"/field",schemaPath:"#/oneOf/3/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -5120,9 +4982,9 @@ vErrors.push(err22);
 }
 errors++;
 }
-for(const key3 in data){
-if(!(((key3 === "type") || (key3 === "field")) || (key3 === "offset_days"))){
-const err23 = {instancePath,schemaPath:"#/oneOf/3/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+}
+else {
+const err23 = {instancePath:instancePath+"/field",schemaPath:"#/oneOf/3/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -5132,9 +4994,10 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data.type !== undefined){
-if("date_field" !== data.type){
-const err24 = {instancePath:instancePath+"/type",schemaPath:"#/oneOf/3/properties/type/const",keyword:"const",params:{allowedValue: "date_field"},message:"must be equal to constant"};
+if(data.offset_days !== undefined){
+let data7 = data.offset_days;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+const err24 = {instancePath:instancePath+"/offset_days",schemaPath:"#/oneOf/3/properties/offset_days/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -5143,12 +5006,9 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-if(data.field !== undefined){
-let data6 = data.field;
-if(typeof data6 === "string"){
-if(func3(data6) > 200){
-const err25 = {instancePath:instancePath+"/field",schemaPath:"#/oneOf/3/properties/field/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 > 365 || isNaN(data7)){
+const err25 = {instancePath:instancePath+"/offset_days",schemaPath:"#/oneOf/3/properties/offset_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365},message:"must be <= 365"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -5157,8 +5017,8 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(func3(data6) < 1){
-const err26 = {instancePath:instancePath+"/field",schemaPath:"#/oneOf/3/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data7 < -365 || isNaN(data7)){
+const err26 = {instancePath:instancePath+"/offset_days",schemaPath:"#/oneOf/3/properties/offset_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: -365},message:"must be >= -365"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -5168,8 +5028,10 @@ vErrors.push(err26);
 errors++;
 }
 }
+}
+}
 else {
-const err27 = {instancePath:instancePath+"/field",schemaPath:"#/oneOf/3/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err27 = {instancePath,schemaPath:"#/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -5178,54 +5040,7 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-if(data.offset_days !== undefined){
-let data7 = data.offset_days;
-if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err28 = {instancePath:instancePath+"/offset_days",schemaPath:"#/oneOf/3/properties/offset_days/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-if((typeof data7 == "number") && (isFinite(data7))){
-if(data7 > 365 || isNaN(data7)){
-const err29 = {instancePath:instancePath+"/offset_days",schemaPath:"#/oneOf/3/properties/offset_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365},message:"must be <= 365"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-if(data7 < -365 || isNaN(data7)){
-const err30 = {instancePath:instancePath+"/offset_days",schemaPath:"#/oneOf/3/properties/offset_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: -365},message:"must be >= -365"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err31 = {instancePath,schemaPath:"#/oneOf/3/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-var _valid0 = _errs18 === errors;
+var _valid0 = _errs15 === errors;
 if(_valid0 && valid0){
 valid0 = false;
 passing0 = [passing0, 3];
@@ -5235,19 +5050,22 @@ if(_valid0){
 valid0 = true;
 passing0 = 3;
 if(props0 !== true){
-props0 = true;
+props0 = props0 || {};
+props0.type = true;
+props0.field = true;
+props0.offset_days = true;
 }
 }
 }
 }
 }
 if(!valid0){
-const err32 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err28 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err32];
+vErrors = [err28];
 }
 else {
-vErrors.push(err32);
+vErrors.push(err28);
 }
 errors++;
 }
@@ -6142,7 +5960,7 @@ validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 export const Contact = validate29;
 const schema42 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Contact.json","title":"Contact","description":"A contact (a recipient of email and channel messages). The published fields are those of the sample contact returned by segment preview (`id`, `email`, `first_name`, `last_name`, `status`, `engagement_tier`) and `push_tokens`.","type":"object","additionalProperties":false,"required":["id","email","first_name","last_name","status","engagement_tier","tags","push_tokens","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Contact id."},"email":{"x-provisional":"DECISIONS G-4: format email was designed; the document names `email` without a format.","type":"string","format":"email","description":"Email address."},"first_name":{"type":["string","null"],"description":"First name.","x-provisional":"Nullability designed (a contact may have no name); the document names the field only."},"last_name":{"type":["string","null"],"description":"Last name.","x-provisional":"Nullability designed (a contact may have no name); the document names the field only."},"status":{"$ref":"ContactStatus.json"},"engagement_tier":{"type":["string","null"],"enum":["high","medium","low","inactive",null],"description":"Engagement tier derived from opens and clicks.","x-provisional":"The values were designed; the document names the field only."},"phone":{"type":["string","null"],"pattern":"^\\+[1-9][0-9]{1,14}$","description":"E.164 phone number, for WhatsApp sends.","x-provisional":"Designed: WhatsApp sends may link a contact (`contact_id`) and address an E.164 number."},"tags":{"type":"array","items":{"type":"string"},"description":"Tags (a leaf field of segment filters).","x-provisional":"Type designed: the document names `tags` as a segment filter field with array membership."},"custom_fields":{"type":"object","additionalProperties":true,"description":"Free-form fields usable in templates and segment filters.","x-provisional":"Designed: contact fields beyond the sample are not shown."},"push_tokens":{"type":"array","items":{"$ref":"PushToken.json"},"description":"Registered device tokens for push notifications.","x-provisional":"That every contact carries `push_tokens` (required, an empty array when none) was designed; the document publishes the field without saying it is always present."},"created_at":{"type":"string","format":"date-time","description":"Creation time (a leaf field of segment filters)."},"updated_at":{"type":"string","format":"date-time","description":"Last change.","x-provisional":"Designed like the other resources' `updated_at`."}},"examples":[{"id":"5b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","email":"ada@example.com","first_name":"Ada","last_name":"Lovelace","status":"subscribed","engagement_tier":"high","phone":"+14155550100","tags":["newsletter"],"custom_fields":{"company":"Example Ltd"},"push_tokens":[{"platform":"fcm","token":"fcm-device-token-0001"}],"created_at":"2026-01-15T09:30:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
 const schema43 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/ContactStatus.json","title":"ContactStatus","description":"Subscription status of a contact. Published values: `subscribed`, and `complained` (set when a complaint report is accepted with `suppressed` true). Transitions other than the complaint move are not published.","type":"string","anyOf":[{"enum":["subscribed","complained"],"description":"Published values."},{"enum":["unsubscribed","bounced"],"description":"Designed values.","x-provisional":"`unsubscribed` and `bounced` were designed: the document says the status includes `subscribed` and `complained` and names unsubscribe and bounce events."}],"examples":["subscribed","complained"]};
-const schema44 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/PushToken.json","title":"PushToken","description":"A device token of a contact for push notifications. Platforms: `fcm` (Android, web), `apns` (iOS, macOS).","type":"object","additionalProperties":false,"required":["platform","token"],"properties":{"platform":{"type":"string","enum":["fcm","apns"],"description":"`fcm` (Android, web) or `apns` (iOS, macOS)."},"token":{"x-provisional":"DECISIONS G-4: minLength 1 was designed; the document says only `token: string`.","type":"string","minLength":1,"description":"The device token issued by the platform."}},"examples":[{"platform":"fcm","token":"fcm-device-token-0001"},{"platform":"apns","token":"apns-device-token-0001"}]};
+const schema44 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/PushToken.json","title":"PushToken","description":"A device token of a contact for push notifications. Platforms: `fcm` (Android, web), `apns` (iOS, macOS).","type":"object","required":["platform","token"],"properties":{"platform":{"type":"string","enum":["fcm","apns"],"description":"`fcm` (Android, web) or `apns` (iOS, macOS)."},"token":{"x-provisional":"DECISIONS G-4: minLength 1 was designed; the document says only `token: string`.","type":"string","minLength":1,"description":"The device token issued by the platform."}},"examples":[{"platform":"fcm","token":"fcm-device-token-0001"},{"platform":"apns","token":"apns-device-token-0001"}]};
 const pattern5 = new RegExp("^\\+[1-9][0-9]{1,14}$", "u");
 
 function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -6525,9 +6343,10 @@ vErrors.push(err29);
 }
 errors++;
 }
-for(const key1 in data11){
-if(!((key1 === "platform") || (key1 === "token"))){
-const err30 = {instancePath:instancePath+"/push_tokens/" + i1,schemaPath:"PushToken.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data11.platform !== undefined){
+let data12 = data11.platform;
+if(typeof data12 !== "string"){
+const err30 = {instancePath:instancePath+"/push_tokens/" + i1+"/platform",schemaPath:"PushToken.json/properties/platform/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -6536,11 +6355,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-}
-if(data11.platform !== undefined){
-let data12 = data11.platform;
-if(typeof data12 !== "string"){
-const err31 = {instancePath:instancePath+"/push_tokens/" + i1+"/platform",schemaPath:"PushToken.json/properties/platform/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((data12 === "fcm") || (data12 === "apns"))){
+const err31 = {instancePath:instancePath+"/push_tokens/" + i1+"/platform",schemaPath:"PushToken.json/properties/platform/enum",keyword:"enum",params:{allowedValues: schema44.properties.platform.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -6549,8 +6365,12 @@ vErrors.push(err31);
 }
 errors++;
 }
-if(!((data12 === "fcm") || (data12 === "apns"))){
-const err32 = {instancePath:instancePath+"/push_tokens/" + i1+"/platform",schemaPath:"PushToken.json/properties/platform/enum",keyword:"enum",params:{allowedValues: schema44.properties.platform.enum},message:"must be equal to one of the allowed values"};
+}
+if(data11.token !== undefined){
+let data13 = data11.token;
+if(typeof data13 === "string"){
+if(func3(data13) < 1){
+const err32 = {instancePath:instancePath+"/push_tokens/" + i1+"/token",schemaPath:"PushToken.json/properties/token/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -6560,11 +6380,8 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data11.token !== undefined){
-let data13 = data11.token;
-if(typeof data13 === "string"){
-if(func3(data13) < 1){
-const err33 = {instancePath:instancePath+"/push_tokens/" + i1+"/token",schemaPath:"PushToken.json/properties/token/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err33 = {instancePath:instancePath+"/push_tokens/" + i1+"/token",schemaPath:"PushToken.json/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -6574,8 +6391,9 @@ vErrors.push(err33);
 errors++;
 }
 }
+}
 else {
-const err34 = {instancePath:instancePath+"/push_tokens/" + i1+"/token",schemaPath:"PushToken.json/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err34 = {instancePath:instancePath+"/push_tokens/" + i1,schemaPath:"PushToken.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -6587,7 +6405,7 @@ errors++;
 }
 }
 else {
-const err35 = {instancePath:instancePath+"/push_tokens/" + i1,schemaPath:"PushToken.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err35 = {instancePath:instancePath+"/push_tokens",schemaPath:"#/properties/push_tokens/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -6597,9 +6415,11 @@ vErrors.push(err35);
 errors++;
 }
 }
-}
-else {
-const err36 = {instancePath:instancePath+"/push_tokens",schemaPath:"#/properties/push_tokens/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.created_at !== undefined){
+let data14 = data.created_at;
+if(typeof data14 === "string"){
+if(!(formats8.validate(data14))){
+const err36 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -6609,11 +6429,8 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(data.created_at !== undefined){
-let data14 = data.created_at;
-if(typeof data14 === "string"){
-if(!(formats8.validate(data14))){
-const err37 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+else {
+const err37 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -6623,8 +6440,11 @@ vErrors.push(err37);
 errors++;
 }
 }
-else {
-const err38 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.updated_at !== undefined){
+let data15 = data.updated_at;
+if(typeof data15 === "string"){
+if(!(formats8.validate(data15))){
+const err38 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -6634,11 +6454,8 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data.updated_at !== undefined){
-let data15 = data.updated_at;
-if(typeof data15 === "string"){
-if(!(formats8.validate(data15))){
-const err39 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+else {
+const err39 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -6648,25 +6465,14 @@ vErrors.push(err39);
 errors++;
 }
 }
+}
 else {
-const err40 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err40 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err40];
 }
 else {
 vErrors.push(err40);
-}
-errors++;
-}
-}
-}
-else {
-const err41 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
 }
 errors++;
 }
@@ -9189,8 +8995,8 @@ return errors === 0;
 validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const FilterGroup = validate37;
-const schema53 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FilterGroup.json","title":"FilterGroup","description":"A segment's filter criteria: a group that combines its `rules` with `operator` (`AND`: every rule matches; `OR`: at least one matches). Each entry of `rules` is either a leaf `{field, operator, value}` (FilterRule) or a nested group `{operator, rules}`. A group holds 1 to 50 rules. Groups nest at most 5 levels deep (the top group is level 1); deeper criteria are refused with 400.","x-provisional":"The nesting limit (5 levels, 400 beyond) was designed: the document bounds the rules per group only.","type":"object","additionalProperties":false,"required":["operator","rules"],"properties":{"operator":{"type":"string","enum":["AND","OR"],"description":"`AND` or `OR`: how the group's rules are combined."},"rules":{"type":"array","minItems":1,"maxItems":50,"description":"1 to 50 entries, each a leaf rule or a nested group.","items":{"oneOf":[{"$ref":"FilterRule.json"},{"$ref":"FilterGroup.json"}]}}},"examples":[{"operator":"AND","rules":[{"field":"status","operator":"equals","value":"subscribed"},{"operator":"OR","rules":[{"field":"tags","operator":"contains","value":"newsletter"},{"field":"created_at","operator":"after","value":"2026-01-01T00:00:00Z"}]}]}]};
-const schema54 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FilterRule.json","title":"FilterRule","description":"A leaf rule of a segment's filter criteria: `{field, operator, value}`. It compares one contact field with `value`.\n\n| Operator | Meaning |\n|---|---|\n| `equals`, `not_equals` | Exact match |\n| `contains`, `not_contains` | Substring or array membership |\n| `starts_with`, `ends_with` | String prefix or suffix |\n| `greater_than`, `less_than` | Numeric or date comparison |\n| `before`, `after` | Date comparison |\n| `is_empty`, `is_not_empty` | Null or blank check |\n| `in`, `not_in` | Match against a list of values |\n\nHow rules evaluate (designed, see `x-provisional`):\n- **Fields**: `email`, `first_name`, `last_name`, `phone`, `status`, `engagement_tier` (text), `tags` (list of text), `created_at`, `updated_at` (dates), and `custom_fields.<key>` for a custom field (any JSON value; missing counts as empty).\n- **Letter case** is ignored in every text comparison (`equals`, `contains`, `starts_with`, `ends_with`, `in` and their negations).\n- **Dates** (a rule value, or text in a custom field) are a calendar date `YYYY-MM-DD` (midnight UTC) or an RFC 3339 date-time with `Z` or an offset (`2026-01-01T00:00:00Z`); `created_at`/`updated_at` compare as instants. `equals` on a date field matches the same instant.\n- **Lists** (`tags`, list custom fields): `contains` is membership (an element equals the value); every other positive operator matches when any element does.\n- **Type mismatch** never matches and is not an error: `greater_than` 10 on text that is not a number, `before` on a field that is not a date, `starts_with` on a number. Numbers compare with numbers or numeric text; dates with dates.\n- **Negations**: `not_equals`, `not_contains`, `not_in` match exactly the contacts their positive operator does not, so an empty or missing field matches them.\n- **Empty**: `is_empty` matches null, a missing custom field, blank text (only spaces), an empty list or an empty object; `is_not_empty` the rest.\n- **Values per operator** (else 400 naming the rule path, for example `filter_criteria.rules.0.value`): `equals`/`not_equals` a string, number or boolean; `contains`, `not_contains`, `starts_with`, `ends_with` a non-empty string; `greater_than`/`less_than` a number or a date; `before`/`after` a date; `in`/`not_in` a non-empty list; `is_empty`/`is_not_empty` ignore the value (send `null`). An unknown field is also a 400.","x-provisional":"The evaluation rules listed in the description were designed (field names and custom fields, letter case, date parsing, lists, type mismatches, negations on empty values, value checks per operator); the document publishes only the operator table.","type":"object","additionalProperties":false,"required":["field","operator","value"],"properties":{"field":{"x-provisional":"DECISIONS G-4: minLength 1 was designed; the list of filterable fields and `custom_fields.<key>` were designed (the document names `status`, `created_at` and `tags`).","type":"string","minLength":1,"description":"The contact field the rule tests, named as the API shows a contact: `email`, `first_name`, `last_name`, `phone`, `status`, `engagement_tier`, `tags`, `created_at`, `updated_at`, or `custom_fields.<key>`. Leaf fields used in the published shapes include `status`, `created_at` and `tags`; the full list of filterable fields is not published. An unknown field is refused with 400 (checked by the service, not by a schema pattern, so that adding fields never breaks a client).","examples":["status","created_at","tags","custom_fields.plan"]},"operator":{"type":"string","enum":["equals","not_equals","contains","not_contains","starts_with","ends_with","greater_than","less_than","before","after","is_empty","is_not_empty","in","not_in"],"description":"Comparison: `equals`/`not_equals` exact match; `contains`/`not_contains` substring or array membership; `starts_with`/`ends_with` string prefix or suffix; `greater_than`/`less_than` numeric or date comparison; `before`/`after` date comparison; `is_empty`/`is_not_empty` null or blank check; `in`/`not_in` match against a list of values."},"value":{"type":["string","number","boolean","array","null"],"items":{"type":["string","number","boolean"]},"description":"The value compared with the field: a string, number or boolean; an ISO 8601 timestamp for date comparisons (`before`, `after`, `greater_than`, `less_than` on dates); an array for `in` and `not_in`; `null` for `is_empty` and `is_not_empty`, which ignore it.","x-provisional":"The value types per operator were designed: the document shows the leaf as `{field, operator, value}` without typing `value`; `value` is kept required and is ignored (send `null`) by `is_empty`/`is_not_empty`."}},"examples":[{"field":"status","operator":"equals","value":"subscribed"},{"field":"created_at","operator":"after","value":"2026-01-01T00:00:00Z"},{"field":"tags","operator":"contains","value":"newsletter"},{"field":"status","operator":"in","value":["subscribed","complained"]},{"field":"tags","operator":"is_not_empty","value":null}]};
+const schema53 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FilterGroup.json","title":"FilterGroup","description":"A segment's filter criteria: a group that combines its `rules` with `operator` (`AND`: every rule matches; `OR`: at least one matches). Each entry of `rules` is either a leaf `{field, operator, value}` (FilterRule) or a nested group `{operator, rules}`. A group holds 1 to 50 rules. Groups nest at most 5 levels deep (the top group is level 1); deeper criteria are refused with 400.","type":"object","required":["operator","rules"],"properties":{"operator":{"type":"string","enum":["AND","OR"],"description":"`AND` or `OR`: how the group's rules are combined."},"rules":{"x-provisional":"The nesting limit (5 levels, 400 beyond) was designed: the document bounds the rules per group only.","type":"array","minItems":1,"maxItems":50,"description":"1 to 50 entries, each a leaf rule or a nested group.","items":{"oneOf":[{"$ref":"FilterRule.json"},{"$ref":"FilterGroup.json"}]}}},"examples":[{"operator":"AND","rules":[{"field":"status","operator":"equals","value":"subscribed"},{"operator":"OR","rules":[{"field":"tags","operator":"contains","value":"newsletter"},{"field":"created_at","operator":"after","value":"2026-01-01T00:00:00Z"}]}]}]};
+const schema54 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FilterRule.json","title":"FilterRule","description":"A leaf rule of a segment's filter criteria: `{field, operator, value}`. It compares one contact field with `value`.\n\n| Operator | Meaning |\n|---|---|\n| `equals`, `not_equals` | Exact match |\n| `contains`, `not_contains` | Substring or array membership |\n| `starts_with`, `ends_with` | String prefix or suffix |\n| `greater_than`, `less_than` | Numeric or date comparison |\n| `before`, `after` | Date comparison |\n| `is_empty`, `is_not_empty` | Null or blank check |\n| `in`, `not_in` | Match against a list of values |\n\nHow rules evaluate (designed, see `x-provisional`):\n- **Fields**: `email`, `first_name`, `last_name`, `phone`, `status`, `engagement_tier` (text), `tags` (list of text), `created_at`, `updated_at` (dates), and `custom_fields.<key>` for a custom field (any JSON value; missing counts as empty).\n- **Letter case** is ignored in every text comparison (`equals`, `contains`, `starts_with`, `ends_with`, `in` and their negations).\n- **Dates** (a rule value, or text in a custom field) are a calendar date `YYYY-MM-DD` (midnight UTC) or an RFC 3339 date-time with `Z` or an offset (`2026-01-01T00:00:00Z`); `created_at`/`updated_at` compare as instants. `equals` on a date field matches the same instant.\n- **Lists** (`tags`, list custom fields): `contains` is membership (an element equals the value); every other positive operator matches when any element does.\n- **Type mismatch** never matches and is not an error: `greater_than` 10 on text that is not a number, `before` on a field that is not a date, `starts_with` on a number. Numbers compare with numbers or numeric text; dates with dates.\n- **Negations**: `not_equals`, `not_contains`, `not_in` match exactly the contacts their positive operator does not, so an empty or missing field matches them.\n- **Empty**: `is_empty` matches null, a missing custom field, blank text (only spaces), an empty list or an empty object; `is_not_empty` the rest.\n- **Values per operator** (else 400 naming the rule path, for example `filter_criteria.rules.0.value`): `equals`/`not_equals` a string, number or boolean; `contains`, `not_contains`, `starts_with`, `ends_with` a non-empty string; `greater_than`/`less_than` a number or a date; `before`/`after` a date; `in`/`not_in` a non-empty list; `is_empty`/`is_not_empty` ignore the value (send `null`). An unknown field is also a 400.","type":"object","required":["field","operator","value"],"properties":{"field":{"x-provisional":"DECISIONS G-4: minLength 1 was designed; the list of filterable fields and `custom_fields.<key>` were designed (the document names `status`, `created_at` and `tags`).","type":"string","minLength":1,"description":"The contact field the rule tests, named as the API shows a contact: `email`, `first_name`, `last_name`, `phone`, `status`, `engagement_tier`, `tags`, `created_at`, `updated_at`, or `custom_fields.<key>`. Leaf fields used in the published shapes include `status`, `created_at` and `tags`; the full list of filterable fields is not published. An unknown field is refused with 400 (checked by the service, not by a schema pattern, so that adding fields never breaks a client).","examples":["status","created_at","tags","custom_fields.plan"]},"operator":{"x-provisional":"The evaluation rules listed in the description were designed (field names and custom fields, letter case, date parsing, lists, type mismatches, negations on empty values, value checks per operator); the document publishes only the operator table.","type":"string","enum":["equals","not_equals","contains","not_contains","starts_with","ends_with","greater_than","less_than","before","after","is_empty","is_not_empty","in","not_in"],"description":"Comparison: `equals`/`not_equals` exact match; `contains`/`not_contains` substring or array membership; `starts_with`/`ends_with` string prefix or suffix; `greater_than`/`less_than` numeric or date comparison; `before`/`after` date comparison; `is_empty`/`is_not_empty` null or blank check; `in`/`not_in` match against a list of values."},"value":{"type":["string","number","boolean","array","null"],"items":{"type":["string","number","boolean"]},"description":"The value compared with the field: a string, number or boolean; an ISO 8601 timestamp for date comparisons (`before`, `after`, `greater_than`, `less_than` on dates); an array for `in` and `not_in`; `null` for `is_empty` and `is_not_empty`, which ignore it.","x-provisional":"The value types per operator were designed: the document shows the leaf as `{field, operator, value}` without typing `value`; `value` is kept required and is ignored (send `null`) by `is_empty`/`is_not_empty`."}},"examples":[{"field":"status","operator":"equals","value":"subscribed"},{"field":"created_at","operator":"after","value":"2026-01-01T00:00:00Z"},{"field":"tags","operator":"contains","value":"newsletter"},{"field":"status","operator":"in","value":["subscribed","complained"]},{"field":"tags","operator":"is_not_empty","value":null}]};
 const wrapper0 = {validate: validate37};
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -9225,9 +9031,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-for(const key0 in data){
-if(!((key0 === "operator") || (key0 === "rules"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.operator !== undefined){
+let data0 = data.operator;
+if(typeof data0 !== "string"){
+const err2 = {instancePath:instancePath+"/operator",schemaPath:"#/properties/operator/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -9236,11 +9043,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data.operator !== undefined){
-let data0 = data.operator;
-if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/operator",schemaPath:"#/properties/operator/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((data0 === "AND") || (data0 === "OR"))){
+const err3 = {instancePath:instancePath+"/operator",schemaPath:"#/properties/operator/enum",keyword:"enum",params:{allowedValues: schema53.properties.operator.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -9249,8 +9053,12 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!((data0 === "AND") || (data0 === "OR"))){
-const err4 = {instancePath:instancePath+"/operator",schemaPath:"#/properties/operator/enum",keyword:"enum",params:{allowedValues: schema53.properties.operator.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.rules !== undefined){
+let data1 = data.rules;
+if(Array.isArray(data1)){
+if(data1.length > 50){
+const err4 = {instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -9259,12 +9067,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.rules !== undefined){
-let data1 = data.rules;
-if(Array.isArray(data1)){
-if(data1.length > 50){
-const err5 = {instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+if(data1.length < 1){
+const err5 = {instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -9273,8 +9077,16 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data1.length < 1){
-const err6 = {instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+const _errs7 = errors;
+let valid3 = false;
+let passing0 = null;
+const _errs8 = errors;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.field === undefined){
+const err6 = {instancePath:instancePath+"/rules/" + i0,schemaPath:"FilterRule.json/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -9283,16 +9095,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-const _errs8 = errors;
-let valid3 = false;
-let passing0 = null;
-const _errs9 = errors;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.field === undefined){
-const err7 = {instancePath:instancePath+"/rules/" + i0,schemaPath:"FilterRule.json/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
+if(data2.operator === undefined){
+const err7 = {instancePath:instancePath+"/rules/" + i0,schemaPath:"FilterRule.json/required",keyword:"required",params:{missingProperty: "operator"},message:"must have required property '"+"operator"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -9301,8 +9105,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data2.operator === undefined){
-const err8 = {instancePath:instancePath+"/rules/" + i0,schemaPath:"FilterRule.json/required",keyword:"required",params:{missingProperty: "operator"},message:"must have required property '"+"operator"+"'"};
+if(data2.value === undefined){
+const err8 = {instancePath:instancePath+"/rules/" + i0,schemaPath:"FilterRule.json/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -9311,8 +9115,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data2.value === undefined){
-const err9 = {instancePath:instancePath+"/rules/" + i0,schemaPath:"FilterRule.json/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'"};
+if(data2.field !== undefined){
+let data3 = data2.field;
+if(typeof data3 === "string"){
+if(func3(data3) < 1){
+const err9 = {instancePath:instancePath+"/rules/" + i0+"/field",schemaPath:"FilterRule.json/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -9321,9 +9128,9 @@ vErrors.push(err9);
 }
 errors++;
 }
-for(const key1 in data2){
-if(!(((key1 === "field") || (key1 === "operator")) || (key1 === "value"))){
-const err10 = {instancePath:instancePath+"/rules/" + i0,schemaPath:"FilterRule.json/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+}
+else {
+const err10 = {instancePath:instancePath+"/rules/" + i0+"/field",schemaPath:"FilterRule.json/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -9333,11 +9140,10 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data2.field !== undefined){
-let data3 = data2.field;
-if(typeof data3 === "string"){
-if(func3(data3) < 1){
-const err11 = {instancePath:instancePath+"/rules/" + i0+"/field",schemaPath:"FilterRule.json/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data2.operator !== undefined){
+let data4 = data2.operator;
+if(typeof data4 !== "string"){
+const err11 = {instancePath:instancePath+"/rules/" + i0+"/operator",schemaPath:"FilterRule.json/properties/operator/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -9346,9 +9152,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-else {
-const err12 = {instancePath:instancePath+"/rules/" + i0+"/field",schemaPath:"FilterRule.json/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((((((((((((((data4 === "equals") || (data4 === "not_equals")) || (data4 === "contains")) || (data4 === "not_contains")) || (data4 === "starts_with")) || (data4 === "ends_with")) || (data4 === "greater_than")) || (data4 === "less_than")) || (data4 === "before")) || (data4 === "after")) || (data4 === "is_empty")) || (data4 === "is_not_empty")) || (data4 === "in")) || (data4 === "not_in"))){
+const err12 = {instancePath:instancePath+"/rules/" + i0+"/operator",schemaPath:"FilterRule.json/properties/operator/enum",keyword:"enum",params:{allowedValues: schema54.properties.operator.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -9358,10 +9163,10 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data2.operator !== undefined){
-let data4 = data2.operator;
-if(typeof data4 !== "string"){
-const err13 = {instancePath:instancePath+"/rules/" + i0+"/operator",schemaPath:"FilterRule.json/properties/operator/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data2.value !== undefined){
+let data5 = data2.value;
+if(((((typeof data5 !== "string") && (!((typeof data5 == "number") && (isFinite(data5))))) && (typeof data5 !== "boolean")) && (!(Array.isArray(data5)))) && (data5 !== null)){
+const err13 = {instancePath:instancePath+"/rules/" + i0+"/value",schemaPath:"FilterRule.json/properties/value/type",keyword:"type",params:{type: schema54.properties.value.type},message:"must be string,number,boolean,array,null"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -9370,8 +9175,12 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!((((((((((((((data4 === "equals") || (data4 === "not_equals")) || (data4 === "contains")) || (data4 === "not_contains")) || (data4 === "starts_with")) || (data4 === "ends_with")) || (data4 === "greater_than")) || (data4 === "less_than")) || (data4 === "before")) || (data4 === "after")) || (data4 === "is_empty")) || (data4 === "is_not_empty")) || (data4 === "in")) || (data4 === "not_in"))){
-const err14 = {instancePath:instancePath+"/rules/" + i0+"/operator",schemaPath:"FilterRule.json/properties/operator/enum",keyword:"enum",params:{allowedValues: schema54.properties.operator.enum},message:"must be equal to one of the allowed values"};
+if(Array.isArray(data5)){
+const len1 = data5.length;
+for(let i1=0; i1<len1; i1++){
+let data6 = data5[i1];
+if(((typeof data6 !== "string") && (!((typeof data6 == "number") && (isFinite(data6))))) && (typeof data6 !== "boolean")){
+const err14 = {instancePath:instancePath+"/rules/" + i0+"/value/" + i1,schemaPath:"FilterRule.json/properties/value/items/type",keyword:"type",params:{type: schema54.properties.value.items.type},message:"must be string,number,boolean"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -9381,10 +9190,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data2.value !== undefined){
-let data5 = data2.value;
-if(((((typeof data5 !== "string") && (!((typeof data5 == "number") && (isFinite(data5))))) && (typeof data5 !== "boolean")) && (!(Array.isArray(data5)))) && (data5 !== null)){
-const err15 = {instancePath:instancePath+"/rules/" + i0+"/value",schemaPath:"FilterRule.json/properties/value/type",keyword:"type",params:{type: schema54.properties.value.type},message:"must be string,number,boolean,array,null"};
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/rules/" + i0,schemaPath:"FilterRule.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -9393,41 +9203,16 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(Array.isArray(data5)){
-const len1 = data5.length;
-for(let i1=0; i1<len1; i1++){
-let data6 = data5[i1];
-if(((typeof data6 !== "string") && (!((typeof data6 == "number") && (isFinite(data6))))) && (typeof data6 !== "boolean")){
-const err16 = {instancePath:instancePath+"/rules/" + i0+"/value/" + i1,schemaPath:"FilterRule.json/properties/value/items/type",keyword:"type",params:{type: schema54.properties.value.items.type},message:"must be string,number,boolean"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-}
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/rules/" + i0,schemaPath:"FilterRule.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-var _valid0 = _errs9 === errors;
+var _valid0 = _errs8 === errors;
 if(_valid0){
 valid3 = true;
 passing0 = 0;
-var props0 = true;
+var props0 = {};
+props0.field = true;
+props0.operator = true;
+props0.value = true;
 }
-const _errs24 = errors;
+const _errs22 = errors;
 if(!(wrapper0.validate(data2, {instancePath:instancePath+"/rules/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? wrapper0.validate.errors : vErrors.concat(wrapper0.validate.errors);
 errors = vErrors.length;
@@ -9435,7 +9220,7 @@ errors = vErrors.length;
 else {
 var props1 = wrapper0.validate.evaluated.props;
 }
-var _valid0 = _errs24 === errors;
+var _valid0 = _errs22 === errors;
 if(_valid0 && valid3){
 valid3 = false;
 passing0 = [passing0, 1];
@@ -9456,20 +9241,20 @@ Object.assign(props0, props1);
 }
 }
 if(!valid3){
-const err18 = {instancePath:instancePath+"/rules/" + i0,schemaPath:"#/properties/rules/items/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err16 = {instancePath:instancePath+"/rules/" + i0,schemaPath:"#/properties/rules/items/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err18];
+vErrors = [err16];
 }
 else {
-vErrors.push(err18);
+vErrors.push(err16);
 }
 errors++;
 }
 else {
-errors = _errs8;
+errors = _errs7;
 if(vErrors !== null){
-if(_errs8){
-vErrors.length = _errs8;
+if(_errs7){
+vErrors.length = _errs7;
 }
 else {
 vErrors = null;
@@ -9479,31 +9264,31 @@ vErrors = null;
 }
 }
 else {
-const err19 = {instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err17 = {instancePath:instancePath+"/rules",schemaPath:"#/properties/rules/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err17];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err17);
 }
 errors++;
 }
 }
 }
 else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err20];
+vErrors = [err18];
 }
 else {
-vErrors.push(err20);
+vErrors.push(err18);
 }
 errors++;
 }
 validate37.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate37.evaluated = {"props":{"operator":true,"rules":true},"dynamicProps":false,"dynamicItems":false};
 
 export const FilterRule = validate38;
 
@@ -9549,9 +9334,11 @@ vErrors.push(err2);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(((key0 === "field") || (key0 === "operator")) || (key0 === "value"))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.field !== undefined){
+let data0 = data.field;
+if(typeof data0 === "string"){
+if(func3(data0) < 1){
+const err3 = {instancePath:instancePath+"/field",schemaPath:"#/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -9561,11 +9348,8 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.field !== undefined){
-let data0 = data.field;
-if(typeof data0 === "string"){
-if(func3(data0) < 1){
-const err4 = {instancePath:instancePath+"/field",schemaPath:"#/properties/field/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err4 = {instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -9575,8 +9359,10 @@ vErrors.push(err4);
 errors++;
 }
 }
-else {
-const err5 = {instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.operator !== undefined){
+let data1 = data.operator;
+if(typeof data1 !== "string"){
+const err5 = {instancePath:instancePath+"/operator",schemaPath:"#/properties/operator/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -9585,11 +9371,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data.operator !== undefined){
-let data1 = data.operator;
-if(typeof data1 !== "string"){
-const err6 = {instancePath:instancePath+"/operator",schemaPath:"#/properties/operator/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((((((((((((((data1 === "equals") || (data1 === "not_equals")) || (data1 === "contains")) || (data1 === "not_contains")) || (data1 === "starts_with")) || (data1 === "ends_with")) || (data1 === "greater_than")) || (data1 === "less_than")) || (data1 === "before")) || (data1 === "after")) || (data1 === "is_empty")) || (data1 === "is_not_empty")) || (data1 === "in")) || (data1 === "not_in"))){
+const err6 = {instancePath:instancePath+"/operator",schemaPath:"#/properties/operator/enum",keyword:"enum",params:{allowedValues: schema54.properties.operator.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -9598,8 +9381,11 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!((((((((((((((data1 === "equals") || (data1 === "not_equals")) || (data1 === "contains")) || (data1 === "not_contains")) || (data1 === "starts_with")) || (data1 === "ends_with")) || (data1 === "greater_than")) || (data1 === "less_than")) || (data1 === "before")) || (data1 === "after")) || (data1 === "is_empty")) || (data1 === "is_not_empty")) || (data1 === "in")) || (data1 === "not_in"))){
-const err7 = {instancePath:instancePath+"/operator",schemaPath:"#/properties/operator/enum",keyword:"enum",params:{allowedValues: schema54.properties.operator.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.value !== undefined){
+let data2 = data.value;
+if(((((typeof data2 !== "string") && (!((typeof data2 == "number") && (isFinite(data2))))) && (typeof data2 !== "boolean")) && (!(Array.isArray(data2)))) && (data2 !== null)){
+const err7 = {instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: schema54.properties.value.type},message:"must be string,number,boolean,array,null"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -9608,11 +9394,12 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.value !== undefined){
-let data2 = data.value;
-if(((((typeof data2 !== "string") && (!((typeof data2 == "number") && (isFinite(data2))))) && (typeof data2 !== "boolean")) && (!(Array.isArray(data2)))) && (data2 !== null)){
-const err8 = {instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: schema54.properties.value.type},message:"must be string,number,boolean,array,null"};
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(((typeof data3 !== "string") && (!((typeof data3 == "number") && (isFinite(data3))))) && (typeof data3 !== "boolean")){
+const err8 = {instancePath:instancePath+"/value/" + i0,schemaPath:"#/properties/value/items/type",keyword:"type",params:{type: schema54.properties.value.items.type},message:"must be string,number,boolean"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -9621,12 +9408,12 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(Array.isArray(data2)){
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-if(((typeof data3 !== "string") && (!((typeof data3 == "number") && (isFinite(data3))))) && (typeof data3 !== "boolean")){
-const err9 = {instancePath:instancePath+"/value/" + i0,schemaPath:"#/properties/value/items/type",keyword:"type",params:{type: schema54.properties.value.items.type},message:"must be string,number,boolean"};
+}
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -9635,24 +9422,10 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-}
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
 validate38.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":{"field":true,"operator":true,"value":true},"dynamicProps":false,"dynamicItems":false};
 
 export const FormACampaignCompletedEvent = validate39;
 const schema56 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/FormACampaignCompletedEvent.json","title":"FormACampaignCompletedEvent","description":"Form A `campaign.completed` event (endpoints configured in the dashboard): a campaign finished: every message was processed. Envelope `{event, timestamp, data}`.","type":"object","additionalProperties":false,"required":["event","timestamp","data"],"properties":{"event":{"const":"campaign.completed","description":"The event name, `campaign.completed` (also sent as the `X-Service-Event` header)."},"timestamp":{"type":"string","format":"date-time","description":"Time of the event (ISO 8601, UTC)."},"data":{"type":"object","additionalProperties":false,"required":["campaign_id","name","recipient_count","delivered_count","bounced_count","completed_at"],"description":"Event data of `campaign.completed`. Not shown in the document.","properties":{"campaign_id":{"type":"string","description":"Campaign id."},"name":{"type":"string","description":"Campaign name."},"recipient_count":{"type":"integer","minimum":0,"description":"Number of recipients."},"delivered_count":{"type":"integer","minimum":0,"description":"Messages accepted by the recipient servers."},"bounced_count":{"type":"integer","minimum":0,"description":"Messages that bounced."},"completed_at":{"type":"string","format":"date-time","description":"When the campaign finished."}},"x-provisional":"The data of Form A `campaign.completed` is not shown in the document; its fields were designed."}},"examples":[{"event":"campaign.completed","timestamp":"2026-03-01T12:00:00Z","data":{"campaign_id":"6e7f8091-a2b3-4c4d-8e5f-60718293a4b5","name":"March newsletter","recipient_count":1250,"delivered_count":1231,"bounced_count":19,"completed_at":"2026-03-01T12:45:00Z"}}]};
@@ -16682,7 +16455,7 @@ return errors === 0;
 validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const MonitoredDomain = validate63;
-const schema84 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/MonitoredDomain.json","title":"MonitoredDomain","description":"A sending domain under DMARC/DKIM/SPF/MX health monitoring.\n\nRecords a domain must publish (TXT unless noted): SPF at the domain root (value starts `v=spf1`, exactly one SPF record per name, merge if one exists); DKIM at `<selector>._domainkey.<domain>`; DMARC at `_dmarc.<domain>` (value starts `v=DMARC1; p=<none|quarantine|reject>`, may carry `rua`, `ruf`, `pct`); optional MX at the root for domains that receive mail. `reject` policy scores highest (90+).\n\nScore bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical.","type":"object","additionalProperties":false,"required":["id","domain","spf_valid","dkim_valid","dmarc_valid","dkim_selector","dmarc_policy","mx_records","overall_score","last_checked_at","billing_active","status","created_at"],"properties":{"id":{"type":"string","description":"Monitored-domain id (used as `domain_id` to remove it)."},"domain":{"type":"string","format":"hostname","description":"The monitored domain."},"spf_valid":{"type":"boolean","description":"The SPF record is valid."},"dkim_valid":{"type":"boolean","description":"The DKIM record at `<dkim_selector>._domainkey.<domain>` is valid."},"dmarc_valid":{"type":"boolean","description":"The DMARC record is valid."},"dkim_selector":{"type":"string","description":"The DKIM selector checked (default `default`)."},"dmarc_policy":{"type":"string","enum":["reject","quarantine","none"],"description":"The DMARC policy (`p=`). `reject` scores highest (90+)."},"mx_records":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["priority","exchange"],"properties":{"priority":{"x-provisional":"DECISIONS G-4: minimum 0 was designed; the document publishes `priority` as an integer without a bound.","type":"integer","minimum":0,"description":"Preference (lower is preferred)."},"exchange":{"type":"string","description":"Host name of the mail exchanger."}}},"description":"The domain's MX records, `{priority, exchange}`."},"overall_score":{"type":"integer","minimum":0,"maximum":100,"description":"Overall health score, 0 to 100. Bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical. Computed as: SPF 25 points when valid (15 when it ends with `?all` or has no `all`); DKIM 25 when valid; DMARC, when valid, 5 for the record plus its policy (`reject` 35, `quarantine` 20, `none` 0) times `pct`/100, rounded, plus 5 when it names an aggregate report address (`rua`); MX 5 when the domain has at least one MX record. A record that could not be checked (the DNS server did not answer) scores 0. A `reject` set-up (SPF, DKIM and DMARC `p=reject` at pct 100) therefore scores at least 90.","x-provisional":"Formula designed: the document publishes the bands and that `reject` scores 90+, not how the score is computed."},"last_checked_at":{"type":"string","format":"date-time","description":"When the DNS records were last checked (at the moment the domain was added)."},"billing_active":{"type":"boolean","description":"Whether billing for monitoring this domain is active. Monitoring within the plan's monitored-domain allowance is part of the subscription, so this is `true` for every monitored domain.","x-provisional":"Designed: the document types the field but says nothing of billing per domain; domains beyond the allowance are refused (403), so every monitored domain is billed with the plan."},"status":{"type":"string","description":"Health status from the score band: `healthy` (90-100, Excellent), `good` (70-89), `warning` (50-69), `critical` (0-49); `unknown` when a record could not be checked at the last check (the DNS server did not answer), so an outage does not read as a broken set-up.","x-provisional":"Values designed from the published score bands; the document shows only `healthy`.","examples":["healthy"]},"created_at":{"type":"string","format":"date-time","description":"When monitoring started."}},"examples":[{"id":"2c4e6a8b-0d1f-4a3b-8c5d-7e9f0a1b2c3d","domain":"example.com","spf_valid":true,"dkim_valid":true,"dmarc_valid":true,"dkim_selector":"default","dmarc_policy":"reject","mx_records":[{"priority":10,"exchange":"mx1.example.com"}],"overall_score":100,"last_checked_at":"2026-03-01T12:00:00Z","billing_active":true,"status":"healthy","created_at":"2026-02-01T09:00:00Z"}]};
+const schema84 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/MonitoredDomain.json","title":"MonitoredDomain","description":"A sending domain under DMARC/DKIM/SPF/MX health monitoring.\n\nRecords a domain must publish (TXT unless noted): SPF at the domain root (value starts `v=spf1`, exactly one SPF record per name, merge if one exists); DKIM at `<selector>._domainkey.<domain>`; DMARC at `_dmarc.<domain>` (value starts `v=DMARC1; p=<none|quarantine|reject>`, may carry `rua`, `ruf`, `pct`); optional MX at the root for domains that receive mail. `reject` policy scores highest (90+).\n\nScore bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical.","type":"object","additionalProperties":false,"required":["id","domain","spf_valid","dkim_valid","dmarc_valid","dkim_selector","dmarc_policy","mx_records","overall_score","last_checked_at","billing_active","status","created_at"],"properties":{"id":{"type":"string","description":"Monitored-domain id (used as `domain_id` to remove it)."},"domain":{"x-provisional":"DECISIONS G-4: format hostname was designed; the document types the field as a string.","type":"string","format":"hostname","description":"The monitored domain."},"spf_valid":{"type":"boolean","description":"The SPF record is valid."},"dkim_valid":{"type":"boolean","description":"The DKIM record at `<dkim_selector>._domainkey.<domain>` is valid."},"dmarc_valid":{"type":"boolean","description":"The DMARC record is valid."},"dkim_selector":{"type":"string","description":"The DKIM selector checked (default `default`)."},"dmarc_policy":{"type":"string","enum":["reject","quarantine","none"],"description":"The DMARC policy (`p=`). `reject` scores highest (90+)."},"mx_records":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["priority","exchange"],"properties":{"priority":{"x-provisional":"DECISIONS G-4: minimum 0 was designed; the document publishes `priority` as an integer without a bound.","type":"integer","minimum":0,"description":"Preference (lower is preferred)."},"exchange":{"type":"string","description":"Host name of the mail exchanger."}}},"description":"The domain's MX records, `{priority, exchange}`."},"overall_score":{"type":"integer","minimum":0,"maximum":100,"description":"Overall health score, 0 to 100. Bands: 90-100 Excellent; 70-89 Good; 50-69 Warning; 0-49 Critical. Computed as: SPF 25 points when valid (15 when it ends with `?all` or has no `all`); DKIM 25 when valid; DMARC, when valid, 5 for the record plus its policy (`reject` 35, `quarantine` 20, `none` 0) times `pct`/100, rounded, plus 5 when it names an aggregate report address (`rua`); MX 5 when the domain has at least one MX record. A record that could not be checked (the DNS server did not answer) scores 0. A `reject` set-up (SPF, DKIM and DMARC `p=reject` at pct 100) therefore scores at least 90.","x-provisional":"Formula designed: the document publishes the bands and that `reject` scores 90+, not how the score is computed."},"last_checked_at":{"type":"string","format":"date-time","description":"When the DNS records were last checked (at the moment the domain was added)."},"billing_active":{"type":"boolean","description":"Whether billing for monitoring this domain is active. Monitoring within the plan's monitored-domain allowance is part of the subscription, so this is `true` for every monitored domain.","x-provisional":"Designed: the document types the field but says nothing of billing per domain; domains beyond the allowance are refused (403), so every monitored domain is billed with the plan."},"status":{"type":"string","description":"Health status from the score band: `healthy` (90-100, Excellent), `good` (70-89), `warning` (50-69), `critical` (0-49); `unknown` when a record could not be checked at the last check (the DNS server did not answer), so an outage does not read as a broken set-up.","x-provisional":"Values designed from the published score bands; the document shows only `healthy`.","examples":["healthy"]},"created_at":{"type":"string","format":"date-time","description":"When monitoring started."}},"examples":[{"id":"2c4e6a8b-0d1f-4a3b-8c5d-7e9f0a1b2c3d","domain":"example.com","spf_valid":true,"dkim_valid":true,"dmarc_valid":true,"dkim_selector":"default","dmarc_policy":"reject","mx_records":[{"priority":10,"exchange":"mx1.example.com"}],"overall_score":100,"last_checked_at":"2026-03-01T12:00:00Z","billing_active":true,"status":"healthy","created_at":"2026-02-01T09:00:00Z"}]};
 
 function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/MonitoredDomain.json" */;
@@ -18954,7 +18727,7 @@ return errors === 0;
 validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const PurchaseItem = validate67;
-const schema88 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/PurchaseItem.json","title":"PurchaseItem","description":"A line item of a tracked purchase.","x-provisional":"Designed: the document names `POST /v1/track/purchase` without payloads.","type":"object","additionalProperties":false,"required":["name","quantity","price"],"properties":{"product_id":{"type":"string","minLength":1,"maxLength":200,"description":"The shop's product id or SKU."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"Product name."},"quantity":{"type":"integer","minimum":1,"description":"Units bought."},"price":{"type":"number","minimum":0,"description":"Unit price in the purchase's currency."}},"examples":[{"product_id":"SKU-1","name":"Linen shirt","quantity":1,"price":59.9}]};
+const schema88 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/PurchaseItem.json","title":"PurchaseItem","description":"A line item of a tracked purchase.","x-provisional":"Designed: the document names `POST /v1/track/purchase` without payloads.","type":"object","required":["name","quantity","price"],"properties":{"product_id":{"type":"string","minLength":1,"maxLength":200,"description":"The shop's product id or SKU."},"name":{"type":"string","minLength":1,"maxLength":500,"description":"Product name."},"quantity":{"type":"integer","minimum":1,"description":"Units bought."},"price":{"type":"number","minimum":0,"description":"Unit price in the purchase's currency."}},"examples":[{"product_id":"SKU-1","name":"Linen shirt","quantity":1,"price":59.9}]};
 
 function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/PurchaseItem.json" */;
@@ -18998,9 +18771,11 @@ vErrors.push(err2);
 }
 errors++;
 }
-for(const key0 in data){
-if(!((((key0 === "product_id") || (key0 === "name")) || (key0 === "quantity")) || (key0 === "price"))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.product_id !== undefined){
+let data0 = data.product_id;
+if(typeof data0 === "string"){
+if(func3(data0) > 200){
+const err3 = {instancePath:instancePath+"/product_id",schemaPath:"#/properties/product_id/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -19009,12 +18784,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-if(data.product_id !== undefined){
-let data0 = data.product_id;
-if(typeof data0 === "string"){
-if(func3(data0) > 200){
-const err4 = {instancePath:instancePath+"/product_id",schemaPath:"#/properties/product_id/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(func3(data0) < 1){
+const err4 = {instancePath:instancePath+"/product_id",schemaPath:"#/properties/product_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -19023,8 +18794,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(func3(data0) < 1){
-const err5 = {instancePath:instancePath+"/product_id",schemaPath:"#/properties/product_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err5 = {instancePath:instancePath+"/product_id",schemaPath:"#/properties/product_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -19034,8 +18806,11 @@ vErrors.push(err5);
 errors++;
 }
 }
-else {
-const err6 = {instancePath:instancePath+"/product_id",schemaPath:"#/properties/product_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.name !== undefined){
+let data1 = data.name;
+if(typeof data1 === "string"){
+if(func3(data1) > 500){
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -19044,12 +18819,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.name !== undefined){
-let data1 = data.name;
-if(typeof data1 === "string"){
-if(func3(data1) > 500){
-const err7 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(func3(data1) < 1){
+const err7 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -19058,8 +18829,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(func3(data1) < 1){
-const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -19069,8 +18841,10 @@ vErrors.push(err8);
 errors++;
 }
 }
-else {
-const err9 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.quantity !== undefined){
+let data2 = data.quantity;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err9 = {instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -19079,27 +18853,14 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-if(data.quantity !== undefined){
-let data2 = data.quantity;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err10 = {instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 1 || isNaN(data2)){
+const err10 = {instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
-}
-errors++;
-}
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 < 1 || isNaN(data2)){
-const err11 = {instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
 }
 errors++;
 }
@@ -19109,7 +18870,18 @@ if(data.price !== undefined){
 let data3 = data.price;
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-const err12 = {instancePath:instancePath+"/price",schemaPath:"#/properties/price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err11 = {instancePath:instancePath+"/price",schemaPath:"#/properties/price/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/price",schemaPath:"#/properties/price/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -19119,8 +18891,9 @@ vErrors.push(err12);
 errors++;
 }
 }
+}
 else {
-const err13 = {instancePath:instancePath+"/price",schemaPath:"#/properties/price/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -19129,22 +18902,10 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
 validate67.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate67.evaluated = {"props":{"product_id":true,"name":true,"quantity":true,"price":true},"dynamicProps":false,"dynamicItems":false};
 
 export const PushToken = validate68;
 
@@ -19180,9 +18941,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-for(const key0 in data){
-if(!((key0 === "platform") || (key0 === "token"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.platform !== undefined){
+let data0 = data.platform;
+if(typeof data0 !== "string"){
+const err2 = {instancePath:instancePath+"/platform",schemaPath:"#/properties/platform/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -19191,11 +18953,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data.platform !== undefined){
-let data0 = data.platform;
-if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/platform",schemaPath:"#/properties/platform/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((data0 === "fcm") || (data0 === "apns"))){
+const err3 = {instancePath:instancePath+"/platform",schemaPath:"#/properties/platform/enum",keyword:"enum",params:{allowedValues: schema44.properties.platform.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -19204,8 +18963,12 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!((data0 === "fcm") || (data0 === "apns"))){
-const err4 = {instancePath:instancePath+"/platform",schemaPath:"#/properties/platform/enum",keyword:"enum",params:{allowedValues: schema44.properties.platform.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.token !== undefined){
+let data1 = data.token;
+if(typeof data1 === "string"){
+if(func3(data1) < 1){
+const err4 = {instancePath:instancePath+"/token",schemaPath:"#/properties/token/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -19215,11 +18978,8 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.token !== undefined){
-let data1 = data.token;
-if(typeof data1 === "string"){
-if(func3(data1) < 1){
-const err5 = {instancePath:instancePath+"/token",schemaPath:"#/properties/token/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err5 = {instancePath:instancePath+"/token",schemaPath:"#/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -19229,8 +18989,9 @@ vErrors.push(err5);
 errors++;
 }
 }
+}
 else {
-const err6 = {instancePath:instancePath+"/token",schemaPath:"#/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -19239,22 +19000,10 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
 validate68.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate68.evaluated = {"props":{"platform":true,"token":true},"dynamicProps":false,"dynamicItems":false};
 
 export const Referral = validate69;
 const schema90 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/Referral.json","title":"Referral","description":"A person who signed up through the user's referral link. Created `pending` when someone signs up through the link (tracked against the referrer); moves to `converted` when the referee activates a paid plan while `pending`, and then counts toward milestone thresholds. A rewarded state also exists; the move to it is not published.","type":"object","additionalProperties":false,"required":["id","refereeEmail","status","source","createdAt","convertedAt","rewardedAt"],"properties":{"id":{"type":"string","description":"Referral id."},"refereeEmail":{"x-provisional":"DECISIONS G-4: format email was designed; the document names `refereeEmail` without a format.","type":"string","format":"email","description":"E-mail address of the person who signed up."},"status":{"type":"string","enum":["pending","converted","rewarded"],"description":"`pending` after sign-up through the referral link; `converted` once the referee activates a paid plan; `rewarded`: the rewarded state (the document says one exists without naming it or its trigger).","x-provisional":"The name `rewarded` of the rewarded state was designed (after the summary's `rewardedReferrals` and the field `rewardedAt`); the document only says a rewarded state exists."},"source":{"$ref":"ReferralSource.json","description":"Share source the referee came through (the share sources of `ReferralSource`).","x-provisional":"Typing the referral's `source` with the enumerated share sources was designed; the document names the field only."},"createdAt":{"type":"string","format":"date-time","description":"Sign-up time."},"convertedAt":{"type":["string","null"],"format":"date-time","description":"When the referee activated a paid plan; null while `pending`.","x-provisional":"Nullability designed: a pending referral has no conversion time; the document marks only `rewardedAt` nullable."},"rewardedAt":{"type":["string","null"],"format":"date-time","description":"When the referral reached the rewarded state; null until then."}},"examples":[{"id":"1f2e3d4c-5b6a-4978-8a6b-5c4d3e2f1a0b","refereeEmail":"grace@example.org","status":"converted","source":"twitter","createdAt":"2026-02-10T08:15:00Z","convertedAt":"2026-02-20T10:00:00Z","rewardedAt":null},{"id":"2a3b4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d","refereeEmail":"alan@example.net","status":"pending","source":"direct","createdAt":"2026-03-01T12:00:00Z","convertedAt":null,"rewardedAt":null}]};
@@ -20617,6 +20366,9 @@ var _valid0 = _errs20 === errors;
 if(_valid0){
 valid1 = true;
 passing0 = 0;
+var props0 = {};
+props0.operator = true;
+props0.rules = true;
 }
 const _errs21 = errors;
 if(data7 !== null){
@@ -22784,7 +22536,7 @@ return errors === 0;
 validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const ValidationResult = validate83;
-const schema105 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/ValidationResult.json","title":"ValidationResult","description":"The result of validating one email address: an overall deliverability verdict (`is_valid`), a confidence `score`, the individual `checks` and risk `flags`.\n\n**Verdict.** `is_valid` is true when the syntax is valid, the domain has MX records (`checks.mx` true) and the SMTP probe did not reject the address (`checks.smtp` not false). A disposable or role address can be valid (it is flagged, and scored lower); an address whose MX look-up could not be answered is not valid (`checks.mx` false), as nothing shows it can receive mail.\n\n**Score.** 0 when `checks.syntax` or `checks.smtp` is false or the domain has no MX record. Otherwise 100, less 40 when the MX look-up could not be answered, 10 when `checks.smtp` is null, 20 when `flags.catch_all` is true or 5 when it is null, 20 for a role account and 50 for a disposable domain, never below 1 (so 0 means the address cannot receive mail). A free mailbox provider costs nothing.\n\n**Syntax.** As mailbox providers apply RFC 5321/5322: a dot-atom local part of at most 64 octets (UTF-8 allowed, RFC 6531), a domain that is a host name with a top-level domain (internationalized names accepted and checked in their ASCII form), at most 254 octets in all. Quoted local parts, IP-literal domains (`[192.0.2.1]`), display names and surrounding spaces are refused. When the syntax is invalid nothing else is checked: `checks.mx` false, every flag false, `catch_all` null, `mx_records` empty.","x-provisional":"Designed: the verdict rule, the score formula and the syntax profile (no quoted local parts, no IP literals, UTF-8 local parts and IDN domains accepted); the document names the fields only.","type":"object","additionalProperties":false,"required":["email","is_valid","score","checks","flags","domain","provider","mx_records","verified_at"],"properties":{"email":{"type":"string","description":"Address checked, as given."},"is_valid":{"type":"boolean","description":"Overall deliverability verdict."},"score":{"type":"integer","minimum":0,"maximum":100,"description":"Confidence, 0 to 100 (formula above)."},"checks":{"type":"object","description":"The individual checks.","additionalProperties":false,"required":["syntax","mx","smtp"],"properties":{"syntax":{"type":"boolean","description":"Valid address format."},"mx":{"type":"boolean","description":"Domain has MX records. False when the domain has no MX record (no A-record fallback: RFC 5321 implicit MX is not applied), has a null MX (RFC 7505), or when the look-up could not be answered (timeout, SERVFAIL): such a result has a score above 0 and counts as `unknown` in a batch summary. (The published table prints this row's name as `{base_url}`, a typing slip for `checks.mx`.)","x-provisional":"Designed: no implicit MX from A records; an unanswered look-up reports false (the published type has no null) and is told apart by its score above 0 and its `unknown` class."},"smtp":{"type":["boolean","null"],"description":"Server accepts the address; `null` when skipped (`options.skip_smtp`) or inconclusive."}}},"flags":{"type":"object","description":"Risk flags.","additionalProperties":false,"required":["disposable","role_account","catch_all","free_provider"],"properties":{"disposable":{"type":"boolean","description":"Disposable-domain address (the domain or a parent domain is on the disposable-email-domains list)."},"role_account":{"type":"boolean","description":"Generic role address: the local part (before any `+tag`) is one of abuse, admin, administrator, billing, contact, help, hello, hostmaster, info, jobs, marketing, noc, no-reply, noreply, office, postmaster, privacy, sales, security, support, team, webmaster.","x-provisional":"Designed: the list of role local parts; the document names the flag only."},"catch_all":{"type":["boolean","null"],"description":"Domain accepts all addresses; `null` when undetermined."},"free_provider":{"type":"boolean","description":"Free mailbox provider (a domain of the email-providers list that is not disposable)."}}},"domain":{"type":"string","description":"Domain part of the address, lower-cased, as written (an internationalized name stays in Unicode); empty when the address has no `@`."},"provider":{"type":["string","null"],"description":"Mailbox provider recognized from the MX hosts (for example `Google`, `Microsoft`, `Yahoo`, `Apple`, `Zoho`, `Proton`, `Fastmail`, `Yandex`, `Mimecast`, `Proofpoint`), or null when not recognized.","x-provisional":"Designed: the provider names and the MX host suffixes they are recognized by; the document types the field only."},"mx_records":{"type":"array","items":{"type":"string"},"description":"The domain's MX hosts, most preferred first."},"verified_at":{"type":"string","format":"date-time","description":"When the address was checked."}},"examples":[{"email":"ada@example.com","is_valid":true,"score":100,"checks":{"syntax":true,"mx":true,"smtp":true},"flags":{"disposable":false,"role_account":false,"catch_all":false,"free_provider":false},"domain":"example.com","provider":"Google","mx_records":["aspmx.l.google.com","alt1.aspmx.l.google.com"],"verified_at":"2026-03-01T12:00:00Z"},{"email":"info@example.org","is_valid":true,"score":65,"checks":{"syntax":true,"mx":true,"smtp":null},"flags":{"disposable":false,"role_account":true,"catch_all":null,"free_provider":false},"domain":"example.org","provider":null,"mx_records":["mx.example.org"],"verified_at":"2026-03-01T12:00:00Z"}]};
+const schema105 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/ValidationResult.json","title":"ValidationResult","description":"The result of validating one email address: an overall deliverability verdict (`is_valid`), a confidence `score`, the individual `checks` and risk `flags`.\n\n**Verdict.** `is_valid` is true when the syntax is valid, the domain has MX records (`checks.mx` true) and the SMTP probe did not reject the address (`checks.smtp` not false). A disposable or role address can be valid (it is flagged, and scored lower); an address whose MX look-up could not be answered is not valid (`checks.mx` false), as nothing shows it can receive mail.\n\n**Score.** 0 when `checks.syntax` or `checks.smtp` is false or the domain has no MX record. Otherwise 100, less 40 when the MX look-up could not be answered, 10 when `checks.smtp` is null, 20 when `flags.catch_all` is true or 5 when it is null, 20 for a role account and 50 for a disposable domain, never below 1 (so 0 means the address cannot receive mail). A free mailbox provider costs nothing.\n\n**Syntax.** As mailbox providers apply RFC 5321/5322: a dot-atom local part of at most 64 octets (UTF-8 allowed, RFC 6531), a domain that is a host name with a top-level domain (internationalized names accepted and checked in their ASCII form), at most 254 octets in all. Quoted local parts, IP-literal domains (`[192.0.2.1]`), display names and surrounding spaces are refused. When the syntax is invalid nothing else is checked: `checks.mx` false, every flag false, `catch_all` null, `mx_records` empty.","type":"object","additionalProperties":false,"required":["email","is_valid","score","checks","flags","domain","provider","mx_records","verified_at"],"properties":{"email":{"type":"string","description":"Address checked, as given."},"is_valid":{"x-provisional":"Designed: the verdict rule; the document names the field only.","type":"boolean","description":"Overall deliverability verdict."},"score":{"x-provisional":"Designed: the score formula; the document gives the range 0-100 only.","type":"integer","minimum":0,"maximum":100,"description":"Confidence, 0 to 100 (formula above)."},"checks":{"type":"object","description":"The individual checks.","additionalProperties":false,"required":["syntax","mx","smtp"],"properties":{"syntax":{"x-provisional":"Designed: the syntax profile (no quoted local parts, no IP literals, UTF-8 local parts and IDN domains accepted); the document names the check only.","type":"boolean","description":"Valid address format."},"mx":{"type":"boolean","description":"Domain has MX records. False when the domain has no MX record (no A-record fallback: RFC 5321 implicit MX is not applied), has a null MX (RFC 7505), or when the look-up could not be answered (timeout, SERVFAIL): such a result has a score above 0 and counts as `unknown` in a batch summary. (The published table prints this row's name as `{base_url}`, a typing slip for `checks.mx`.)","x-provisional":"Designed: no implicit MX from A records; an unanswered look-up reports false (the published type has no null) and is told apart by its score above 0 and its `unknown` class."},"smtp":{"type":["boolean","null"],"description":"Server accepts the address; `null` when skipped (`options.skip_smtp`) or inconclusive."}}},"flags":{"type":"object","description":"Risk flags.","additionalProperties":false,"required":["disposable","role_account","catch_all","free_provider"],"properties":{"disposable":{"type":"boolean","description":"Disposable-domain address (the domain or a parent domain is on the disposable-email-domains list)."},"role_account":{"type":"boolean","description":"Generic role address: the local part (before any `+tag`) is one of abuse, admin, administrator, billing, contact, help, hello, hostmaster, info, jobs, marketing, noc, no-reply, noreply, office, postmaster, privacy, sales, security, support, team, webmaster.","x-provisional":"Designed: the list of role local parts; the document names the flag only."},"catch_all":{"type":["boolean","null"],"description":"Domain accepts all addresses; `null` when undetermined."},"free_provider":{"type":"boolean","description":"Free mailbox provider (a domain of the email-providers list that is not disposable)."}}},"domain":{"type":"string","description":"Domain part of the address, lower-cased, as written (an internationalized name stays in Unicode); empty when the address has no `@`."},"provider":{"type":["string","null"],"description":"Mailbox provider recognized from the MX hosts (for example `Google`, `Microsoft`, `Yahoo`, `Apple`, `Zoho`, `Proton`, `Fastmail`, `Yandex`, `Mimecast`, `Proofpoint`), or null when not recognized.","x-provisional":"Designed: the provider names and the MX host suffixes they are recognized by; the document types the field only."},"mx_records":{"type":"array","items":{"type":"string"},"description":"The domain's MX hosts, most preferred first."},"verified_at":{"type":"string","format":"date-time","description":"When the address was checked."}},"examples":[{"email":"ada@example.com","is_valid":true,"score":100,"checks":{"syntax":true,"mx":true,"smtp":true},"flags":{"disposable":false,"role_account":false,"catch_all":false,"free_provider":false},"domain":"example.com","provider":"Google","mx_records":["aspmx.l.google.com","alt1.aspmx.l.google.com"],"verified_at":"2026-03-01T12:00:00Z"},{"email":"info@example.org","is_valid":true,"score":65,"checks":{"syntax":true,"mx":true,"smtp":null},"flags":{"disposable":false,"role_account":true,"catch_all":null,"free_provider":false},"domain":"example.org","provider":null,"mx_records":["mx.example.org"],"verified_at":"2026-03-01T12:00:00Z"}]};
 
 function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/ValidationResult.json" */;
@@ -23684,7 +23436,7 @@ return errors === 0;
 validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const WebhookEndpoint = validate85;
-const schema108 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/WebhookEndpoint.json","title":"WebhookEndpoint","description":"A webhook endpoint managed through the API (`/v1/webhooks`). It receives the Form B events named in `events` as `{id, type, createdAt, data}` POSTs signed with `secret` (header `X-Service-Signature: sha256=<hex>`). Published fields: `url` (HTTPS), `events`, `secret`, `id`.","type":"object","additionalProperties":false,"required":["id","url","events","secret","enabled","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Endpoint id.","x-provisional":"DECISIONS G-4: format uuid was designed; the document does not type webhook endpoint ids."},"url":{"type":"string","format":"uri","pattern":"^(?:https://|http://(?:localhost|127(?:\\.[0-9]{1,3}){3}|\\[::1\\])(?::[0-9]{1,5})?(?:[/?#]|$))","description":"Destination URL; HTTPS (plain HTTP only for a loopback endpoint under the development switch STUB_ALLOW_LOOPBACK=1).","x-provisional":"DECISIONS G-5, CONVENTIONS §6: the pattern's plain-HTTP branch (http:// to localhost, 127.0.0.0/8 or [::1]) was designed for the development switch STUB_ALLOW_LOOPBACK=1, without which the stub refuses such a URL (400); the document says HTTPS, which stays the only scheme for every other host."},"events":{"type":"array","uniqueItems":true,"items":{"$ref":"WebhookEventType.json"},"description":"The event names the endpoint receives (Form B names)."},"secret":{"type":"string","description":"Signing secret chosen by the client. Every POST to the endpoint carries `X-Service-Signature: sha256=<hex>`, the HMAC-SHA256 (hex) of the raw body with this secret."},"enabled":{"type":"boolean","description":"Whether events are delivered to the endpoint; `false` pauses delivery.","x-provisional":"Designed so an endpoint can be paused through `PATCH /v1/webhooks/{id}` without deleting it; the document does not show it."},"created_at":{"type":"string","format":"date-time","description":"Creation time.","x-provisional":"Designed like the other resources' `created_at`; not shown for webhook endpoints."},"updated_at":{"type":"string","format":"date-time","description":"Last change.","x-provisional":"Designed like the other resources' `updated_at`; not shown for webhook endpoints."}},"examples":[{"id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","url":"https://hooks.example.com/mail-events","events":["email.delivered","email.bounced","email.complained"],"secret":"whsec_5f2b8c1d9e4a7b3c","enabled":true,"created_at":"2026-02-01T09:00:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
+const schema108 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/mail/WebhookEndpoint.json","title":"WebhookEndpoint","description":"A webhook endpoint managed through the API (`/v1/webhooks`). It receives the Form B events named in `events` as `{id, type, createdAt, data}` POSTs signed with `secret` (header `X-Service-Signature: sha256=<hex>`). Published fields: `url` (HTTPS), `events`, `secret`, `id`.","type":"object","additionalProperties":false,"required":["id","url","events","secret","enabled","created_at","updated_at"],"properties":{"id":{"type":"string","format":"uuid","description":"Endpoint id.","x-provisional":"DECISIONS G-4: format uuid was designed; the document does not type webhook endpoint ids."},"url":{"type":"string","format":"uri","pattern":"^(?:https://|http://(?:localhost|127(?:\\.[0-9]{1,3}){3}|\\[::1\\])(?::[0-9]{1,5})?(?:[/?#]|$))","description":"Destination URL; HTTPS (plain HTTP only for a loopback endpoint under the development switch STUB_ALLOW_LOOPBACK=1).","x-provisional":"DECISIONS G-5, CONVENTIONS §6: the pattern's plain-HTTP branch (http:// to localhost, 127.0.0.0/8 or [::1]) was designed for the development switch STUB_ALLOW_LOOPBACK=1, without which the stub refuses such a URL (400); the document says HTTPS, which stays the only scheme for every other host."},"events":{"x-provisional":"DECISIONS G-4: `uniqueItems` and the enum of the Form B event names were designed; the document says `events` is a string[] of event names.","type":"array","uniqueItems":true,"items":{"$ref":"WebhookEventType.json"},"description":"The event names the endpoint receives (Form B names)."},"secret":{"type":"string","description":"Signing secret chosen by the client. Every POST to the endpoint carries `X-Service-Signature: sha256=<hex>`, the HMAC-SHA256 (hex) of the raw body with this secret."},"enabled":{"type":"boolean","description":"Whether events are delivered to the endpoint; `false` pauses delivery.","x-provisional":"Designed so an endpoint can be paused through `PATCH /v1/webhooks/{id}` without deleting it; the document does not show it."},"created_at":{"type":"string","format":"date-time","description":"Creation time.","x-provisional":"Designed like the other resources' `created_at`; not shown for webhook endpoints."},"updated_at":{"type":"string","format":"date-time","description":"Last change.","x-provisional":"Designed like the other resources' `updated_at`; not shown for webhook endpoints."}},"examples":[{"id":"7d9f8b6a-1c2e-4f3a-9b8c-0d1e2f3a4b5c","url":"https://hooks.example.com/mail-events","events":["email.delivered","email.bounced","email.complained"],"secret":"whsec_5f2b8c1d9e4a7b3c","enabled":true,"created_at":"2026-02-01T09:00:00Z","updated_at":"2026-03-01T12:00:00Z"}]};
 
 function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/mail/WebhookEndpoint.json" */;

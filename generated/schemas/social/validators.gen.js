@@ -442,7 +442,7 @@ return errors === 0;
 validate22.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 export const Post = validate23;
-const schema35 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/social/Post.json","title":"Post","description":"A post scheduled (or drafted) for one connected account. `contentText`, `scheduledAt`, `firstComment` and `variantId` are published field names; the rest of the record was designed.","x-provisional":"Designed: the post record (id, accountId, platform, createdAt, updatedAt, publishedAt, engagement); the document names contentText, scheduledAt, firstComment, variantId and the statuses pending, queued and draft.","type":"object","additionalProperties":false,"required":["id","accountId","platform","contentText","firstComment","scheduledAt","status","variantId","createdAt","updatedAt","publishedAt","engagement"],"properties":{"id":{"type":"string","format":"uuid","description":"Post id (UUID)."},"accountId":{"type":"string","minLength":1,"description":"The connected account the post goes out from."},"platform":{"$ref":"Platform.json"},"contentText":{"type":"string","minLength":1,"maxLength":5000,"description":"The post text, within the platform's character limit.","x-provisional":"DECISIONS G-4: the bounds (1 to 5000 characters, and the per-platform limits) were designed; the document names the field only."},"firstComment":{"type":["string","null"],"maxLength":2200,"description":"A comment posted under the post right after it is published; null for none.","x-provisional":"DECISIONS G-4: null for none and at most 2200 characters were designed; the document names the field only."},"scheduledAt":{"type":"string","format":"date-time","description":"When the post is published (UTC).","x-provisional":"DECISIONS G-4: an RFC 3339 date-time was designed; the document names the field only."},"status":{"$ref":"PostStatus.json"},"variantId":{"type":["string","null"],"description":"The generated variant the post was scheduled from; null for text given directly."},"createdAt":{"type":"string","format":"date-time"},"updatedAt":{"type":"string","format":"date-time"},"publishedAt":{"type":["string","null"],"format":"date-time","description":"When the post was published; null until then."},"engagement":{"description":"What the post earned; null until it is published.","anyOf":[{"$ref":"Engagement.json"},{"type":"null"}]}},"examples":[{"id":"7d2c4b1a-5e6f-4a8b-9c0d-1e2f3a4b5c6d","accountId":"acc_3f9a1c2b7d4e","platform":"linkedin","contentText":"Remote onboarding: what we changed this quarter and what it taught us. #RemoteOnboarding","firstComment":"Full write-up: https://northwind.example/blog/onboarding","scheduledAt":"2027-03-02T09:00:00.000Z","status":"pending","variantId":"var_5c1d8e2f9a3b7c40","createdAt":"2027-03-01T08:00:00.000Z","updatedAt":"2027-03-01T08:00:00.000Z","publishedAt":null,"engagement":null}]};
+const schema35 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/social/Post.json","title":"Post","description":"A post scheduled (or drafted) for one connected account. `contentText`, `scheduledAt`, `firstComment` and `variantId` are published field names; the rest of the record was designed.","type":"object","additionalProperties":false,"required":["id","accountId","platform","contentText","firstComment","scheduledAt","status","variantId","createdAt","updatedAt","publishedAt","engagement"],"properties":{"id":{"x-provisional":"Designed: a field of the post record the document does not name.","type":"string","format":"uuid","description":"Post id (UUID)."},"accountId":{"x-provisional":"Designed: a field of the post record the document does not name.","type":"string","minLength":1,"description":"The connected account the post goes out from."},"platform":{"$ref":"Platform.json"},"contentText":{"type":"string","minLength":1,"maxLength":5000,"description":"The post text, within the platform's character limit.","x-provisional":"DECISIONS G-4: the bounds (1 to 5000 characters, and the per-platform limits) were designed; the document names the field only."},"firstComment":{"type":["string","null"],"maxLength":2200,"description":"A comment posted under the post right after it is published; null for none.","x-provisional":"DECISIONS G-4: null for none and at most 2200 characters were designed; the document names the field only."},"scheduledAt":{"type":"string","format":"date-time","description":"When the post is published (UTC).","x-provisional":"DECISIONS G-4: an RFC 3339 date-time was designed; the document names the field only."},"status":{"$ref":"PostStatus.json"},"variantId":{"x-provisional":"Designed: null for a post whose text was given directly; the document names `variantId` only.","type":["string","null"],"description":"The generated variant the post was scheduled from; null for text given directly."},"createdAt":{"x-provisional":"Designed: a field of the post record the document does not name.","type":"string","format":"date-time"},"updatedAt":{"x-provisional":"Designed: a field of the post record the document does not name.","type":"string","format":"date-time"},"publishedAt":{"x-provisional":"Designed: a field of the post record the document does not name.","type":["string","null"],"format":"date-time","description":"When the post was published; null until then."},"engagement":{"x-provisional":"Designed: a field of the post record the document does not name.","description":"What the post earned; null until it is published.","anyOf":[{"$ref":"Engagement.json"},{"type":"null"}]}},"examples":[{"id":"7d2c4b1a-5e6f-4a8b-9c0d-1e2f3a4b5c6d","accountId":"acc_3f9a1c2b7d4e","platform":"linkedin","contentText":"Remote onboarding: what we changed this quarter and what it taught us. #RemoteOnboarding","firstComment":"Full write-up: https://northwind.example/blog/onboarding","scheduledAt":"2027-03-02T09:00:00.000Z","status":"pending","variantId":"var_5c1d8e2f9a3b7c40","createdAt":"2027-03-01T08:00:00.000Z","updatedAt":"2027-03-01T08:00:00.000Z","publishedAt":null,"engagement":null}]};
 const schema37 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/social/PostStatus.json","title":"PostStatus","description":"Status of a post. `pending`, `queued` and `draft` are published, and a post is editable in them. A scheduled post is `pending` until 10 minutes before its `scheduledAt`, then `queued` (in the platform's publishing queue), then `published` once `scheduledAt` has passed; a draft waits for approval (`POST /api/drafts`) and becomes `rejected` when rejected.","x-provisional":"Designed: the values `published` (after scheduledAt) and `rejected` (a rejected draft), and the moves between statuses (pending until 10 minutes before scheduledAt, then queued); the document names pending, queued and draft and shows no transitions.","type":"string","enum":["pending","queued","draft","published","rejected"],"examples":["pending","queued","draft","published"]};
 const func2 = Object.prototype.hasOwnProperty;
 const formats0 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
@@ -863,9 +863,9 @@ errors++;
 }
 if(data.engagement !== undefined){
 let data11 = data.engagement;
-const _errs33 = errors;
+const _errs38 = errors;
 let valid3 = false;
-const _errs34 = errors;
+const _errs39 = errors;
 if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 if(data11.impressions === undefined){
 const err35 = {instancePath:instancePath+"/engagement",schemaPath:"Engagement.json/required",keyword:"required",params:{missingProperty: "impressions"},message:"must have required property '"+"impressions"+"'"};
@@ -1075,9 +1075,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-var _valid0 = _errs34 === errors;
+var _valid0 = _errs39 === errors;
 valid3 = valid3 || _valid0;
-const _errs49 = errors;
+const _errs54 = errors;
 if(data11 !== null){
 const err53 = {instancePath:instancePath+"/engagement",schemaPath:"#/properties/engagement/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
@@ -1088,7 +1088,7 @@ vErrors.push(err53);
 }
 errors++;
 }
-var _valid0 = _errs49 === errors;
+var _valid0 = _errs54 === errors;
 valid3 = valid3 || _valid0;
 if(!valid3){
 const err54 = {instancePath:instancePath+"/engagement",schemaPath:"#/properties/engagement/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
@@ -1101,10 +1101,10 @@ vErrors.push(err54);
 errors++;
 }
 else {
-errors = _errs33;
+errors = _errs38;
 if(vErrors !== null){
-if(_errs33){
-vErrors.length = _errs33;
+if(_errs38){
+vErrors.length = _errs38;
 }
 else {
 vErrors = null;
@@ -1167,7 +1167,7 @@ return errors === 0;
 validate24.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 export const Stats = validate25;
-const schema40 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/social/Stats.json","title":"Stats","description":"The workspace's posting stats over all its posts, as of `asOf`. `avgEngagementRate` is the mean `engagementRate` of the published posts (0 when none is published), rounded to 4 decimals; `topPerformingPost` is the published post with the highest `engagementRate` (ties: the earlier published, then the smaller id), null when none is published.","x-provisional":"Designed: every field but topPerformingPost and avgEngagementRate (published names), the rate as a fraction and the tie-break.","type":"object","additionalProperties":false,"required":["asOf","totalPosts","postsByStatus","totalImpressions","totalEngagements","avgEngagementRate","topPerformingPost"],"properties":{"asOf":{"type":"string","format":"date-time","description":"The instant the figures were taken."},"totalPosts":{"type":"integer","minimum":0},"postsByStatus":{"type":"object","additionalProperties":false,"required":["draft","pending","queued","published","rejected"],"properties":{"draft":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"queued":{"type":"integer","minimum":0},"published":{"type":"integer","minimum":0},"rejected":{"type":"integer","minimum":0}}},"totalImpressions":{"type":"integer","minimum":0,"description":"Impressions of the published posts."},"totalEngagements":{"type":"integer","minimum":0,"description":"Likes, comments and shares of the published posts."},"avgEngagementRate":{"type":"number","minimum":0,"maximum":1},"topPerformingPost":{"anyOf":[{"$ref":"Post.json"},{"type":"null"}]}},"examples":[{"asOf":"2027-03-05T12:00:00.000Z","totalPosts":3,"postsByStatus":{"draft":1,"pending":1,"queued":0,"published":1,"rejected":0},"totalImpressions":2400,"totalEngagements":120,"avgEngagementRate":0.05,"topPerformingPost":{"id":"7d2c4b1a-5e6f-4a8b-9c0d-1e2f3a4b5c6d","accountId":"acc_3f9a1c2b7d4e","platform":"linkedin","contentText":"Remote onboarding: what we changed this quarter and what it taught us. #RemoteOnboarding","firstComment":null,"scheduledAt":"2027-03-02T09:00:00.000Z","status":"published","variantId":null,"createdAt":"2027-03-01T08:00:00.000Z","updatedAt":"2027-03-01T08:00:00.000Z","publishedAt":"2027-03-02T09:00:00.000Z","engagement":{"impressions":2400,"likes":96,"comments":18,"shares":6,"engagementRate":0.05}}}]};
+const schema40 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://contracts.platform.example/schemas/social/Stats.json","title":"Stats","description":"The workspace's posting stats over all its posts, as of `asOf`. `avgEngagementRate` is the mean `engagementRate` of the published posts (0 when none is published), rounded to 4 decimals; `topPerformingPost` is the published post with the highest `engagementRate` (ties: the earlier published, then the smaller id), null when none is published.","type":"object","additionalProperties":false,"required":["asOf","totalPosts","postsByStatus","totalImpressions","totalEngagements","avgEngagementRate","topPerformingPost"],"properties":{"asOf":{"type":"string","format":"date-time","x-provisional":"Designed: a field the document does not name (it names topPerformingPost and avgEngagementRate).","description":"The instant the figures were taken."},"totalPosts":{"type":"integer","minimum":0,"x-provisional":"Designed: a field the document does not name (it names topPerformingPost and avgEngagementRate)."},"postsByStatus":{"x-provisional":"Designed: a field the document does not name (it names topPerformingPost and avgEngagementRate).","type":"object","additionalProperties":false,"required":["draft","pending","queued","published","rejected"],"properties":{"draft":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"queued":{"type":"integer","minimum":0},"published":{"type":"integer","minimum":0},"rejected":{"type":"integer","minimum":0}}},"totalImpressions":{"type":"integer","minimum":0,"x-provisional":"Designed: a field the document does not name (it names topPerformingPost and avgEngagementRate).","description":"Impressions of the published posts."},"totalEngagements":{"type":"integer","minimum":0,"x-provisional":"Designed: a field the document does not name (it names topPerformingPost and avgEngagementRate).","description":"Likes, comments and shares of the published posts."},"avgEngagementRate":{"type":"number","minimum":0,"maximum":1,"x-provisional":"Designed: the rate as a fraction from 0 to 1, the mean of the published posts' rates (0 when none); the document names the field only."},"topPerformingPost":{"x-provisional":"Designed: the tie-break and null when no post is published; the document names the field only.","anyOf":[{"$ref":"Post.json"},{"type":"null"}]}},"examples":[{"asOf":"2027-03-05T12:00:00.000Z","totalPosts":3,"postsByStatus":{"draft":1,"pending":1,"queued":0,"published":1,"rejected":0},"totalImpressions":2400,"totalEngagements":120,"avgEngagementRate":0.05,"topPerformingPost":{"id":"7d2c4b1a-5e6f-4a8b-9c0d-1e2f3a4b5c6d","accountId":"acc_3f9a1c2b7d4e","platform":"linkedin","contentText":"Remote onboarding: what we changed this quarter and what it taught us. #RemoteOnboarding","firstComment":null,"scheduledAt":"2027-03-02T09:00:00.000Z","status":"published","variantId":null,"createdAt":"2027-03-01T08:00:00.000Z","updatedAt":"2027-03-01T08:00:00.000Z","publishedAt":"2027-03-02T09:00:00.000Z","engagement":{"impressions":2400,"likes":96,"comments":18,"shares":6,"engagementRate":0.05}}}]};
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://contracts.platform.example/schemas/social/Stats.json" */;
@@ -1602,16 +1602,16 @@ errors++;
 }
 if(data.topPerformingPost !== undefined){
 let data11 = data.topPerformingPost;
-const _errs27 = errors;
+const _errs32 = errors;
 let valid2 = false;
-const _errs28 = errors;
+const _errs33 = errors;
 if(!(validate23(data11, {instancePath:instancePath+"/topPerformingPost",parentData:data,parentDataProperty:"topPerformingPost",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
 errors = vErrors.length;
 }
-var _valid0 = _errs28 === errors;
+var _valid0 = _errs33 === errors;
 valid2 = valid2 || _valid0;
-const _errs29 = errors;
+const _errs34 = errors;
 if(data11 !== null){
 const err36 = {instancePath:instancePath+"/topPerformingPost",schemaPath:"#/properties/topPerformingPost/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
@@ -1622,7 +1622,7 @@ vErrors.push(err36);
 }
 errors++;
 }
-var _valid0 = _errs29 === errors;
+var _valid0 = _errs34 === errors;
 valid2 = valid2 || _valid0;
 if(!valid2){
 const err37 = {instancePath:instancePath+"/topPerformingPost",schemaPath:"#/properties/topPerformingPost/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
@@ -1635,10 +1635,10 @@ vErrors.push(err37);
 errors++;
 }
 else {
-errors = _errs27;
+errors = _errs32;
 if(vErrors !== null){
-if(_errs27){
-vErrors.length = _errs27;
+if(_errs32){
+vErrors.length = _errs32;
 }
 else {
 vErrors = null;
