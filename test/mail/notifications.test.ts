@@ -95,20 +95,25 @@ describe('made by the other parts', () => {
     expect(Object.keys(byEntity)).toHaveLength(2);
   });
 
-  test('a campaign sent and completed: two campaign notifications naming it', async () => {
-    answered(await max().POST('/v1/contacts', { body: { email: 'reader@example.com', tags: ['news'] } }), 201, '/v1/contacts', 'post');
+  /** A draft campaign `name` to a dynamic segment of one subscribed contact, tagged `tag`. */
+  async function campaignToOneReader(tag: string, name: string) {
+    answered(await max().POST('/v1/contacts', { body: { email: `${tag}@example.com`, tags: [tag] } }), 201, '/v1/contacts', 'post');
     const segment = answered(
-      await dashboard().POST('/api/segments', { body: { name: 'Readers', segment_type: 'dynamic', filter_criteria: { operator: 'AND', rules: [{ field: 'tags', operator: 'contains', value: 'news' }] } } }),
+      await dashboard().POST('/api/segments', { body: { name: `Readers of ${tag}`, segment_type: 'dynamic', filter_criteria: { operator: 'AND', rules: [{ field: 'tags', operator: 'contains', value: tag }] } } }),
       201,
       '/api/segments',
       'post',
     ).data;
-    const campaign = answered(
-      await max().POST('/v1/campaigns', { body: { name: 'March news', subject: 'March', from: { email: 'news@example.com' }, html: '<p>Hi</p>', segment_id: segment.id } as never }),
+    return answered(
+      await max().POST('/v1/campaigns', { body: { name, subject: name, from: { email: 'news@example.com' }, html: '<p>Hi</p>', segment_id: segment.id } as never }),
       201,
       '/v1/campaigns',
       'post',
     ).data;
+  }
+
+  test('a campaign sent and completed: two campaign notifications naming it', async () => {
+    const campaign = await campaignToOneReader('news', 'March news');
     answered(await max().POST('/v1/campaigns/{id}/send', { params: { path: { id: campaign.id } }, body: {} as never }), 202, '/v1/campaigns/{id}/send', 'post');
     await mail.app.runDue();
     const mine = (await list()).notifications.filter((n) => n.entity_type === 'campaign');
@@ -121,19 +126,7 @@ describe('made by the other parts', () => {
   });
 
   test('a campaign sent in sandbox mode: the same two campaign notifications, saying the copies were captured', async () => {
-    answered(await max().POST('/v1/contacts', { body: { email: 'boxed@example.com', tags: ['boxed'] } }), 201, '/v1/contacts', 'post');
-    const segment = answered(
-      await dashboard().POST('/api/segments', { body: { name: 'Boxed', segment_type: 'dynamic', filter_criteria: { operator: 'AND', rules: [{ field: 'tags', operator: 'contains', value: 'boxed' }] } } }),
-      201,
-      '/api/segments',
-      'post',
-    ).data;
-    const campaign = answered(
-      await max().POST('/v1/campaigns', { body: { name: 'Dry run', subject: 'Trial', from: { email: 'news@example.com' }, html: '<p>Hi</p>', segment_id: segment.id } as never }),
-      201,
-      '/v1/campaigns',
-      'post',
-    ).data;
+    const campaign = await campaignToOneReader('boxed', 'Dry run');
     answered(await max().POST('/v1/campaigns/{id}/send', { params: { path: { id: campaign.id }, header: { 'X-Service-Sandbox': true } }, body: {} as never }), 202, '/v1/campaigns/{id}/send', 'post');
     await mail.app.runDue();
     const mine = (await list()).notifications.filter((n) => n.entity_id === campaign.id);
