@@ -44,7 +44,8 @@ export interface ConsoleModel {
 
 export function consoleModel(slug: string, document: OpenAPI3, credentials: ConsoleCredential[] = []): ConsoleModel {
   const schemes: JsonNode = document.components?.securitySchemes ?? {};
-  const operations = listOperations(document).map((operation): ConsoleOperation => {
+  // An alias (x-alias-of) is drawn in its twin's entry (reader-marks.ts), and tried there.
+  const operations = listOperations(document).filter((operation) => operation.op['x-alias-of'] === undefined).map((operation): ConsoleOperation => {
     const parameters = (operation.op.parameters as JsonNode[])
       .filter((p) => p.in === 'path' || p.in === 'query' || p.in === 'header')
       .map((p) => ({ name: p.name, in: p.in, required: Boolean(p.required) || p.in === 'path', example: exampleText(document, p) }));

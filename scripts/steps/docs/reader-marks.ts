@@ -8,6 +8,10 @@
  * contracts forbid on purpose: the "exactly one of" branches (`properties: {template_id: false}`)
  * would read as if either field were allowed. The copy writes each such `false` as `{not: {}}`,
  * which validates nothing either, and says so in a description Redoc shows.
+ *
+ * An alias the bundle wrote (`x-alias-of`: mail's `/api/v1/...` twins of `/v1/...`, DECISIONS
+ * P-2) is the same operation at a second path: the reference says so in its twin's entry rather
+ * than drawing it again (mail's page drew 59 more operations, a third of its load).
  */
 import { HTTP_METHODS, type JsonNode } from '../../../server-stubs/lib/openapi/document.js';
 
@@ -42,7 +46,26 @@ export function markForReaders<T extends JsonNode>(document: T): T {
   markNode(copy, []);
   for (const item of Object.values<JsonNode>(copy.paths ?? {})) markPathItem(item);
   for (const item of Object.values<JsonNode>(copy.webhooks ?? {})) markPathItem(item);
+  foldAliases(copy);
   return copy;
+}
+
+/** Each alias operation as a line in its twin's description; a path left without operations goes. */
+function foldAliases(document: JsonNode) {
+  const paths: Record<string, JsonNode> = isObject(document.paths) ? document.paths : {};
+  const byId = new Map<string, JsonNode>();
+  for (const item of Object.values(paths)) for (const method of HTTP_METHODS) if (isObject(item?.[method]) && typeof item[method].operationId === 'string') byId.set(item[method].operationId, item[method]);
+  for (const [path, item] of Object.entries(paths)) {
+    if (!isObject(item)) continue;
+    for (const method of HTTP_METHODS) {
+      const alias = item[method];
+      const twin = isObject(alias) && typeof alias['x-alias-of'] === 'string' ? byId.get(alias['x-alias-of']) : undefined;
+      if (!twin) continue;
+      appendDescription(twin, `**Also served at \`${method.toUpperCase()} ${path}\`** (operationId \`${alias.operationId}\`): the same operation, its rate-limit window shared.`);
+      delete item[method];
+    }
+    if (!HTTP_METHODS.some((method) => isObject(item[method]))) delete paths[path];
+  }
 }
 
 const isObject = (value: unknown): value is JsonNode => value !== null && typeof value === 'object' && !Array.isArray(value);

@@ -76,8 +76,10 @@
       deprecated: op.deprecated,
       'x-badges': op['x-badges'],
       description: `*Parameters, bodies and answers are drawn when the operation is opened:* [open ${op.summary || op.operationId || 'it'}](${link}), or [draw the whole reference](?whole${link}).`,
-      // Drawn with the operation once opened; here they would only add to what is drawn.
+      // Drawn with the operation once opened; here they would only add to what is drawn (the servers
+      // menu alone was a dozen elements under each of mail's 120 headings).
       security: [],
+      servers: [],
       responses: {},
     };
     for (const key of Object.keys(cut)) if (cut[key] === undefined) delete cut[key];
