@@ -4,6 +4,7 @@ import type { RequestHandler } from 'express';
 import type { CorsOrigins } from './browser.js';
 import type { Clock } from './clock.js';
 import type { ErrorMapper } from './errors.js';
+import type { StateStore } from './store.js';
 
 /** A running stub: a middleware (an Express router or one function) to mount at the service's base path. */
 export interface StubInstance {
@@ -15,6 +16,11 @@ export interface StubInstance {
   upgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => boolean;
   /** Puts the service back to its seeds (`POST /_stub/reset`); the clock stays where it is. */
   reset?: () => void | Promise<void>;
+  /**
+   * The service's state (one {@link StateStore} per instance): what `/_stub/state` exports and
+   * imports and what `STUB_STATE_DIR` keeps across restarts and reloads. A service without it keeps nothing.
+   */
+  state?: Pick<StateStore, 'snapshot' | 'restore'>;
   /** Runs work that fell due on the clock (retries, expiries, jobs); `POST /_stub/clock` waits for it. */
   runDue?: () => void | Promise<void>;
   /**

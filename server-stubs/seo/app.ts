@@ -53,7 +53,7 @@ export function createSeoApp(options: SeoAppOptions = {}) {
     store.clear();
     limiter.reset();
   };
-  return { router, store, limiter, basePath: contract.basePath, unimplemented, reset };
+  return { router, store, state: store.state, limiter, basePath: contract.basePath, unimplemented, reset };
 }
 
 const service: StubService<SeoAppOptions> = {

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { components } from '../../generated/seo/types.gen.js';
 import type { Clock } from '../lib/clock.js';
+import { StateStore, type Collection } from '../lib/store.js';
 
 export type Project = components['schemas']['Project'];
 export type RankTrackingConfig = components['schemas']['RankTrackingConfig'];
@@ -49,35 +50,44 @@ export interface AuditRow {
   failure?: { afterPages: number; code: 'CRAWL_FAILED' | 'LOOKUP_FAILED'; error: string };
 }
 
-/** In-memory state of the seo stub: one instance per app, organizations kept apart by `orgId`. */
+/** The seo stub's state: one instance per app, organizations kept apart by `orgId`. */
 export class SeoStore {
-  readonly projects = new Map<string, ProjectRow>();
-  readonly configs = new Map<string, ConfigRow>();
-  readonly keywords = new Map<string, KeywordRow>();
-  readonly runs = new Map<string, RankTrackingRun[]>(); // configId -> runs, oldest first
-  readonly audits = new Map<string, AuditRow>();
+  readonly state: StateStore;
+  readonly projects: Collection<ProjectRow>;
+  readonly configs: Collection<ConfigRow>;
+  readonly keywords: Collection<KeywordRow>;
+  /** configId → runs, oldest first */
+  readonly runs: Collection<RankTrackingRun[]>;
+  readonly audits: Collection<AuditRow>;
 
-  constructor(readonly clock: Clock) {}
+  constructor(readonly clock: Clock) {
+    this.state = new StateStore(clock);
+    this.projects = this.state.collection<ProjectRow>('projects', { tenantOf: (p) => p.orgId });
+    this.configs = this.state.collection<ConfigRow>('configs');
+    this.keywords = this.state.collection<KeywordRow>('keywords');
+    this.runs = this.state.collection<RankTrackingRun[]>('runs');
+    this.audits = this.state.collection<AuditRow>('audits', { tenantOf: (a) => a.orgId });
+  }
 
   /** Back to the seeds: an organization's first list creates its default project again. */
   clear(): void {
-    for (const table of [this.projects, this.configs, this.keywords, this.runs, this.audits]) table.clear();
+    this.state.reset();
   }
 
   now(): string {
-    return new Date(this.clock.now()).toISOString();
+    return this.state.now();
   }
 
   // Projects
 
   activeProjects(orgId: string): ProjectRow[] {
-    return [...this.projects.values()].filter((p) => p.orgId === orgId && !p.archived);
+    return this.projects.of(orgId, (p) => !p.archived);
   }
 
   /** The project if it exists, belongs to the organization and is not archived. */
   project(orgId: string, id: string): ProjectRow | undefined {
-    const p = this.projects.get(id);
-    return p && p.orgId === orgId && !p.archived ? p : undefined;
+    const p = this.projects.ownedBy(orgId, id);
+    return p && !p.archived ? p : undefined;
   }
 
   createProject(orgId: string, name: string, domain: string | null): ProjectRow {
@@ -89,7 +99,7 @@ export class SeoStore {
   // Rank tracking
 
   configsOf(projectId: string): ConfigRow[] {
-    return [...this.configs.values()].filter((c) => c.projectId === projectId);
+    return this.configs.filter((c) => c.projectId === projectId);
   }
 
   config(projectId: string, configId: string): ConfigRow | undefined {
@@ -98,7 +108,7 @@ export class SeoStore {
   }
 
   keywordsOf(configId: string): KeywordRow[] {
-    return [...this.keywords.values()].filter((k) => k.configId === configId);
+    return this.keywords.filter((k) => k.configId === configId);
   }
 
   /**

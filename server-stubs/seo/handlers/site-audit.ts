@@ -51,7 +51,7 @@ export function siteAuditHandlers({ store, resolver, crawl, stream }: SeoDeps) {
       }
       // Capacity last: a request that is invalid or refused for its target says so, whatever the load.
       // An archived project's audits no longer hold capacity (DECISIONS seo-2); their data is kept.
-      const running = [...store.audits.values()].filter((a) => store.project(principal.orgId, a.projectId) && isRunning(statusOf(a)));
+      const running = store.audits.filter((a) => store.project(principal.orgId, a.projectId) !== undefined && isRunning(statusOf(a)));
       if (running.length >= limits.runningAuditsPerOrganization) {
         fail(
           429,
