@@ -339,7 +339,10 @@ describe.skipIf(!chromiumAvailable)('the portal in Chromium', () => {
       await tab.locator('button.try-it-operation').first().waitFor({ state: 'visible' });
       expect(await tab.evaluate(() => document.documentElement.dataset.referenceTag)).toBe('OAuth');
       const render = tab.locator('[data-section-id="operation/renderTemplate"]');
-      await render.getByText('drawn when the operation is opened').waitFor({ state: 'attached' });
+      // Cut to its heading until opened; the introduction says how the page is drawn.
+      await render.waitFor({ state: 'attached' });
+      expect(await render.getByText(FORBIDDEN_FIELD_LABEL).count()).toBe(0);
+      await tab.getByText('This page draws one tag at a time').waitFor({ state: 'visible' });
       await tab.locator('.menu-content label', { hasText: /^Templates$/ }).click();
       await tab.waitForFunction(() => document.documentElement.dataset.referenceTag === 'Templates');
       // The stored-template branch: subject, html and text must not be sent with template_id.

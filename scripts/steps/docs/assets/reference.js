@@ -57,7 +57,7 @@
         let whole = false;
         for (const op of ops.filter((o) => o.where === where && o.key === key)) {
           if (op.tags.length === 0 || op.tags.includes(tag)) whole = true;
-          else copy[op.method] = heading(item[op.method], op);
+          else copy[op.method] = heading(item[op.method]);
         }
         // The path's own parameters would be drawn under every heading.
         if (!whole) delete copy.parameters;
@@ -67,17 +67,20 @@
     return view;
   }
 
-  function heading(op, where) {
-    const link = `#tag/${encodeURIComponent(where.tags[0])}/operation/${encodeURIComponent(where.id || '')}`;
+  /**
+   * An operation outside the drawn tag, cut to its heading. What it omits is said once, in the
+   * introduction ({@link withCutNote}), not under each heading: a description of its own under each
+   * of mail's 120 headings was an eighth of the page's elements.
+   */
+  function heading(op) {
     const cut = {
       summary: op.summary,
       operationId: op.operationId,
       tags: op.tags,
       deprecated: op.deprecated,
       'x-badges': op['x-badges'],
-      description: `*Parameters, bodies and answers are drawn when the operation is opened:* [open ${op.summary || op.operationId || 'it'}](${link}), or [draw the whole reference](?whole${link}).`,
       // Drawn with the operation once opened; here they would only add to what is drawn (the servers
-      // menu alone was a dozen elements under each of mail's 120 headings).
+      // menu alone was a dozen elements under each heading).
       security: [],
       servers: [],
       responses: {},
@@ -126,6 +129,16 @@
     return Object.assign({}, view, { components: pruned });
   }
 
+  /** The introduction, with a note on how the page is drawn and a link to the whole reference. */
+  function withCutNote(view, tag) {
+    const note =
+      `> **This page draws one tag at a time:** ${tag ? `*${tag}* in full, ` : ''}every other operation as its heading. ` +
+      'Open one (from the sidebar, a link or the address) to draw its parameters, bodies and answers, or [draw the whole reference](?whole).';
+    const info = Object.assign({}, view.info);
+    info.description = info.description ? `${note}\n\n${info.description}` : note;
+    return Object.assign({}, view, { info });
+  }
+
   /** Draws the reference; `limit` is the number of operations drawn whole in one go, beyond which the page goes by tag. */
   window.renderReference = function (options, limit) {
     const container = document.getElementById('redoc');
@@ -158,6 +171,6 @@
     );
     window.addEventListener('hashchange', () => isShown(location.hash) || location.reload());
     document.documentElement.dataset.referenceTag = shown;
-    Redoc.init(withReachedComponents(viewOf(spec, ops, shown)), options, container, added);
+    Redoc.init(withCutNote(withReachedComponents(viewOf(spec, ops, shown)), shown), options, container, added);
   };
 })();
