@@ -105,7 +105,7 @@ export async function startMockServer(port = 4010, host = '0.0.0.0', options: Mo
   services.sort((a, b) => a.slug.localeCompare(b.slug));
 
   // What Node refuses itself is answered in the body of the service the request was meant for, as on the stubs.
-  const families = errorFamilies(() => [...targets.values()].map((t) => ({ basePath: t.contract.basePath, errors: t.errors })));
+  const families = errorFamilies(() => [...targets.values()].map((t) => ({ basePath: t.contract.basePath, errors: t.errors, contract: t.contract })));
   const front = answerClientErrors(createExpressServer(createFront(routers)), families);
   await new Promise<void>((resolve, reject) => {
     front.once('error', reject);

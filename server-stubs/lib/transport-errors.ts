@@ -6,16 +6,51 @@
  */
 import http from 'node:http';
 import path from 'node:path';
-import type { ErrorMapper, ErrorResponse, Failure } from './errors.js';
+import { loadContract, type Contract } from './contract.js';
+import { failedOperation, type ErrorMapper, type ErrorResponse, type FailedOperation, type Failure } from './errors.js';
 import { isUnder } from './http-server.js';
 
 /** The services a request may be meant for: where each is mounted, and its error body if it has one. */
 export interface ErrorFamilies {
-  find(target: string): ErrorMapper | undefined;
+  /** the error body of the service the target falls under, and the operation its path names, if any */
+  find(target: string): { errors: ErrorMapper; near: FailedOperation | undefined } | undefined;
 }
 
-export function errorFamilies(services: () => ReadonlyArray<{ basePath: string; errors?: ErrorMapper }>): ErrorFamilies {
-  return { find: (target) => services().find((s) => isUnder(target, s.basePath))?.errors };
+/** A service as the families know it: its contract's routes when at hand, else found by its slug. */
+export interface FamilyMember {
+  basePath: string;
+  errors?: ErrorMapper;
+  slug?: string;
+  contract?: Pick<Contract, 'match'>;
+}
+
+/**
+ * A service whose error body depends on the operation (coder answers its OpenAI routes in OpenAI's
+ * body) gets, with a request Node refused, the operation the request's path names: the method may be
+ * the broken part, so the path alone decides (any operation of the path, else the one it is under).
+ */
+export function errorFamilies(services: () => ReadonlyArray<FamilyMember>): ErrorFamilies {
+  return {
+    find: (target) => {
+      const member = services().find((s) => isUnder(target, s.basePath));
+      if (!member?.errors) return undefined;
+      const routes = member.contract ?? contractBySlug(member.slug);
+      const requestPath = target.split('?')[0]!.slice(member.basePath === '/' ? 0 : member.basePath.length) || '/';
+      const match = routes?.match('GET', requestPath);
+      const operation = match && (match.kind === 'operation' ? match.operation : match.near);
+      return { errors: member.errors, near: operation && failedOperation(operation) };
+    },
+  };
+}
+
+/** The bundled contract of a service found in generated/, or none (a service of another folder, one not built). */
+function contractBySlug(slug: string | undefined): Contract | undefined {
+  if (!slug) return undefined;
+  try {
+    return loadContract(slug);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The body of a failure where no service's error body applies: the platform's own `{error, code}`. */
@@ -26,8 +61,9 @@ export function platformError(failure: Pick<Failure, 'kind' | 'status' | 'messag
 
 /** A failure in the error body of the service its target falls under, else the platform's. */
 export function answerIn(families: ErrorFamilies, target: string, failure: Failure): ErrorResponse {
-  const mapper = families.find(target);
-  return mapper ? mapper(failure) : platformError(failure);
+  const family = families.find(target);
+  if (!family) return platformError(failure);
+  return family.errors(failure.operation || failure.near ? failure : { ...failure, near: family.near });
 }
 
 /**

@@ -233,6 +233,16 @@ describe("what the HTTP server refuses itself is answered in the service's error
     expect(await rawExchange(platform.port, 'FOO /nowhere HTTP/1.1\r\nHost: x\r\n\r\n')).toMatchObject({ status: 400, body: { code: 'VALIDATION', error: expect.any(String) } });
   });
 
+  test("a service whose error body depends on the route: coder's OpenAI, Anthropic and own routes each in their body", async () => {
+    const padding = `X-Big: ${'a'.repeat(20_000)}\r\n`;
+    const openai = await rawExchange(platform.port, `POST /coder/v1/chat/completions HTTP/1.1\r\nHost: x\r\n${padding}\r\n`);
+    expect(openai).toMatchObject({ status: 431, body: { error: { type: 'invalid_request_error', message: expect.stringMatching(/16 KB/), param: null, code: null } } });
+    const anthropic = await rawExchange(platform.port, 'FOO /coder/v1/messages HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(anthropic).toMatchObject({ status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: expect.stringMatching(/FOO/) } } });
+    const own = await rawExchange(platform.port, 'FOO /coder/sessions HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(own).toMatchObject({ status: 400, body: { detail: expect.stringMatching(/FOO/) } });
+  });
+
   test('a body that is not the gzip it claims, and a body without a content type, say so', async () => {
     const post = (headers: Record<string, string>, body: string) => json(`${origin}/seo/projects`, { method: 'POST', headers: { ...seoKey, ...headers }, body });
     const gzip = await post({ 'content-type': 'application/json', 'content-encoding': 'gzip' }, '{"name":"a"}');
