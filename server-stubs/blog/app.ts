@@ -55,7 +55,7 @@ export function createBlogApp(options: BlogAppOptions = {}) {
     store.clear();
     limiter.reset();
   };
-  return { router, store, limiter, basePath: contract.basePath, unimplemented, reset };
+  return { router, store, state: store.state, limiter, basePath: contract.basePath, unimplemented, reset };
 }
 
 const service: StubService<BlogAppOptions> = {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { components } from '../../generated/blog/types.gen.js';
 import type { Clock } from '../lib/clock.js';
+import { StateStore, type Collection } from '../lib/store.js';
 import { type MeteredFeature, type PlanSlug } from './plans.js';
 
 export type Article = components['schemas']['Article'];
@@ -17,13 +18,17 @@ export interface Account {
   displayName: string;
   trial?: { startedAtMs: number; endsAtMs: number };
   /** monthly counters by `<feature>@<YYYY-MM>` (UTC) */
-  monthly: Map<string, number>;
-  drafts: Map<string, Draft>;
-  articles: Map<string, Article>;
-  series: Map<string, Series>;
+  monthly: Record<string, number>;
+  /** by id */
+  drafts: Record<string, Draft>;
+  /** by slug */
+  articles: Record<string, Article>;
+  /** by id */
+  series: Record<string, Series>;
   /** by lower-cased e-mail address */
-  subscribers: Map<string, Subscriber>;
-  team: Map<string, TeamMember>;
+  subscribers: Record<string, Subscriber>;
+  /** by lower-cased e-mail address */
+  team: Record<string, TeamMember>;
 }
 
 /** The seeded accounts (CONVENTIONS §6): one per plan. */
@@ -44,33 +49,43 @@ export function nextMonthStart(ms: number): number {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
 }
 
+/** A record's own entry: a key a caller sends (`constructor`, `__proto__`) never reads an inherited member. */
+export function entry<T>(record: Record<string, T>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
 export const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 
-/** In-memory state of the blog stub: accounts (by seeded key) and what each has written. */
+/** The blog stub's state: the seeded accounts (by id) and, inside each, what it has written. */
 export class BlogStore {
-  readonly accounts = new Map<string, Account>();
+  readonly state: StateStore;
+  readonly accounts: Collection<Account>;
 
   constructor(readonly clock: Clock) {
-    this.clear();
+    this.state = new StateStore(clock);
+    this.accounts = this.state.collection<Account>('accounts');
+    // The seeds: one account per plan, no trials, no usage, nothing written.
+    this.state.seed(() => {
+      for (const seed of seededAccounts) {
+        this.accounts.set(seed.id, {
+          id: seed.id,
+          plan: seed.plan,
+          username: seed.username,
+          displayName: seed.displayName,
+          monthly: {},
+          drafts: {},
+          articles: {},
+          series: {},
+          subscribers: {},
+          team: {},
+        });
+      }
+    });
   }
 
-  /** Back to the seeds: no trials, no usage, nothing written. */
+  /** Back to the seeds. */
   clear(): void {
-    this.accounts.clear();
-    for (const seed of seededAccounts) {
-      this.accounts.set(seed.id, {
-        id: seed.id,
-        plan: seed.plan,
-        username: seed.username,
-        displayName: seed.displayName,
-        monthly: new Map(),
-        drafts: new Map(),
-        articles: new Map(),
-        series: new Map(),
-        subscribers: new Map(),
-        team: new Map(),
-      });
-    }
+    this.state.reset();
   }
 
   account(id: string): Account {
@@ -94,13 +109,13 @@ export class BlogStore {
 
   /** Usage of a metered item in the current period: this month's count, or the running total of subscribers. */
   used(account: Account, feature: MeteredFeature): number {
-    if (feature === 'newsletter_subscribers') return account.subscribers.size;
-    return account.monthly.get(`${feature}@${monthOf(this.now())}`) ?? 0;
+    if (feature === 'newsletter_subscribers') return Object.keys(account.subscribers).length;
+    return account.monthly[`${feature}@${monthOf(this.now())}`] ?? 0;
   }
 
   count(account: Account, feature: Exclude<MeteredFeature, 'newsletter_subscribers'>): void {
     const key = `${feature}@${monthOf(this.now())}`;
-    account.monthly.set(key, (account.monthly.get(key) ?? 0) + 1);
+    account.monthly[key] = (account.monthly[key] ?? 0) + 1;
   }
 
   newId(): string {

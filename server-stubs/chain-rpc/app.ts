@@ -130,7 +130,7 @@ export function createChainRpcStub(options: ChainRpcStubOptions = {}): ChainRpcS
     await new Promise<void>((resolve) => wss.close(() => resolve()));
   };
 
-  return { router, upgrade, close, node, dropConnections, reset: () => node.store.reset() };
+  return { router, upgrade, close, node, dropConnections, state: node.store.state, reset: () => node.store.reset() };
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

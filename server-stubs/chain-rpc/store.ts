@@ -1,4 +1,5 @@
 import { systemClock, type Clock } from '../lib/clock.js';
+import { StateStore, type Cell, type Collection } from '../lib/store.js';
 import { createHash } from 'node:crypto';
 import type {
   Block,
@@ -114,22 +115,23 @@ function iso(date: Date): string {
 }
 
 /**
- * The in-memory chain: blocks from genesis, every transaction the node has seen, and the mempool.
- * Hashes are deterministic: txid = sha256(raw bytes); merkleRoot = sha256 of the concatenated
- * txid bytes; block hash = sha256 of the header fields joined with '|'.
+ * The chain: blocks from genesis, every transaction the node has seen, and the mempool, kept in
+ * the node's state store. Hashes are deterministic: txid = sha256(raw bytes); merkleRoot = sha256
+ * of the concatenated txid bytes; block hash = sha256 of the header fields joined with '|'.
  */
 export class ChainStore {
   readonly chain: string;
   readonly network: 'mainnet' | 'testnet';
   readonly maxMempool: number;
+  readonly state: StateStore;
   private readonly clock: Clock;
-  private readonly blocks: StoredBlock[] = [];
-  private readonly blocksByHash = new Map<string, StoredBlock>();
-  private readonly txs = new Map<string, TxRecord>();
+  /** by height (as text), genesis first */
+  private readonly blocks: Collection<StoredBlock>;
+  private readonly txs: Collection<TxRecord>;
   /** txids in arrival order */
-  private readonly mempool: string[] = [];
-  /** outpoint key -> txid of the pending or confirmed transaction spending it */
-  private readonly spentBy = new Map<string, string>();
+  private readonly mempool: Cell<string[]>;
+  /** outpoint key -> the pending or confirmed transaction spending it */
+  private readonly spentBy: Collection<{ txid: string }>;
   private readonly listeners = new Set<(event: ChainEvent) => void>();
   private readonly options: ChainStoreOptions;
 
@@ -139,15 +141,17 @@ export class ChainStore {
     this.network = options.network ?? 'mainnet';
     this.maxMempool = options.maxMempool ?? 300_000_000;
     this.options = options;
-    this.seed();
+    this.state = new StateStore(this.clock);
+    this.blocks = this.state.collection<StoredBlock>('blocks');
+    this.txs = this.state.collection<TxRecord>('transactions');
+    this.mempool = this.state.cell<string[]>('mempool', () => []);
+    this.spentBy = this.state.collection<{ txid: string }>('spentOutputs');
+    this.state.seed(() => this.seed());
   }
 
   /** Back to the seeded chain (`POST /_stub/reset`); subscribers stay subscribed. */
   reset(): void {
-    this.blocks.length = 0;
-    this.mempool.length = 0;
-    for (const table of [this.blocksByHash, this.txs, this.spentBy]) table.clear();
-    this.seed();
+    this.state.reset();
   }
 
   private seed(): void {
@@ -171,20 +175,21 @@ export class ChainStore {
   // ---- reads
 
   get height(): number {
-    return this.blocks.length - 1;
+    return this.blocks.size - 1;
   }
 
   tip(): Block {
-    return this.view(this.blocks[this.blocks.length - 1]!, true);
+    return this.view(this.tipBlock(), true);
   }
 
   blockByHeight(height: number, includeTransactions = true): Block | undefined {
-    const b = this.blocks[height];
+    const b = this.blocks.get(String(height));
     return b && this.view(b, includeTransactions);
   }
 
   blockByHash(hash: string, includeTransactions = true): Block | undefined {
-    const b = this.blocksByHash.get(hash.toLowerCase());
+    const wanted = hash.toLowerCase();
+    const b = this.blocks.find((block) => block.hash === wanted);
     return b && this.view(b, includeTransactions);
   }
 
@@ -194,9 +199,9 @@ export class ChainStore {
   }
 
   chainInfo(): ChainInfo {
-    const last = this.blocks.slice(-11).map((b) => b.timestamp).sort();
+    const last = this.blocks.values().slice(-11).map((b) => b.timestamp).sort();
     const median = last[Math.floor(last.length / 2)]!;
-    const tip = this.blocks[this.blocks.length - 1]!;
+    const tip = this.tipBlock();
     return {
       chain: this.chain,
       network: this.network,
@@ -204,19 +209,20 @@ export class ChainStore {
       bestBlockHash: tip.hash,
       difficulty: tip.difficulty,
       medianTime: median,
-      chainWork: BigInt(this.blocks.length).toString(16).padStart(64, '0'),
+      chainWork: BigInt(this.blocks.size).toString(16).padStart(64, '0'),
       syncing: false,
       syncProgress: 1,
     };
   }
 
   mempoolInfo(): MempoolInfo {
-    const bytes = this.mempool.reduce((sum, id) => sum + (this.txs.get(id)?.size ?? 0), 0);
+    const mempool = this.mempool.get();
+    const bytes = mempool.reduce((sum, id) => sum + (this.txs.get(id)?.size ?? 0), 0);
     return {
-      size: this.mempool.length,
+      size: mempool.length,
       bytes,
       // PROVISIONAL: a fixed 100-byte bookkeeping overhead per entry.
-      usage: bytes + 100 * this.mempool.length,
+      usage: bytes + 100 * mempool.length,
       maxMempool: this.maxMempool,
       minFee: MIN_FEE_RATE.toString(),
     };
@@ -276,7 +282,7 @@ export class ChainStore {
     }
     record.fee = (available - paid).toString();
 
-    const conflictId = this.spentBy.get(record.outpointKey);
+    const conflictId = this.spentBy.get(record.outpointKey)?.txid;
     const conflict = conflictId === undefined ? undefined : this.txs.get(conflictId);
     if (conflict?.status === 'confirmed') {
       record.status = 'failed';
@@ -286,8 +292,8 @@ export class ChainStore {
     }
     if (conflict?.status === 'pending') this.evict(conflict);
     this.txs.set(record.txid, record);
-    this.mempool.push(record.txid);
-    this.spentBy.set(record.outpointKey, record.txid);
+    this.mempool.get().push(record.txid);
+    this.spentBy.set(record.outpointKey, { txid: record.txid });
     this.emitTx('accepted', record);
     return { txid: record.txid, accepted: true };
   }
@@ -296,10 +302,10 @@ export class ChainStore {
   mine(count = 1): Block[] {
     const mined: Block[] = [];
     for (let i = 0; i < count; i++) {
-      const prev = this.blocks[this.blocks.length - 1]!;
+      const prev = this.tipBlock();
       const now = iso(new Date(this.clock.now()));
       const time = now < prev.timestamp ? prev.timestamp : now;
-      const records = this.mempool.splice(0).map((id) => this.txs.get(id)!);
+      const records = this.mempool.get().splice(0).map((id) => this.txs.get(id)!);
       const block = this.appendBlock(records, time);
       const view = this.view(block, true);
       mined.push(view);
@@ -316,6 +322,10 @@ export class ChainStore {
   }
 
   // ---- internals
+
+  private tipBlock(): StoredBlock {
+    return this.blocks.get(String(this.height))!;
+  }
 
   /** The output an outpoint names, if a pending or confirmed transaction created it. */
   private fundingOutput(spends: { txid: string; vout: number }): TxOutput {
@@ -335,10 +345,11 @@ export class ChainStore {
   /** Takes a pending transaction out of the mempool as `replaced`, with every pending one spending its outputs. */
   private evict(r: TxRecord): void {
     r.status = 'replaced';
-    this.mempool.splice(this.mempool.indexOf(r.txid), 1);
-    if (this.spentBy.get(r.outpointKey) === r.txid) this.spentBy.delete(r.outpointKey);
+    const mempool = this.mempool.get();
+    mempool.splice(mempool.indexOf(r.txid), 1);
+    if (this.spentBy.get(r.outpointKey)?.txid === r.txid) this.spentBy.delete(r.outpointKey);
     this.emitTx('replaced', r);
-    for (const id of [...this.mempool]) {
+    for (const id of [...mempool]) {
       const child = this.txs.get(id)!;
       if (child.status === 'pending' && child.spends.txid === r.txid) this.evict(child);
     }
@@ -361,7 +372,7 @@ export class ChainStore {
   }
 
   private appendBlock(records: TxRecord[], timestamp: string): StoredBlock {
-    const prev = this.blocks[this.blocks.length - 1];
+    const prev = this.blocks.size === 0 ? undefined : this.tipBlock();
     const height = prev ? prev.height + 1 : 0;
     const txids = records.map((r) => r.txid);
     const merkleRoot = sha256hex(Buffer.from(txids.join(''), 'hex'));
@@ -377,14 +388,13 @@ export class ChainStore {
     const hash = sha256hex(Object.values(header).join('|'));
     const size = HEADER_BYTES + records.reduce((s, r) => s + r.size, 0);
     const block: StoredBlock = { hash, ...header, transactions: txids, size, weight: size * 4 };
-    this.blocks.push(block);
-    this.blocksByHash.set(hash, block);
+    this.blocks.set(String(height), block);
     for (const r of records) {
       r.status = 'confirmed';
       r.blockHash = hash;
       r.blockHeight = height;
       r.blockTime = timestamp;
-      this.spentBy.set(r.outpointKey, r.txid);
+      this.spentBy.set(r.outpointKey, { txid: r.txid });
     }
     return block;
   }

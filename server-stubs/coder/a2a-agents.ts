@@ -3,6 +3,7 @@
  * answers a message through the model router at once, so a task is complete when it is created.
  */
 import { randomUUID } from 'node:crypto';
+import type { Collection, StateStore } from '../lib/store.js';
 
 export interface AgentDefinition {
   id: string;
@@ -81,7 +82,11 @@ export interface A2ATask {
 
 /** The tasks of every agent, per key owner (null: a deployment without keys, visible to all). */
 export class TaskStore {
-  private readonly tasks = new Map<string, { owner: string | null; agentId: string; task: A2ATask }>();
+  private readonly tasks: Collection<{ owner: string | null; agentId: string; task: A2ATask }>;
+
+  constructor(state: StateStore) {
+    this.tasks = state.collection('tasks');
+  }
 
   newIds(contextId: string | undefined) {
     return { taskId: randomUUID(), contextId: contextId || randomUUID() };
@@ -95,9 +100,5 @@ export class TaskStore {
     const entry = this.tasks.get(id);
     if (!entry || entry.agentId !== agentId) return undefined;
     return entry.owner === null || entry.owner === owner ? entry.task : undefined;
-  }
-
-  clear(): void {
-    this.tasks.clear();
   }
 }

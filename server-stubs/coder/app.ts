@@ -7,6 +7,7 @@ import { ApiError } from '../lib/errors.js';
 import { allowLoopbackFromEnv, resolverFromEnv, type Resolver } from '../lib/net-guard.js';
 import { localRetriever, type Retriever } from '../lib/retrieval.js';
 import { createServiceRouter } from '../lib/service-router.js';
+import { StateStore } from '../lib/store.js';
 import { passedThrough, type RouterSwitches, type StubCredential, type StubEnvironment, type StubService } from '../lib/service.js';
 import type { CoderDeps, CoderHandlers, CoderPrincipal, CoderSwitches } from './context.js';
 import { coderErrors } from './errors.js';
@@ -88,10 +89,11 @@ export function createCoderApp(options: CoderAppOptions = {}) {
     const value = req.headers['x-api-key'];
     return accept(req, typeof value === 'string' && value.trim() ? value.trim() : undefined);
   };
+  const state = new StateStore(clock);
   const deps: CoderDeps = {
     clock,
     switches,
-    sessions: new SessionsStore(clock),
+    sessions: new SessionsStore(state),
     router: options.chatRouter ?? localRouter(),
     upstream: vendorUpstream({
       baseUrl: switches.upstreamUrl,
@@ -101,7 +103,7 @@ export function createCoderApp(options: CoderAppOptions = {}) {
     }),
     retriever: options.retriever ?? localRetriever(),
   };
-  const platform = createPlatformState(clock, { resolver: options.resolver, allowLoopback: options.allowLoopback, ...options.platform });
+  const platform = createPlatformState(state, { resolver: options.resolver, allowLoopback: options.allowLoopback, ...options.platform });
   const handlers = { ...gatewayHandlers(deps), ...platformHandlers(deps, platform) } satisfies Partial<CoderHandlers>;
   const { router, contract, limiter, unimplemented } = createServiceRouter<operations, CoderPrincipal, operationDefaults>({
     slug: 'coder',
@@ -113,11 +115,11 @@ export function createCoderApp(options: CoderAppOptions = {}) {
     ...passedThrough(options),
   });
   const reset = () => {
-    deps.sessions.clear();
+    state.reset();
     limiter.reset();
     return platform.reset();
   };
-  return { router, limiter, deps, basePath: contract.basePath, unimplemented, reset, close: () => platform.close() };
+  return { router, state, limiter, deps, basePath: contract.basePath, unimplemented, reset, close: () => platform.close() };
 }
 
 const service: StubService<CoderAppOptions> = {

@@ -1,8 +1,9 @@
 /**
  * What the platform routes keep between requests (stored responses, A2A tasks, tool-server
- * connections) and how they are set up, reset and shut down.
+ * connections) and how they are set up, reset and shut down. Responses and tasks are state, kept in
+ * the app's state store; tool-server connections are live processes and sockets, so they are not.
  */
-import type { Clock } from '../lib/clock.js';
+import type { StateStore } from '../lib/store.js';
 import { allowLoopbackFromEnv, resolverFromEnv, type Resolver } from '../lib/net-guard.js';
 import { TaskStore } from './a2a-agents.js';
 import { McpManager, stdioPolicyFromEnv, type StdioPolicy } from './mcp-manager.js';
@@ -20,26 +21,23 @@ export interface PlatformOptions {
   mcpCallTimeoutMs: number;
 }
 
-export function createPlatformState(clock: Clock, options: Partial<PlatformOptions> = {}) {
-  const responses = new ResponsesStore<ResponseObject>();
-  const tasks = new TaskStore();
+export function createPlatformState(state: StateStore, options: Partial<PlatformOptions> = {}) {
+  const responses = new ResponsesStore<ResponseObject>(state);
+  const tasks = new TaskStore(state);
   const mcp = new McpManager({
     stdio: options.mcpStdio ?? stdioPolicyFromEnv(),
     resolver: options.resolver ?? resolverFromEnv(),
     allowLoopback: options.allowLoopback ?? allowLoopbackFromEnv(),
     connectTimeoutMs: options.mcpConnectTimeoutMs ?? 5_000,
     callTimeoutMs: options.mcpCallTimeoutMs ?? 30_000,
-    now: () => clock.now(),
+    now: () => state.clock.now(),
   });
   return {
     responses,
     tasks,
     mcp,
-    async reset() {
-      responses.clear();
-      tasks.clear();
-      await mcp.closeAll();
-    },
+    /** Closes the tool-server connections; the state store's reset empties responses and tasks. */
+    reset: () => mcp.closeAll(),
     close: () => mcp.closeAll(),
   };
 }

@@ -1,3 +1,4 @@
+import type { Collection, StateStore } from '../lib/store.js';
 import type { RouterMessage } from './router.js';
 
 /** A stored Responses API answer: the object as answered, and the conversation it closes. */
@@ -11,7 +12,11 @@ export interface StoredResponse<R> {
 
 /** Responses kept for `previous_response_id` and retrieve, per key owner. */
 export class ResponsesStore<R extends { id: string }> {
-  private readonly byId = new Map<string, StoredResponse<R>>();
+  private readonly byId: Collection<StoredResponse<R>>;
+
+  constructor(state: StateStore) {
+    this.byId = state.collection<StoredResponse<R>>('responses');
+  }
 
   save(entry: StoredResponse<R>): void {
     this.byId.set(entry.response.id, entry);
@@ -22,9 +27,5 @@ export class ResponsesStore<R extends { id: string }> {
     const entry = this.byId.get(id);
     if (!entry) return undefined;
     return entry.owner === null || entry.owner === owner ? entry : undefined;
-  }
-
-  clear(): void {
-    this.byId.clear();
   }
 }

@@ -1,4 +1,4 @@
-import type { Clock } from '../lib/clock.js';
+import type { Cell, Collection, StateStore } from '../lib/store.js';
 
 /** Published limits of the session routes. */
 export const sessionLimits = { previewChars: 120, eventsReturned: 200 } as const;
@@ -20,7 +20,7 @@ export interface SessionEvent {
  * may arrive before it (or without it: then a read shows `session: null`, DECISIONS coder-3).
  * `owner` is whoever first used the id (the SHA-256 of its key, or null when unowned).
  */
-interface SessionEntry {
+export interface SessionEntry {
   id: string;
   owner: string | null;
   record?: { createdAtMs: number; workspaceRoot: string; seq: number };
@@ -31,15 +31,15 @@ interface SessionEntry {
 /** The answer to "may this caller use this id": free (nobody has it), theirs, or another owner's. */
 export type Claim = 'free' | 'mine' | 'taken';
 
-/** The gateway's sessions, in memory, on the stub clock. */
+/** The gateway's sessions, kept in the app's state store, on the stub clock. */
 export class SessionsStore {
-  private readonly entries = new Map<string, SessionEntry>();
-  private seq = 0;
+  private readonly entries: Collection<SessionEntry>;
+  /** the order records were created in, which breaks ties between records created at the same instant */
+  private readonly seq: Cell<number>;
 
-  constructor(readonly clock: Clock) {}
-
-  clear(): void {
-    this.entries.clear();
+  constructor(private readonly state: StateStore) {
+    this.entries = state.collection<SessionEntry>('sessions');
+    this.seq = state.cell('sessionSequence', () => 0);
   }
 
   /** Unowned sessions are everyone's; an owned one is its owner's only. */
@@ -52,15 +52,17 @@ export class SessionsStore {
   /** Creates the record unless there is one (then the session is left unchanged). The caller checked the claim. */
   create(id: string, owner: string | null, workspaceRoot: string): void {
     const entry = this.entryFor(id, owner);
-    entry.record ??= { createdAtMs: this.clock.now(), workspaceRoot, seq: ++this.seq };
+    if (entry.record) return;
+    this.seq.set(this.seq.get() + 1);
+    entry.record = { createdAtMs: this.state.clock.now(), workspaceRoot, seq: this.seq.get() };
   }
 
   addMessage(id: string, owner: string | null, role: SessionMessage['role'], content: string): void {
-    this.entryFor(id, owner).messages.push({ role, content, createdAtMs: this.clock.now() });
+    this.entryFor(id, owner).messages.push({ role, content, createdAtMs: this.state.clock.now() });
   }
 
   addEvent(id: string, owner: string | null, type: string, payload: Record<string, unknown>): void {
-    this.entryFor(id, owner).events.push({ type, payload, createdAtMs: this.clock.now() });
+    this.entryFor(id, owner).events.push({ type, payload, createdAtMs: this.state.clock.now() });
   }
 
   /** The entry if the caller may see it. */
@@ -70,8 +72,8 @@ export class SessionsStore {
 
   /** Sessions with a record the caller may see, newest first (created later, or created at the same instant but after). */
   list(owner: string | null, limit: number) {
-    return [...this.entries.values()]
-      .filter((e) => e.record && (e.owner === null || e.owner === owner))
+    return this.entries
+      .filter((e) => e.record !== undefined && (e.owner === null || e.owner === owner))
       .sort((a, b) => b.record!.createdAtMs - a.record!.createdAtMs || b.record!.seq - a.record!.seq)
       .slice(0, limit);
   }

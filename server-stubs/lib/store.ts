@@ -63,7 +63,8 @@ export class StateStore {
     const checked = this.check(snapshot);
     for (const [name, collection] of this.collections) collection.load(checked.collections[name] ?? []);
     for (const [name, cell] of this.cells) {
-      if (name in checked.cells) cell.set(checked.cells[name]);
+      // Copied like rows: a cell holding an array or object must not share it with the caller's snapshot.
+      if (name in checked.cells) cell.set(structuredClone(checked.cells[name]));
       else cell.reset();
     }
   }

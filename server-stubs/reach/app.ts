@@ -88,7 +88,7 @@ export function createReachApp(options: ReachAppOptions = {}) {
     limiter.reset();
     provider.down = startsDown;
   };
-  return { router, store, provider, limiter, basePath: contract.basePath, unimplemented, reset, runDue: () => settleDueJobs(store, provider) };
+  return { router, store, state: store.state, provider, limiter, basePath: contract.basePath, unimplemented, reset, runDue: () => settleDueJobs(store, provider) };
 }
 
 const service: StubService<ReachAppOptions> = {

@@ -20,7 +20,7 @@ async function settle(store: ReachStore, provider: SwitchableProvider, job: JobR
     if (!(error instanceof ProviderUnavailable) || job.outcome) throw error;
     const account = store.account(job.accountId);
     account.wallet += job.charge.credits;
-    account.searches.set(job.charge.month, Math.max(0, (account.searches.get(job.charge.month) ?? 0) - 1));
+    account.searches[job.charge.month] = Math.max(0, (account.searches[job.charge.month] ?? 0) - 1);
     job.outcome = { status: 'failed', error: `${error.message}; the search was not counted` };
   }
 }

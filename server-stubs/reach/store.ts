@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AutopilotRun, Deal, Lead, LeadList, LeadSearchJob, RevenueSummary } from '../../generated/schemas/reach/types.gen.js';
 import type { Clock } from '../lib/clock.js';
+import { StateStore, type Collection } from '../lib/store.js';
 import { stableHash, type ProviderPerson } from './provider.js';
 
 export type Plan = 'free' | 'growth';
@@ -37,7 +38,7 @@ export interface Account {
   plan: Plan;
   wallet: number;
   /** searches per calendar month in UTC, by `YYYY-MM` */
-  searches: Map<string, number>;
+  searches: Record<string, number>;
 }
 
 interface LeadRow {
@@ -99,29 +100,36 @@ export interface SeedAccount {
   plan: Plan;
 }
 
+/** The reach stub's state: one instance per app, accounts kept apart by `accountId`. */
 export class ReachStore {
-  accounts = new Map<string, Account>();
-  leads = new Map<string, LeadRow>();
-  jobs = new Map<string, JobRow>();
-  deals = new Map<string, DealRow>();
-  lists = new Map<string, ListRow>();
-  runs = new Map<string, RunRow>();
+  readonly state: StateStore;
+  readonly accounts: Collection<Account>;
+  readonly leads: Collection<LeadRow>;
+  readonly jobs: Collection<JobRow>;
+  readonly deals: Collection<DealRow>;
+  readonly lists: Collection<ListRow>;
+  readonly runs: Collection<RunRow>;
 
   constructor(
     readonly clock: Clock,
-    private readonly seeds: readonly SeedAccount[],
-    private readonly paidWalletCredits = pricing.paidWalletCredits,
+    seeds: readonly SeedAccount[],
+    paidWalletCredits = pricing.paidWalletCredits,
   ) {
-    this.clear();
+    this.state = new StateStore(clock);
+    this.accounts = this.state.collection<Account>('accounts');
+    this.leads = this.state.collection<LeadRow>('leads', { tenantOf: (r) => r.accountId, createdAtOf: (r) => r.lead.created_at });
+    this.jobs = this.state.collection<JobRow>('jobs', { tenantOf: (j) => j.accountId });
+    this.deals = this.state.collection<DealRow>('deals', { tenantOf: (r) => r.accountId, createdAtOf: (r) => r.deal.created_at });
+    this.lists = this.state.collection<ListRow>('lists', { tenantOf: (r) => r.accountId, createdAtOf: (r) => r.list.created_at });
+    this.runs = this.state.collection<RunRow>('runs', { tenantOf: (r) => r.accountId, createdAtOf: (r) => r.createdAtMs });
+    // The seeds: the accounts, the paid one with its wallet, no searches made.
+    this.state.seed(() => {
+      for (const s of seeds) this.accounts.set(s.id, { id: s.id, plan: s.plan, wallet: s.plan === 'growth' ? paidWalletCredits : 0, searches: {} });
+    });
   }
 
   clear(): void {
-    this.accounts = new Map(this.seeds.map((s) => [s.id, { id: s.id, plan: s.plan, wallet: s.plan === 'growth' ? this.paidWalletCredits : 0, searches: new Map() }]));
-    this.leads.clear();
-    this.jobs.clear();
-    this.deals.clear();
-    this.lists.clear();
-    this.runs.clear();
+    this.state.reset();
   }
 
   now(): number {
@@ -139,7 +147,7 @@ export class ReachStore {
   }
 
   searchesThisMonth(account: Account): number {
-    return account.searches.get(monthOf(this.now())) ?? 0;
+    return account.searches[monthOf(this.now())] ?? 0;
   }
 
   /** Free searches left this month; null on a plan without a free allowance. */
@@ -169,8 +177,8 @@ export class ReachStore {
 
   /** The account's lead as it stands now (a background score lands when its time has come). */
   lead(accountId: string, id: string): Lead | undefined {
-    const row = this.leads.get(id);
-    if (!row || row.accountId !== accountId) return undefined;
+    const row = this.leads.ownedBy(accountId, id);
+    if (!row) return undefined;
     if (row.pendingScore && row.pendingScore.atMs <= this.now()) {
       row.lead = { ...row.lead, score: row.pendingScore.score, scored_at: iso(row.pendingScore.atMs) };
       delete row.pendingScore;
@@ -185,7 +193,7 @@ export class ReachStore {
   }
 
   accountLeads(accountId: string): Lead[] {
-    return [...this.leads.entries()].filter(([, r]) => r.accountId === accountId).map(([id]) => this.lead(accountId, id)!).reverse();
+    return this.leads.newest(accountId).map((r) => this.lead(accountId, r.lead.id)!);
   }
 
   /** Queues background scoring; true when the lead was queued (unscored and not already queued). */
@@ -219,19 +227,22 @@ export class ReachStore {
     };
   }
 
+  job(accountId: string, id: string): JobRow | undefined {
+    return this.jobs.ownedBy(accountId, id);
+  }
+
   dueJobs(): JobRow[] {
-    return [...this.jobs.values()].filter((j) => !j.outcome && this.now() - j.createdAtMs >= timing.jobDoneMs);
+    return this.jobs.filter((j) => !j.outcome && this.now() - j.createdAtMs >= timing.jobDoneMs);
   }
 
   // Deals
 
   deal(accountId: string, id: string): Deal | undefined {
-    const row = this.deals.get(id);
-    return row && row.accountId === accountId ? row.deal : undefined;
+    return this.deals.ownedBy(accountId, id)?.deal;
   }
 
   accountDeals(accountId: string): Deal[] {
-    return [...this.deals.values()].filter((r) => r.accountId === accountId).map((r) => r.deal).reverse();
+    return this.deals.newest(accountId).map((r) => r.deal);
   }
 
   saveDeal(accountId: string, deal: Deal): Deal {
@@ -258,8 +269,7 @@ export class ReachStore {
   // Lists
 
   list(accountId: string, id: string): LeadList | undefined {
-    const row = this.lists.get(id);
-    return row && row.accountId === accountId ? row.list : undefined;
+    return this.lists.ownedBy(accountId, id)?.list;
   }
 
   saveList(accountId: string, list: LeadList): LeadList {
@@ -268,7 +278,7 @@ export class ReachStore {
   }
 
   accountLists(accountId: string): LeadList[] {
-    return [...this.lists.values()].filter((r) => r.accountId === accountId).map((r) => r.list).reverse();
+    return this.lists.newest(accountId).map((r) => r.list);
   }
 
   // Autopilot runs
@@ -278,12 +288,12 @@ export class ReachStore {
   }
 
   run(accountId: string, id: string): AutopilotRun | undefined {
-    const row = this.runs.get(id);
-    return row && row.accountId === accountId ? this.runView(row) : undefined;
+    const row = this.runs.ownedBy(accountId, id);
+    return row && this.runView(row);
   }
 
   accountRuns(accountId: string): AutopilotRun[] {
-    return [...this.runs.values()].filter((r) => r.accountId === accountId).map((r) => this.runView(r)).reverse();
+    return this.runs.newest(accountId).map((r) => this.runView(r));
   }
 
   /** One step goes out when the run starts, then one a minute. */

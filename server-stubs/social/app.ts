@@ -53,7 +53,7 @@ export function createSocialApp(options: SocialAppOptions = {}) {
     store.clear();
     limiter.reset();
   };
-  return { router, store, limiter, basePath: contract.basePath, unimplemented, reset };
+  return { router, store, state: store.state, limiter, basePath: contract.basePath, unimplemented, reset };
 }
 
 const service: StubService<SocialAppOptions> = {

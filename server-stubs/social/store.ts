@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { components } from '../../generated/social/types.gen.js';
 import type { Clock } from '../lib/clock.js';
+import { StateStore, type Collection } from '../lib/store.js';
 
 export type Platform = components['schemas']['Platform'];
 export type Tone = components['schemas']['Tone'];
@@ -90,17 +91,21 @@ export interface Workspace {
   handle: string;
 }
 
-/** In-memory state of the social stub: one instance per app, workspaces kept apart by `workspaceId`. */
+/** The social stub's state: one instance per app, workspaces kept apart by `workspaceId`. */
 export class SocialStore {
-  readonly variants = new Map<string, VariantRow>();
-  readonly posts = new Map<string, PostRow>();
+  readonly state: StateStore;
+  readonly variants: Collection<VariantRow>;
+  readonly posts: Collection<PostRow>;
 
-  constructor(readonly clock: Clock) {}
+  constructor(readonly clock: Clock) {
+    this.state = new StateStore(clock);
+    this.variants = this.state.collection<VariantRow>('variants', { tenantOf: (v) => v.workspaceId });
+    this.posts = this.state.collection<PostRow>('posts', { tenantOf: (p) => p.workspaceId });
+  }
 
   /** Back to the seeds: no variants, no posts (connected accounts are part of the workspace). */
   clear(): void {
-    this.variants.clear();
-    this.posts.clear();
+    this.state.reset();
   }
 
   now(): number {
@@ -129,19 +134,17 @@ export class SocialStore {
   }
 
   variant(workspaceId: string, variantId: string): VariantRow | undefined {
-    const row = this.variants.get(variantId);
-    return row?.workspaceId === workspaceId ? row : undefined;
+    return this.variants.ownedBy(workspaceId, variantId);
   }
 
   // Posts
 
   post(workspaceId: string, id: string): PostRow | undefined {
-    const row = this.posts.get(id);
-    return row?.workspaceId === workspaceId ? row : undefined;
+    return this.posts.ownedBy(workspaceId, id);
   }
 
   postsOf(workspaceId: string): PostRow[] {
-    return [...this.posts.values()].filter((p) => p.workspaceId === workspaceId);
+    return this.posts.of(workspaceId);
   }
 
   createPost(fields: Pick<PostRow, 'workspaceId' | 'accountId' | 'platform' | 'contentText' | 'firstComment' | 'variantId' | 'scheduledAtMs'> & { draft: boolean }): PostRow {
@@ -179,14 +182,14 @@ export class SocialStore {
 
   /** Another live post of the account at the same instant (a rejected draft frees its slot). */
   slotTaken(accountId: string, scheduledAtMs: number, exceptId?: string): PostRow | undefined {
-    return [...this.posts.values()].find((p) => p.id !== exceptId && p.state !== 'rejected' && p.accountId === accountId && p.scheduledAtMs === scheduledAtMs);
+    return this.posts.find((p) => p.id !== exceptId && p.state !== 'rejected' && p.accountId === accountId && p.scheduledAtMs === scheduledAtMs);
   }
 
   /** Another live post of the account whose same text was set less than 24 hours ago. */
   recentSameContent(accountId: string, contentText: string, exceptId?: string): PostRow | undefined {
     const key = sameContentKey(contentText);
     const since = this.now() - limits.duplicateContentMs;
-    return [...this.posts.values()].find(
+    return this.posts.find(
       (p) => p.id !== exceptId && p.state !== 'rejected' && p.accountId === accountId && p.contentSetAtMs > since && sameContentKey(p.contentText) === key,
     );
   }
@@ -195,7 +198,7 @@ export class SocialStore {
   postsThisMonth(workspaceId: string): number {
     const now = new Date(this.now());
     const monthStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
-    return this.postsOf(workspaceId).filter((p) => p.createdAtMs >= monthStart).length;
+    return this.posts.of(workspaceId, (p) => p.createdAtMs >= monthStart).length;
   }
 
   stats(workspaceId: string): Stats {

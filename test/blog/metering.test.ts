@@ -106,7 +106,7 @@ describe('automation writes (mcp_write_actions)', () => {
     expect(refused.headers.get('retry-after')).toBeNull();
     expect(refused.headers.get('x-service-usage-used')).toBeNull();
     expect(await used(FREE, 'mcp_write_actions')).toBe(20);
-    expect(blog.app.store.account('acct_free').drafts.size).toBe(20);
+    expect(Object.keys(blog.app.store.account('acct_free').drafts)).toHaveLength(20);
   });
 
   test('once spent, every one of the six writes is refused', async () => {

@@ -2,7 +2,7 @@ import type { components } from '../../../generated/blog/types.gen.js';
 import type { Fail } from '../../lib/handlers.js';
 import { blogHandlers, type BlogDeps } from '../context.js';
 import { admit } from '../metering.js';
-import { iso, type Account, type Article, type BlogStore } from '../store.js';
+import { entry, iso, type Account, type Article, type BlogStore } from '../store.js';
 
 type ArticleContent = components['schemas']['ArticleContent'];
 
@@ -48,11 +48,11 @@ function publish(store: BlogStore, account: Account, content: ArticleContent, id
       profile_url: `${SITE}/@${account.username}`,
     },
   };
-  account.articles.set(slug, article);
+  account.articles[slug] = article;
   return article;
 }
 
-const requireArticle = (account: Account, slug: string, fail: Fail<404>) => account.articles.get(slug) ?? fail(404, 'not_found', 'Article not found');
+const requireArticle = (account: Account, slug: string, fail: Fail<404>) => entry(account.articles, slug) ?? fail(404, 'not_found', 'Article not found');
 
 /**
  * The six automation writes, each one `mcp_write_actions`. A request for something that is not the
@@ -75,15 +75,15 @@ export function automationHandlers({ store }: BlogDeps) {
         cover_image_url: body.cover_image_url ?? null,
         created_at: iso(store.now()),
       };
-      account.drafts.set(draft.id, draft);
+      account.drafts[draft.id] = draft;
       return { status: 201, headers: meter.commit(), body: draft };
     },
 
     publishDraft: ({ principal, params, fail }) => {
-      const draft = store.account(principal.accountId).drafts.get(params.draftId) ?? fail(404, 'not_found', 'Draft not found');
+      const draft = entry(store.account(principal.accountId).drafts, params.draftId) ?? fail(404, 'not_found', 'Draft not found');
       const { account, meter } = writes(principal.accountId, fail);
       const article = publish(store, account, draft, draft.id);
-      account.drafts.delete(draft.id);
+      delete account.drafts[draft.id];
       return { status: 201, headers: meter.commit(), body: article };
     },
 
@@ -108,13 +108,13 @@ export function automationHandlers({ store }: BlogDeps) {
     createSeries: ({ principal, body, fail }) => {
       const { account, meter } = writes(principal.accountId, fail);
       const series = { id: store.newId(), title: body.title.trim(), description: body.description ?? null, articles: [], created_at: iso(store.now()) };
-      account.series.set(series.id, series);
+      account.series[series.id] = series;
       return { status: 201, headers: meter.commit(), body: series };
     },
 
     addToSeries: ({ principal, params, body, fail }) => {
       const owner = store.account(principal.accountId);
-      const series = owner.series.get(params.seriesId) ?? fail(404, 'not_found', 'Series not found');
+      const series = entry(owner.series, params.seriesId) ?? fail(404, 'not_found', 'Series not found');
       requireArticle(owner, body.slug, fail);
       const { meter } = writes(principal.accountId, fail);
       if (!series.articles.includes(body.slug)) series.articles.push(body.slug);

@@ -25,7 +25,7 @@ export function leadSearchHandlers({ store, provider }: ReachDeps) {
         charge(store, fail, account, pricing.searchCredits, 'a lead search');
         credits = pricing.searchCredits;
       }
-      account.searches.set(month, used + 1);
+      account.searches[month] = used + 1;
       const id = randomUUID();
       store.jobs.set(id, { id, accountId: account.id, query: body.query, limit: body.limit, createdAtMs: store.now(), charge: { credits, month } });
       return { status: 202, body: { jobId: id, status: 'queued' as const } };
@@ -33,8 +33,7 @@ export function leadSearchHandlers({ store, provider }: ReachDeps) {
 
     getLeadSearchJob: async ({ principal, params, fail }) => {
       await settleDueJobs(store, provider);
-      const found = store.jobs.get(params.jobId);
-      const row = found && found.accountId === principal.accountId ? found : fail(404, undefined, 'Lead-search job not found');
+      const row = store.job(principal.accountId, params.jobId) ?? fail(404, undefined, 'Lead-search job not found');
       return { status: 200, body: { job: store.jobView(row) } };
     },
 

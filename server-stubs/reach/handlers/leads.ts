@@ -48,8 +48,7 @@ export function leadHandlers({ store, provider }: ReachDeps) {
       let ids: string[];
       if (body.jobId !== undefined) {
         await settleDueJobs(store, provider);
-        const found = store.jobs.get(body.jobId);
-        const job = found && found.accountId === principal.accountId ? found : fail(404, undefined, 'Lead-search job not found');
+        const job = store.job(principal.accountId, body.jobId) ?? fail(404, undefined, 'Lead-search job not found');
         const outcome = job.outcome;
         if (outcome?.status !== 'completed') {
           return fail(422, undefined, 'The search has not completed', { fieldErrors: { jobId: [`The search is ${store.jobView(job).status}; only a completed search can be scored`] } });
