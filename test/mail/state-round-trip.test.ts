@@ -79,6 +79,12 @@ afterEach(() => {
 });
 
 describe('a snapshot restored into a fresh stub', () => {
+  test('the snapshot is plain JSON already: no Set, Map, Date or undefined member is lost on the way', () => {
+    const live = source.app.state.snapshot();
+    expect(JSON.parse(JSON.stringify(live))).toStrictEqual(live);
+    expect(Object.keys(live.collections)).toEqual(expect.arrayContaining(['identity.keys', 'contacts.contacts', 'campaigns.campaigns', 'webhooks.formB', 'outbox.messages', 'sendKeys.answers']));
+  });
+
   test('the contact, template, segment, campaign, key, webhook endpoint and sandboxed message are there', async () => {
     const target = await fresh();
     // Before the restore the fresh stub knows none of it: the key is refused.

@@ -116,7 +116,7 @@ export class ContactsStore {
 
   byEmail(userId: string, email: string): ContactRecord | undefined {
     const wanted = normalized(email);
-    return this.contacts.find((c) => c.userId === userId && normalized(c.email) === wanted);
+    return this.contacts.of(userId, (c) => normalized(c.email) === wanted)[0];
   }
 
   create(userId: string, fields: ContactFields & { email: string }): ContactRecord {

@@ -188,8 +188,9 @@ export class IdentityStore {
     return found && this.keys.get(found.keyId);
   }
 
-  keyById(id: string): ApiKeyRecord | undefined {
-    return this.keys.get(id);
+  /** The user's key with this id; another user's reads as missing. */
+  keyOf(userId: string, id: string): ApiKeyRecord | undefined {
+    return this.keys.ownedBy(userId, id);
   }
 
   isActive(record: ApiKeyRecord): boolean {

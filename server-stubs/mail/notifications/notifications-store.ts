@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
-import type { Cell, Collection, StateStore } from '../../lib/store.js';
+import type { Collection, StateStore } from '../../lib/store.js';
 
 export type NotificationEntityType = 'campaign' | 'contact_import' | 'domain_verification' | 'billing' | 'system' | 'automation';
 
