@@ -162,13 +162,15 @@ export function createMailApp(options: MailAppOptions = {}) {
     await stores.webhooks.runDue();
     await delivery.settled();
   };
-  // State goes back to its seeds in one place; what is not state (queued retries, hand-overs in
-  // flight, injected adapters, rate windows) is dropped beside it.
+  // Queued retries and hand-overs in flight belong to the state they were started from.
+  state.onReplaced(() => {
+    stores.webhooks.dropQueuedWork();
+    campaignRuns.reset();
+  });
+  // Adapters tests inject and rate windows are not state: a reset puts them back beside it.
   const reset = () => {
     state.reset();
-    stores.webhooks.dropQueuedWork();
     stores.channels.resetAdapters();
-    campaignRuns.reset();
     limiter.reset();
   };
   return {

@@ -2,7 +2,8 @@
  * Mail's state through the one state store (issue 28): data built through HTTP on one stub, its
  * snapshot taken as JSON and restored into a fresh stub, is there and behaves there (the API key
  * authenticates, an idempotent retry sends nothing more, the campaign can be sent, the webhook
- * endpoint receives events); a snapshot naming an unknown collection is refused with nothing changed.
+ * endpoint receives events, retries queued before the restore are dropped); a snapshot naming an
+ * unknown collection is refused with nothing changed.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { StateRejected } from '../../server-stubs/lib/store.js';
@@ -146,6 +147,23 @@ describe('a snapshot restored into a fresh stub', () => {
     expect(receiver.received.map((r) => [r.json.type, (r.json.data as { contactId?: string }).contactId])).toEqual([['contact.created', created.id]]);
     const attempts = answered(await target.key('msk_test_max').GET('/v1/webhooks/{id}/events', { params: { path: { id: built.webhookId } } }), 200, '/v1/webhooks/{id}/events', 'get').data;
     expect(attempts).toMatchObject([{ event_type: 'contact.created', status: 'succeeded' }]);
+  });
+
+  test('a retry queued before a restore belongs to the state it replaced: it is dropped', async () => {
+    const target = await fresh();
+    target.app.state.restore(snapshot);
+    const kept = JSON.parse(JSON.stringify(target.app.state.snapshot()));
+    receiver.status = 500;
+    answered(await target.key('msk_test_max').POST('/v1/contacts', { body: { email: 'refused@example.com' } }), 201, '/v1/contacts', 'post');
+    await target.app.runDue();
+    expect(receiver.received).toHaveLength(1);
+    target.app.state.restore(kept);
+    receiver.status = 200;
+    target.clock.advance(60_000); // the first retry's delay
+    await target.app.runDue();
+    expect(receiver.received).toHaveLength(1);
+    const attempts = answered(await target.key('msk_test_max').GET('/v1/webhooks/{id}/events', { params: { path: { id: built.webhookId } } }), 200, '/v1/webhooks/{id}/events', 'get').data;
+    expect(attempts).toEqual([]);
   });
 
   test('the restored stub resets to its own seeds', async () => {
