@@ -165,7 +165,7 @@ export function createMailApp(options: MailAppOptions = {}) {
   // Queued retries and hand-overs in flight belong to the state they were started from.
   state.onReplaced(() => {
     stores.webhooks.dropQueuedWork();
-    campaignRuns.reset();
+    campaignRuns.dropInFlight();
   });
   // Adapters tests inject and rate windows are not state: a reset puts them back beside it.
   const reset = () => {

@@ -137,6 +137,12 @@ describe('a snapshot restored into a fresh stub', () => {
     await target.app.runDue();
     const sent = answered(await max.GET('/v1/campaigns'), 200, '/v1/campaigns', 'get').data.find((c: { id: string }) => c.id === built.campaignId);
     expect(sent).toMatchObject({ status: 'sent', stats: { recipients: 1, sent: 1, delivered: 1 } });
+
+    // Its copies travel with it: restored once more, the campaign still counts them.
+    const again = await fresh();
+    again.app.state.restore(JSON.parse(JSON.stringify(target.app.state.snapshot())));
+    const counted = answered(await again.key('msk_test_max').GET('/v1/campaigns'), 200, '/v1/campaigns', 'get').data.find((c: { id: string }) => c.id === built.campaignId);
+    expect(counted).toMatchObject({ status: 'sent', stats: { recipients: 1, sent: 1, delivered: 1 } });
   });
 
   test('the webhook endpoint receives what happens after the restore', async () => {

@@ -42,15 +42,20 @@ export class Outbox {
   private readonly clock: Clock;
   /** by id, in the order they were accepted */
   private readonly messages: Collection<OutboxMessage>;
+  /** copies by campaign, derived from the messages: campaign counters look them up on every list */
+  private byCampaign = new Map<string, OutboxMessage[]>();
 
   constructor(state: StateStore) {
     this.clock = state.clock;
     this.messages = state.collection('outbox.messages', { tenantOf: (m) => m.userId });
+    state.onReplaced(() => this.indexCampaigns());
   }
 
   add(message: Omit<OutboxMessage, 'id' | 'status' | 'error' | 'createdAt' | 'deliveredAt'>): OutboxMessage {
     const record: OutboxMessage = { ...message, id: randomUUID(), status: 'queued', error: null, createdAt: this.clock.now(), deliveredAt: null };
-    return this.messages.set(record.id, record);
+    this.messages.set(record.id, record);
+    this.indexCopy(record);
+    return record;
   }
 
   /** The user's messages, newest first; `sandbox` picks the captured ones or the real ones. */
@@ -69,11 +74,24 @@ export class Outbox {
 
   /** Every copy a campaign sent, sandboxed ones included. */
   ofCampaign(campaignId: string): OutboxMessage[] {
-    return this.messages.filter((m) => m.campaignId === campaignId);
+    return [...(this.byCampaign.get(campaignId) ?? [])];
   }
 
   clearSandbox(userId: string): void {
     for (const m of this.messages.of(userId, (m) => m.sandbox)) this.messages.delete(m.id);
+    this.indexCampaigns();
+  }
+
+  private indexCampaigns(): void {
+    this.byCampaign = new Map();
+    for (const m of this.messages) this.indexCopy(m);
+  }
+
+  private indexCopy(message: OutboxMessage): void {
+    if (message.campaignId === null) return;
+    const copies = this.byCampaign.get(message.campaignId);
+    if (copies) copies.push(message);
+    else this.byCampaign.set(message.campaignId, [message]);
   }
 
   /** Recipients of the user's real (not sandboxed) sends this calendar month: what `emails_per_month` counts. */
