@@ -10,6 +10,7 @@ export class StateStore {
   private readonly collections = new Map<string, Collection<unknown>>();
   private readonly cells = new Map<string, Cell<unknown>>();
   private readonly seeders: Array<() => void> = [];
+  private readonly replacedListeners: Array<() => void> = [];
 
   constructor(readonly clock: Clock) {}
 
@@ -40,11 +41,20 @@ export class StateStore {
     seeder();
   }
 
+  /**
+   * Work that belongs to the state being replaced (queued retries, hand-overs in flight) is dropped
+   * by `listener`, which runs after every reset and every restore.
+   */
+  onReplaced(listener: () => void): void {
+    this.replacedListeners.push(listener);
+  }
+
   /** Back to the seeds: every collection emptied, every cell to its initial value, then the seeders. */
   reset(): void {
     for (const collection of this.collections.values()) collection.clear();
     for (const cell of this.cells.values()) cell.reset();
     for (const seeder of this.seeders) seeder();
+    for (const listener of this.replacedListeners) listener();
   }
 
   snapshot(): StateSnapshot {
@@ -67,6 +77,7 @@ export class StateStore {
       if (name in checked.cells) cell.set(structuredClone(checked.cells[name]));
       else cell.reset();
     }
+    for (const listener of this.replacedListeners) listener();
   }
 
   private check(snapshot: unknown): StateSnapshot {

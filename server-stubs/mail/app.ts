@@ -2,6 +2,7 @@ import type { operationDefaults, operations } from '../../generated/mail/types.g
 import { systemClock, type Clock } from '../lib/clock.js';
 import { createRecordResolver, type RecordResolver } from '../lib/dns-records.js';
 import { createServiceRouter } from '../lib/service-router.js';
+import { StateStore } from '../lib/store.js';
 import { passedThrough, type RouterSwitches, type StubCredential, type StubEnvironment, type StubService } from '../lib/service.js';
 import { contactHandlers } from './audience/handlers/contacts.js';
 import { ContactsStore } from './audience/contacts-store.js';
@@ -77,35 +78,37 @@ export interface MailAppOptions extends StubEnvironment, RouterSwitches {
 export function createMailApp(options: MailAppOptions = {}) {
   const secrets = { ...providerSecretsFromEnv(), ...options.secrets };
   const clock = options.clock ?? systemClock;
+  // Every part registers its collections and cells here (seeds in this order: contacts before the segments made of them).
+  const state = new StateStore(clock);
   const events = new MailEventBus();
-  const identity = new IdentityStore(clock, (change) => events.emit('billing.plan_changed', change));
-  const contacts = new ContactsStore(clock, (record, tags) => events.emit('contact.tag_added', { userId: record.userId, contactId: record.id, tags }));
+  const identity = new IdentityStore(state, (change) => events.emit('billing.plan_changed', change));
+  const contacts = new ContactsStore(state, (record, tags) => events.emit('contact.tag_added', { userId: record.userId, contactId: record.id, tags }));
   const dns = options.dns ?? createRecordResolver();
   const stores = {
     contacts,
-    segments: new SegmentsStore(clock, contacts),
-    validation: new ValidationLedger(clock),
-    monitoredDomains: new MonitoredDomainsStore(clock),
-    sendingDomains: new SendingDomainsStore(clock, dns, events),
-    outbox: new Outbox(clock),
-    sendKeys: new IdempotencyKeys<unknown, SendAnswer>(clock),
-    campaigns: new CampaignsStore(clock),
-    abTests: new AbTestsStore(clock),
-    tracking: new TrackingStore(clock),
-    templates: new TemplatesStore(clock),
-    automations: new AutomationsStore(clock),
-    channels: new ChannelLog(clock),
-    infrastructure: new InfrastructureStore(clock),
-    engagement: new EngagementLog(clock),
-    webhooks: new WebhooksStore(clock),
-    providerLog: new ProviderLog(clock),
-    notifications: new NotificationsStore(clock),
-    referrals: new ReferralsStore(clock),
+    segments: new SegmentsStore(state, contacts),
+    validation: new ValidationLedger(state),
+    monitoredDomains: new MonitoredDomainsStore(state),
+    sendingDomains: new SendingDomainsStore(state, dns, events),
+    outbox: new Outbox(state),
+    sendKeys: new IdempotencyKeys<unknown, SendAnswer>(state, 'sendKeys.answers'),
+    campaigns: new CampaignsStore(state),
+    abTests: new AbTestsStore(state),
+    tracking: new TrackingStore(state),
+    templates: new TemplatesStore(state),
+    automations: new AutomationsStore(state),
+    channels: new ChannelLog(state),
+    infrastructure: new InfrastructureStore(state),
+    engagement: new EngagementLog(state),
+    webhooks: new WebhooksStore(state),
+    providerLog: new ProviderLog(state),
+    notifications: new NotificationsStore(state),
+    referrals: new ReferralsStore(state),
   };
   const delivery = new Delivery(clock, events, options.relay ?? relayFromEnv(), options.trackingBaseUrl ?? trackingBaseUrlFromEnv());
   const campaignRuns = new CampaignRuns({ clock, ...stores, delivery, events, content: campaignContent(stores.templates) });
   const fitsQuota = (userId: string, recipients: number) => overQuota(identity, stores.outbox, userId, recipients) === undefined;
-  const automationRuns = new AutomationRuns({ clock, ...stores, delivery, events, fitsQuota });
+  const automationRuns = new AutomationRuns({ clock, state, ...stores, delivery, events, fitsQuota });
   const deps: MailDeps = {
     identity,
     clock,
@@ -118,8 +121,8 @@ export function createMailApp(options: MailAppOptions = {}) {
     sso: ssoVerifier(options.sso ?? ssoConfigFromEnv(), clock),
     usage: (userId) => ({ contacts: contacts.count(userId), monitored_domains: stores.monitoredDomains.count(userId), emails_this_month: stores.outbox.sentThisMonth(userId) }),
   };
-  const inboundMail = new InboundMail(clock, stores.infrastructure.inbound, stores.webhooks);
-  const oauth = new OAuthState(deps);
+  const inboundMail = new InboundMail(state, stores.infrastructure.inbound, stores.webhooks);
+  const oauth = new OAuthState(state);
   const handlers = {
     ...identityHandlers(deps),
     ...oauthHandlers(deps, oauth),
@@ -159,16 +162,33 @@ export function createMailApp(options: MailAppOptions = {}) {
     await stores.webhooks.runDue();
     await delivery.settled();
   };
+  // Queued retries and hand-overs in flight belong to the state they were started from.
+  state.onReplaced(() => {
+    stores.webhooks.dropQueuedWork();
+    campaignRuns.dropInFlight();
+  });
+  // Adapters tests inject and rate windows are not state: a reset puts them back beside it.
   const reset = () => {
-    identity.reset();
-    for (const store of Object.values(stores)) store.reset();
-    campaignRuns.reset();
-    automationRuns.reset();
-    inboundMail.reset();
-    oauth.reset();
+    state.reset();
+    stores.channels.resetAdapters();
     limiter.reset();
   };
-  return { router, identity, ...stores, events, delivery, limiter, basePath: contract.basePath, unimplemented, reset, runDue, close: () => delivery.close(), inboundMail, controls: { inbound: (raw: string) => inboundMail.receive(raw) } };
+  return {
+    router,
+    state,
+    identity,
+    ...stores,
+    events,
+    delivery,
+    limiter,
+    basePath: contract.basePath,
+    unimplemented,
+    reset,
+    runDue,
+    close: () => delivery.close(),
+    inboundMail,
+    controls: { inbound: (raw: string) => inboundMail.receive(raw) },
+  };
 }
 
 /** Where delivered copies' pixel and tracked links point: `MAIL_TRACKING_URL`, else this machine's `npm start`. */

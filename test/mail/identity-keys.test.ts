@@ -7,6 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { planQuotas } from '../../server-stubs/mail/identity/plans.js';
 import { IdentityStore, oauthTokenTtlSeconds } from '../../server-stubs/mail/identity/store.js';
 import { createManualClock } from '../../server-stubs/lib/clock.js';
+import { StateStore } from '../../server-stubs/lib/store.js';
 import { answered, mailForEachTest } from './identity-support.js';
 
 const mail = mailForEachTest();
@@ -170,7 +171,7 @@ describe('OAuth tokens are limited to their granted scopes', () => {
 describe('act-as-user', () => {
   // No route issues internal keys: the store itself refuses the scope anywhere else.
   test('only internal keys may hold it', () => {
-    const store = new IdentityStore(createManualClock());
+    const store = new IdentityStore(new StateStore(createManualClock()));
     expect(() => store.issueKey({ userId: 'usr_max', name: 'x', kind: 'oauth', scopes: ['act-as-user'] })).toThrow(/internal/);
     expect(() => store.issueKey({ userId: 'usr_max', name: 'x', kind: 'dashboard', scopes: ['act-as-user'] })).toThrow(/internal/);
     expect(store.issueKey({ userId: 'usr_max', name: 'x', kind: 'internal', scopes: ['act-as-user'] }).record.scopes).toEqual(['act-as-user']);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { components } from '../../../generated/mail/types.gen.js';
 import type { Clock } from '../../lib/clock.js';
+import type { Collection, StateStore } from '../../lib/store.js';
 
 type PurchaseItem = components['schemas']['PurchaseItem'];
 
@@ -29,20 +30,20 @@ export interface TrackedPurchaseRecord {
 
 /** Custom events and purchases per user, as `POST /v1/track/*` recorded them; an order id is recorded once per user. */
 export class TrackingStore {
-  private events: TrackedEventRecord[] = [];
-  private purchases = new Map<string, TrackedPurchaseRecord>();
+  private readonly clock: Clock;
+  private readonly events: Collection<TrackedEventRecord>;
+  /** by `[user, order id]` */
+  private readonly purchases: Collection<TrackedPurchaseRecord>;
 
-  constructor(private clock: Clock) {}
-
-  reset(): void {
-    this.events = [];
-    this.purchases.clear();
+  constructor(state: StateStore) {
+    this.clock = state.clock;
+    this.events = state.collection('tracking.events');
+    this.purchases = state.collection('tracking.purchases');
   }
 
   recordEvent(input: Omit<TrackedEventRecord, 'id' | 'createdAt'>): TrackedEventRecord {
     const record = { ...input, id: randomUUID(), createdAt: this.clock.now() };
-    this.events.push(record);
-    return record;
+    return this.events.set(record.id, record);
   }
 
   hasOrder(userId: string, orderId: string): boolean {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { components } from '../../../generated/mail/types.gen.js';
 import type { Clock } from '../../lib/clock.js';
+import type { Collection, StateStore } from '../../lib/store.js';
 
 export type ContactStatus = components['schemas']['Contact']['status'];
 export type PushToken = components['schemas']['Contact']['push_tokens'][number];
@@ -36,6 +37,7 @@ export interface ContactFields {
 export type SuppressionReason = components['schemas']['Suppression']['reason'];
 
 export interface SuppressionRecord {
+  userId: string;
   email: string;
   reason: SuppressionReason;
   createdAt: number;
@@ -57,6 +59,7 @@ const seededContacts: ReadonlyArray<{ userId: string; email: string; firstName: 
 ];
 
 const normalized = (email: string) => email.trim().toLowerCase();
+const suppressionKey = (userId: string, email: string) => JSON.stringify([userId, normalized(email)]);
 
 /** The fields an update reports as changed, by their API names, each as comparable text. */
 function watchedValues(c: ContactRecord): Record<string, string> {
@@ -72,21 +75,23 @@ export function recipientOf(contact: ContactRecord): { email: string; name?: str
 
 /** Contacts per user (an address is unique per user, case-insensitively) and each user's suppression list. */
 export class ContactsStore {
-  private contacts = new Map<string, ContactRecord>();
-  /** per user: normalized address → why and since when it is suppressed */
-  private suppressed = new Map<string, Map<string, SuppressionRecord>>();
+  private readonly clock: Clock;
+  private readonly contacts: Collection<ContactRecord>;
+  /** by `[user, normalized address]`: why and since when the address is suppressed */
+  private readonly suppressed: Collection<SuppressionRecord>;
 
   /** `onTagsAdded` hears of every tag a contact gains after the seeds (automations start on it). */
   constructor(
-    private clock: Clock,
+    state: StateStore,
     private onTagsAdded: (record: ContactRecord, tags: string[]) => void = () => {},
   ) {
-    this.reset();
+    this.clock = state.clock;
+    this.contacts = state.collection('contacts.contacts', { tenantOf: (c) => c.userId, createdAtOf: (c) => c.createdAt });
+    this.suppressed = state.collection('contacts.suppressions', { tenantOf: (s) => s.userId, createdAtOf: (s) => s.createdAt });
+    state.seed(() => this.seed());
   }
 
-  reset(): void {
-    this.contacts.clear();
-    this.suppressed.clear();
+  private seed(): void {
     // Seeds get distinct, ordered creation times so "newest first" is stable.
     const base = this.clock.now() - seededContacts.length * 60_000;
     seededContacts.forEach((seed, i) => {
@@ -98,24 +103,20 @@ export class ContactsStore {
 
   /** The user's contacts, newest first. */
   of(userId: string): ContactRecord[] {
-    return [...this.contacts.values()].filter((c) => c.userId === userId).sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? -1 : 1));
+    return this.contacts.newest(userId);
   }
 
   count(userId: string): number {
-    let n = 0;
-    for (const c of this.contacts.values()) if (c.userId === userId) n++;
-    return n;
+    return this.contacts.of(userId).length;
   }
 
   get(userId: string, id: string): ContactRecord | undefined {
-    const record = this.contacts.get(id);
-    return record?.userId === userId ? record : undefined;
+    return this.contacts.ownedBy(userId, id);
   }
 
   byEmail(userId: string, email: string): ContactRecord | undefined {
     const wanted = normalized(email);
-    for (const c of this.contacts.values()) if (c.userId === userId && normalized(c.email) === wanted) return c;
-    return undefined;
+    return this.contacts.of(userId, (c) => normalized(c.email) === wanted)[0];
   }
 
   create(userId: string, fields: ContactFields & { email: string }): ContactRecord {
@@ -156,20 +157,18 @@ export class ContactsStore {
 
   /** Whether the user may no longer mail this address (it unsubscribed or complained); deleting the contact keeps it suppressed. */
   isSuppressed(userId: string, email: string): boolean {
-    return this.suppressed.get(userId)?.has(normalized(email)) ?? false;
+    return this.suppressed.has(suppressionKey(userId, email));
   }
 
   /** The user's suppression list, newest first. */
   suppressionsOf(userId: string): SuppressionRecord[] {
-    return [...(this.suppressed.get(userId)?.values() ?? [])].sort((a, b) => b.createdAt - a.createdAt || (a.email < b.email ? -1 : 1));
+    return this.suppressed.newest(userId);
   }
 
   /** Puts an address on the user's list (a hard bounce, a complaint); the first reason is kept. */
   suppress(userId: string, email: string, reason: SuppressionReason): void {
-    const list = this.suppressed.get(userId) ?? new Map<string, SuppressionRecord>();
-    this.suppressed.set(userId, list);
-    const address = normalized(email);
-    if (!list.has(address)) list.set(address, { email: address, reason, createdAt: this.clock.now() });
+    const key = suppressionKey(userId, email);
+    if (!this.suppressed.has(key)) this.suppressed.set(key, { userId, email: normalized(email), reason, createdAt: this.clock.now() });
   }
 
   private insert(userId: string, fields: ContactFields & { email: string }, at: number): ContactRecord {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
+import type { Collection, StateStore } from '../../lib/store.js';
 import { defaultCentralSegments, type CentralSegmentsSource } from './central-segments.js';
 import type { ContactsStore } from './contacts-store.js';
 import { evaluate, type FilterGroup } from './segment-filter.js';
@@ -20,8 +21,8 @@ export interface SegmentRecord {
   lastCalculatedAt: number;
   createdAt: number;
   updatedAt: number;
-  /** membership rows: member contact ids, in the order they joined */
-  members: Set<string>;
+  /** membership rows: member contact ids (each once), in the order they joined */
+  members: string[];
 }
 
 export interface NewSegment {
@@ -38,19 +39,21 @@ export interface NewSegment {
  * while `contactCount` keeps the last evaluation's count until the next one.
  */
 export class SegmentsStore {
-  private segments = new Map<string, SegmentRecord>();
+  private readonly clock: Clock;
+  private readonly segments: Collection<SegmentRecord>;
 
   constructor(
-    private clock: Clock,
+    state: StateStore,
     private contacts: ContactsStore,
     private central: CentralSegmentsSource = defaultCentralSegments,
   ) {
-    this.reset();
+    this.clock = state.clock;
+    this.segments = state.collection('segments.segments', { tenantOf: (s) => s.userId, createdAtOf: (s) => s.createdAt });
+    state.seed(() => this.seed());
   }
 
-  /** Back to the seeds: no own segments, the platform's segments as it gives them now. */
-  reset(): void {
-    this.segments.clear();
+  /** The seeds: no own segments, the platform's segments as it gives them now. */
+  private seed(): void {
     const now = this.clock.now();
     for (const c of this.central.segments(this.contacts, now)) {
       this.segments.set(c.id, {
@@ -65,7 +68,7 @@ export class SegmentsStore {
         lastCalculatedAt: c.syncedAt,
         createdAt: c.syncedAt,
         updatedAt: c.syncedAt,
-        members: new Set(c.memberIds),
+        members: [...new Set(c.memberIds)],
       });
     }
   }
@@ -73,12 +76,11 @@ export class SegmentsStore {
   /** The user's segments: the platform's first, then their own, newest first. */
   of(userId: string): SegmentRecord[] {
     const rank = (s: SegmentRecord) => (s.source === 'central' ? 0 : 1);
-    return [...this.segments.values()].filter((s) => s.userId === userId).sort((a, b) => rank(a) - rank(b) || b.createdAt - a.createdAt || (a.id < b.id ? -1 : 1));
+    return this.segments.newest(userId).sort((a, b) => rank(a) - rank(b));
   }
 
   get(userId: string, id: string): SegmentRecord | undefined {
-    const record = this.segments.get(id);
-    return record?.userId === userId ? record : undefined;
+    return this.segments.ownedBy(userId, id);
   }
 
   create(userId: string, fields: NewSegment): SegmentRecord {
@@ -95,7 +97,7 @@ export class SegmentsStore {
       lastCalculatedAt: now,
       createdAt: now,
       updatedAt: now,
-      members: new Set(),
+      members: [],
     };
     this.evaluate(record);
     this.segments.set(record.id, record);
@@ -118,7 +120,7 @@ export class SegmentsStore {
   refresh(record: SegmentRecord): SegmentRecord {
     if (record.type === 'dynamic') this.evaluate(record);
     else {
-      record.contactCount = record.members.size;
+      record.contactCount = record.members.length;
       record.lastCalculatedAt = this.clock.now();
     }
     return record;
@@ -130,16 +132,16 @@ export class SegmentsStore {
 
   /** Adds the user's contacts among `ids`; answers how many joined and which ids are not the user's contacts. */
   addMembers(record: SegmentRecord, ids: readonly string[]): { changed: number; notFound: string[] } {
-    return this.changeMembers(record, ids, (id) => !record.members.has(id) && !!record.members.add(id));
+    return this.changeMembers(record, ids, (id) => !record.members.includes(id) && record.members.push(id) > 0);
   }
 
   removeMembers(record: SegmentRecord, ids: readonly string[]): { changed: number; notFound: string[] } {
-    return this.changeMembers(record, ids, (id) => record.members.delete(id));
+    return this.changeMembers(record, ids, (id) => dropMember(record, id));
   }
 
   /** The contact left the user's contacts: it leaves every membership row at once. */
   dropContact(userId: string, contactId: string): void {
-    for (const s of this.segments.values()) if (s.userId === userId) s.members.delete(contactId);
+    for (const s of this.segments.of(userId)) dropMember(s, contactId);
   }
 
   private changeMembers(record: SegmentRecord, ids: readonly string[], change: (id: string) => boolean) {
@@ -156,8 +158,16 @@ export class SegmentsStore {
   private evaluate(record: SegmentRecord): void {
     if (!record.criteria) return;
     const matched = evaluate(record.criteria, this.contacts.of(record.userId));
-    record.members = new Set(matched.map((c) => c.id));
+    record.members = matched.map((c) => c.id);
     record.contactCount = matched.length;
     record.lastCalculatedAt = this.clock.now();
   }
+}
+
+/** Takes the contact out of the segment's rows; false when it was not a member. */
+function dropMember(record: SegmentRecord, contactId: string): boolean {
+  const at = record.members.indexOf(contactId);
+  if (at < 0) return false;
+  record.members.splice(at, 1);
+  return true;
 }

@@ -1,4 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
+import type { Collection, StateStore } from '../../lib/store.js';
 import { recipientOf, type ContactRecord, type ContactsStore } from '../audience/contacts-store.js';
 import { personalized } from '../campaigns/personalize.js';
 import type { TemplatesStore } from '../content/templates-store.js';
@@ -9,6 +10,7 @@ import type { AutomationRecord, AutomationsStore, AutomationTrigger, Enrolment }
 
 export interface AutomationRunDeps {
   clock: Clock;
+  state: StateStore;
   automations: AutomationsStore;
   contacts: ContactsStore;
   templates: TemplatesStore;
@@ -44,23 +46,20 @@ function fieldValue(contact: ContactRecord, field: string): unknown {
  */
 export class AutomationRuns {
   /** per date-triggered automation, the instant up to which dates were looked at */
-  private datesCheckedUntil = new Map<string, number>();
+  private readonly datesCheckedUntil: Collection<{ at: number }>;
 
   constructor(private deps: AutomationRunDeps) {
     const { events, automations } = deps;
+    this.datesCheckedUntil = deps.state.collection('automations.datesCheckedUntil');
     events.on('contact.created', ({ userId, contactId }) => this.enrolWhere(userId, contactId, (t) => t.type === 'contact_created'));
     events.on('contact.tag_added', ({ userId, contactId, tags }) => this.enrolWhere(userId, contactId, (t) => t.type === 'tag_added' && tags.includes(t.tag)));
     events.on('contact.event_tracked', ({ userId, contactId, event }) => this.enrolWhere(userId, contactId, (t) => t.type === 'event' && t.event_name === event));
     events.on('contact.deleted', ({ contactId }) => automations.dropContact(contactId));
   }
 
-  reset(): void {
-    this.datesCheckedUntil.clear();
-  }
-
   /** An automation became active: dates are looked at from now on, and contacts it held go on at the next run. */
   activated(automation: AutomationRecord): void {
-    this.datesCheckedUntil.set(automation.id, this.deps.clock.now());
+    this.datesCheckedUntil.set(automation.id, { at: this.deps.clock.now() });
     for (const enrolment of this.deps.automations.enrolmentsOf(automation.id)) enrolment.resumeAt ??= this.deps.clock.now();
   }
 
@@ -70,8 +69,8 @@ export class AutomationRuns {
     for (const automation of automations.active()) {
       const trigger = automation.trigger;
       if (trigger.type !== 'date_field') continue;
-      const since = this.datesCheckedUntil.get(automation.id) ?? now;
-      this.datesCheckedUntil.set(automation.id, now);
+      const since = this.datesCheckedUntil.get(automation.id)?.at ?? now;
+      this.datesCheckedUntil.set(automation.id, { at: now });
       for (const contact of contacts.of(automation.userId)) {
         const date = dateOf(fieldValue(contact, trigger.field));
         if (date === undefined) continue;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { components } from '../../../generated/mail/types.gen.js';
 import type { Clock } from '../../lib/clock.js';
+import type { Collection, StateStore } from '../../lib/store.js';
 
 export type AutomationTrigger = components['schemas']['AutomationTrigger'];
 export type AutomationStep = components['schemas']['AutomationStep'];
@@ -28,34 +29,36 @@ export interface Enrolment {
   cause: string;
 }
 
+const enrolmentKey = (automationId: string, contactId: string) => JSON.stringify([automationId, contactId]);
+
 /** Automations per user and the contacts going through them (a contact is in an automation at most once at a time). */
 export class AutomationsStore {
-  private automations = new Map<string, AutomationRecord>();
-  private enrolments: Enrolment[] = [];
-  /** date-trigger causes already enrolled, per automation and contact */
-  private reached = new Set<string>();
+  private readonly clock: Clock;
+  private readonly automations: Collection<AutomationRecord>;
+  /** by `[automation, contact]`, in the order they enrolled */
+  private readonly enrolments: Collection<Enrolment>;
+  /** by `[automation, contact, cause]`: date-trigger causes already enrolled */
+  private readonly reached: Collection<{ automationId: string; contactId: string; cause: string }>;
 
-  constructor(private clock: Clock) {}
-
-  reset(): void {
-    this.automations.clear();
-    this.enrolments = [];
-    this.reached.clear();
+  constructor(state: StateStore) {
+    this.clock = state.clock;
+    this.automations = state.collection('automations.automations', { tenantOf: (a) => a.userId, createdAtOf: (a) => a.createdAt });
+    this.enrolments = state.collection('automations.enrolments');
+    this.reached = state.collection('automations.reachedDates');
   }
 
   /** The user's automations, newest first. */
   of(userId: string): AutomationRecord[] {
-    return [...this.automations.values()].filter((a) => a.userId === userId).sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? -1 : 1));
+    return this.automations.newest(userId);
   }
 
   get(userId: string, id: string): AutomationRecord | undefined {
-    const record = this.automations.get(id);
-    return record?.userId === userId ? record : undefined;
+    return this.automations.ownedBy(userId, id);
   }
 
   /** Every active automation, of every user: what the clock checks date triggers of. */
   active(): AutomationRecord[] {
-    return [...this.automations.values()].filter((a) => a.status === 'active');
+    return this.automations.filter((a) => a.status === 'active');
   }
 
   create(userId: string, fields: Pick<AutomationRecord, 'name' | 'trigger' | 'steps' | 'status'>): AutomationRecord {
@@ -73,19 +76,20 @@ export class AutomationsStore {
 
   /** Enrols the contact unless it is in the automation already (or, for a date trigger, was for this date). */
   enrol(automation: AutomationRecord, contactId: string, cause = ''): Enrolment | undefined {
-    if (this.enrolments.some((e) => e.automationId === automation.id && e.contactId === contactId)) return undefined;
+    const key = enrolmentKey(automation.id, contactId);
+    if (this.enrolments.has(key)) return undefined;
     if (cause) {
-      const key = JSON.stringify([automation.id, contactId, cause]);
-      if (this.reached.has(key)) return undefined;
-      this.reached.add(key);
+      const reachedKey = JSON.stringify([automation.id, contactId, cause]);
+      if (this.reached.has(reachedKey)) return undefined;
+      this.reached.set(reachedKey, { automationId: automation.id, contactId, cause });
     }
     const enrolment: Enrolment = { automationId: automation.id, userId: automation.userId, contactId, step: 0, resumeAt: null, cause };
-    this.enrolments.push(enrolment);
-    return enrolment;
+    return this.enrolments.set(key, enrolment);
   }
 
   finish(enrolment: Enrolment): void {
-    this.enrolments = this.enrolments.filter((e) => e !== enrolment);
+    const key = enrolmentKey(enrolment.automationId, enrolment.contactId);
+    if (this.enrolments.get(key) === enrolment) this.enrolments.delete(key);
   }
 
   /** Enrolments waiting on a `wait` step that has ended. */
@@ -100,6 +104,6 @@ export class AutomationsStore {
 
   /** A deleted contact leaves every automation. */
   dropContact(contactId: string): void {
-    this.enrolments = this.enrolments.filter((e) => e.contactId !== contactId);
+    for (const e of this.enrolments.filter((e) => e.contactId === contactId)) this.enrolments.delete(enrolmentKey(e.automationId, e.contactId));
   }
 }

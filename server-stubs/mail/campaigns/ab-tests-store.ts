@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { components } from '../../../generated/mail/types.gen.js';
 import type { Clock } from '../../lib/clock.js';
+import type { Collection, StateStore } from '../../lib/store.js';
 
 type AbTest = components['schemas']['AbTest'];
 
@@ -33,27 +34,25 @@ export type NewAbTest = Pick<AbTestRecord, 'campaignId' | 'testSizePercent' | 'w
 
 /** A/B tests per user, at most one per campaign. */
 export class AbTestsStore {
-  private tests = new Map<string, AbTestRecord>();
+  private readonly clock: Clock;
+  private readonly tests: Collection<AbTestRecord>;
 
-  constructor(private clock: Clock) {}
-
-  reset(): void {
-    this.tests.clear();
+  constructor(state: StateStore) {
+    this.clock = state.clock;
+    this.tests = state.collection('abTests.tests', { tenantOf: (t) => t.userId, createdAtOf: (t) => t.createdAt });
   }
 
   /** The user's tests, newest first. */
   of(userId: string): AbTestRecord[] {
-    return [...this.tests.values()].filter((t) => t.userId === userId).sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? -1 : 1));
+    return this.tests.newest(userId);
   }
 
   get(userId: string, id: string): AbTestRecord | undefined {
-    const record = this.tests.get(id);
-    return record?.userId === userId ? record : undefined;
+    return this.tests.ownedBy(userId, id);
   }
 
   ofCampaign(campaignId: string): AbTestRecord | undefined {
-    for (const t of this.tests.values()) if (t.campaignId === campaignId) return t;
-    return undefined;
+    return this.tests.find((t) => t.campaignId === campaignId);
   }
 
   create(userId: string, fields: NewAbTest): AbTestRecord {
@@ -76,11 +75,11 @@ export class AbTestsStore {
   /** Running tests whose measuring time is over. */
   due(): AbTestRecord[] {
     const now = this.clock.now();
-    return [...this.tests.values()].filter((t) => t.status === 'running' && t.decideAt !== null && t.decideAt <= now);
+    return this.tests.filter((t) => t.status === 'running' && t.decideAt !== null && t.decideAt <= now);
   }
 
   /** A deleted campaign takes its test with it. */
   dropCampaign(campaignId: string): void {
-    for (const [id, t] of this.tests) if (t.campaignId === campaignId) this.tests.delete(id);
+    for (const t of this.tests.filter((t) => t.campaignId === campaignId)) this.tests.delete(t.id);
   }
 }

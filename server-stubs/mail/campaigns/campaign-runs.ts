@@ -49,7 +49,8 @@ export class CampaignRuns {
 
   constructor(private deps: CampaignRunDeps) {}
 
-  reset(): void {
+  /** Forgets the hand-overs in flight (work of a state a reset or restore replaced, not state itself). */
+  dropInFlight(): void {
     this.inFlight.clear();
   }
 

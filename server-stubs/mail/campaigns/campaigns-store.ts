@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { components } from '../../../generated/mail/types.gen.js';
 import type { Clock } from '../../lib/clock.js';
+import type { Collection, StateStore } from '../../lib/store.js';
 import type { Address } from '../sending/outbox.js';
 
 export type CampaignStatus = components['schemas']['Campaign']['status'];
@@ -33,22 +34,21 @@ export const editable: ReadonlySet<CampaignStatus> = new Set(['draft', 'schedule
 
 /** Campaigns per user. Transitions are the runs' business (`campaign-runs.ts`); this keeps the records. */
 export class CampaignsStore {
-  private campaigns = new Map<string, CampaignRecord>();
+  private readonly clock: Clock;
+  private readonly campaigns: Collection<CampaignRecord>;
 
-  constructor(private clock: Clock) {}
-
-  reset(): void {
-    this.campaigns.clear();
+  constructor(state: StateStore) {
+    this.clock = state.clock;
+    this.campaigns = state.collection('campaigns.campaigns', { tenantOf: (c) => c.userId, createdAtOf: (c) => c.createdAt });
   }
 
   /** The user's campaigns, newest first. */
   of(userId: string): CampaignRecord[] {
-    return [...this.campaigns.values()].filter((c) => c.userId === userId).sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? -1 : 1));
+    return this.campaigns.newest(userId);
   }
 
   get(userId: string, id: string): CampaignRecord | undefined {
-    const record = this.campaigns.get(id);
-    return record?.userId === userId ? record : undefined;
+    return this.campaigns.ownedBy(userId, id);
   }
 
   create(userId: string, fields: CampaignFields & Pick<CampaignRecord, 'name' | 'subject' | 'from'>): CampaignRecord {
@@ -89,6 +89,6 @@ export class CampaignsStore {
   /** Scheduled campaigns whose time has come, oldest schedule first. */
   due(): CampaignRecord[] {
     const now = this.clock.now();
-    return [...this.campaigns.values()].filter((c) => c.status === 'scheduled' && c.scheduledAt !== null && c.scheduledAt <= now).sort((a, b) => a.scheduledAt! - b.scheduledAt!);
+    return this.campaigns.filter((c) => c.status === 'scheduled' && c.scheduledAt !== null && c.scheduledAt <= now).sort((a, b) => a.scheduledAt! - b.scheduledAt!);
   }
 }

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
+import type { Collection, StateStore } from '../../lib/store.js';
 import type { PushToken } from '../audience/contacts-store.js';
 import { recordingPush, recordingWhatsApp, type PushAdapter, type PushNotification, type WhatsAppAdapter, type WhatsAppMessage } from './adapters.js';
 
@@ -30,27 +32,30 @@ export interface PushDelivery {
  * plan gate decides before them, so on the stub "not configured" follows only `configure(…, false)`.
  */
 export class ChannelLog {
-  private whatsapp: SentWhatsApp[] = [];
-  private push: PushDelivery[] = [];
+  private readonly clock: Clock;
+  private readonly whatsapp: Collection<SentWhatsApp>;
+  private readonly push: Collection<PushDelivery>;
   /** `${userId} ${phone}` → time of the last inbound message */
-  private inbound = new Map<string, number>();
-  private unconfigured = new Set<string>();
+  private readonly inbound: Collection<{ at: number }>;
+  /** `${userId} ${channel}` of the channels switched off */
+  private readonly unconfigured: Collection<{ userId: string; channel: Channel }>;
   private adapters: { whatsapp: WhatsAppAdapter; push: PushAdapter } = { whatsapp: recordingWhatsApp, push: recordingPush };
 
-  constructor(private clock: Clock) {
-    this.reset();
+  /** Starts with nothing sent or received and every channel configured (the seeds), and the recording adapters. */
+  constructor(state: StateStore) {
+    this.clock = state.clock;
+    this.whatsapp = state.collection('channels.whatsapp', { tenantOf: (m) => m.userId });
+    this.push = state.collection('channels.push', { tenantOf: (d) => d.userId });
+    this.inbound = state.collection('channels.inbound');
+    this.unconfigured = state.collection('channels.unconfigured');
   }
 
-  /** Back to the seeds: nothing sent or received, every channel configured, the recording adapters. */
-  reset(): void {
-    this.whatsapp = [];
-    this.push = [];
-    this.inbound.clear();
-    this.unconfigured.clear();
+  /** Back to the recording adapters (the app's reset; adapters are wiring, not state). */
+  resetAdapters(): void {
     this.adapters = { whatsapp: recordingWhatsApp, push: recordingPush };
   }
 
-  /** Replaces the adapters that hand messages on (tests inject failing ones); `reset()` restores the defaults. */
+  /** Replaces the adapters that hand messages on (tests inject failing ones); `resetAdapters()` restores the defaults. */
   useAdapters(adapters: { whatsapp?: WhatsAppAdapter; push?: PushAdapter }): void {
     this.adapters = { ...this.adapters, ...adapters };
   }
@@ -58,7 +63,7 @@ export class ChannelLog {
   configure(userId: string, channel: Channel, configured: boolean): void {
     const key = `${userId} ${channel}`;
     if (configured) this.unconfigured.delete(key);
-    else this.unconfigured.add(key);
+    else this.unconfigured.set(key, { userId, channel });
   }
 
   isConfigured(userId: string, channel: Channel): boolean {
@@ -68,19 +73,18 @@ export class ChannelLog {
   /** An inbound WhatsApp message from `phone` to the user's account: it opens the session window. */
   recordInbound(userId: string, phone: string, at = this.clock.now()): void {
     const key = `${userId} ${phone}`;
-    this.inbound.set(key, Math.max(at, this.inbound.get(key) ?? at));
+    this.inbound.set(key, { at: Math.max(at, this.inbound.get(key)?.at ?? at) });
   }
 
   sessionOpen(userId: string, phone: string): boolean {
-    const last = this.inbound.get(`${userId} ${phone}`);
+    const last = this.inbound.get(`${userId} ${phone}`)?.at;
     return last !== undefined && this.clock.now() - last < sessionWindowMs;
   }
 
   async sendWhatsApp(userId: string, message: WhatsAppMessage): Promise<SentWhatsApp> {
     const { messageId } = await this.adapters.whatsapp.send(userId, message);
     const sent = { userId, messageId, message, at: this.clock.now() };
-    this.whatsapp.push(sent);
-    return sent;
+    return this.whatsapp.set(randomUUID(), sent);
   }
 
   /** Hands the notification to every token; a token whose adapter throws counts as failed. */
@@ -91,15 +95,15 @@ export class ChannelLog {
         return { userId, contactId, token: { ...token }, notification, delivered, at: this.clock.now() };
       }),
     );
-    this.push.push(...deliveries);
+    for (const d of deliveries) this.push.set(randomUUID(), d);
     return deliveries;
   }
 
   whatsAppSentBy(userId: string): SentWhatsApp[] {
-    return this.whatsapp.filter((m) => m.userId === userId);
+    return this.whatsapp.of(userId);
   }
 
   pushDeliveriesOf(userId: string): PushDelivery[] {
-    return this.push.filter((d) => d.userId === userId);
+    return this.push.of(userId);
   }
 }

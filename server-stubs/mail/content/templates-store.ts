@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
+import type { Collection, StateStore } from '../../lib/store.js';
 import type { TemplateParts } from './render.js';
 
 export interface TemplateRecord extends TemplateParts {
@@ -14,24 +15,21 @@ export interface TemplateRecord extends TemplateParts {
 
 /** Templates per user; none are seeded. */
 export class TemplatesStore {
-  private templates = new Map<string, TemplateRecord>();
+  private readonly clock: Clock;
+  private readonly templates: Collection<TemplateRecord>;
 
-  constructor(private clock: Clock) {
-    this.reset();
-  }
-
-  reset(): void {
-    this.templates.clear();
+  constructor(state: StateStore) {
+    this.clock = state.clock;
+    this.templates = state.collection('templates.templates', { tenantOf: (t) => t.userId, createdAtOf: (t) => t.createdAt });
   }
 
   /** The user's templates, newest first (of two made at the same instant, the later one). */
   of(userId: string): TemplateRecord[] {
-    return [...this.templates.values()].reverse().filter((t) => t.userId === userId).sort((a, b) => b.createdAt - a.createdAt);
+    return this.templates.newest(userId);
   }
 
   get(userId: string, id: string): TemplateRecord | undefined {
-    const record = this.templates.get(id);
-    return record?.userId === userId ? record : undefined;
+    return this.templates.ownedBy(userId, id);
   }
 
   create(userId: string, fields: Pick<TemplateRecord, 'name' | 'subject' | 'html' | 'text' | 'variables'>): TemplateRecord {

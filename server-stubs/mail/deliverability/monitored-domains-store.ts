@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
+import type { Collection, StateStore } from '../../lib/store.js';
 import type { DnsCheck, HealthStatus } from './dns-check.js';
 
 export interface MonitoredDomainRecord {
@@ -16,14 +17,12 @@ export interface MonitoredDomainRecord {
 
 /** DMARC-monitored domains per user: a domain at most once per user. */
 export class MonitoredDomainsStore {
-  private domains = new Map<string, MonitoredDomainRecord>();
+  private readonly clock: Clock;
+  private readonly domains: Collection<MonitoredDomainRecord>;
 
-  constructor(private clock: Clock) {
-    this.reset();
-  }
-
-  reset(): void {
-    this.domains.clear();
+  constructor(state: StateStore) {
+    this.clock = state.clock;
+    this.domains = state.collection('monitoredDomains.domains', { tenantOf: (d) => d.userId, createdAtOf: (d) => d.createdAt });
   }
 
   count(userId: string): number {
@@ -32,7 +31,7 @@ export class MonitoredDomainsStore {
 
   /** The user's domains, newest first. */
   of(userId: string): MonitoredDomainRecord[] {
-    return [...this.domains.values()].filter((d) => d.userId === userId).sort((a, b) => b.createdAt - a.createdAt);
+    return this.domains.newest(userId);
   }
 
   byDomain(userId: string, domain: string): MonitoredDomainRecord | undefined {
@@ -47,7 +46,6 @@ export class MonitoredDomainsStore {
 
   /** False when the user has no domain with this id (another user's counts as none). */
   delete(userId: string, id: string): boolean {
-    if (this.domains.get(id)?.userId !== userId) return false;
-    return this.domains.delete(id);
+    return this.domains.ownedBy(userId, id) !== undefined && this.domains.delete(id);
   }
 }

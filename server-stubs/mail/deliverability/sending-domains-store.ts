@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import type { components } from '../../../generated/mail/types.gen.js';
 import type { Clock } from '../../lib/clock.js';
 import type { RecordResolver } from '../../lib/dns-records.js';
+import type { Collection, StateStore } from '../../lib/store.js';
 import type { MailEventBus } from '../events.js';
 import { checkSendingRecords, type SendingCheck, type SendingExpectations } from './dns-check.js';
 
@@ -62,23 +63,21 @@ export function dnsRecordsOf(d: SendingDomainRecord): DnsRecord[] {
  * creation, when a list is read and from `runDue` (the stub clock); the outcome is announced on the bus.
  */
 export class SendingDomainsStore {
-  private domains = new Map<string, SendingDomainRecord>();
+  private readonly clock: Clock;
+  private readonly domains: Collection<SendingDomainRecord>;
 
   constructor(
-    private clock: Clock,
+    state: StateStore,
     private dns: RecordResolver,
     private events: MailEventBus,
   ) {
-    this.reset();
-  }
-
-  reset(): void {
-    this.domains.clear();
+    this.clock = state.clock;
+    this.domains = state.collection('sendingDomains.domains', { tenantOf: (d) => d.userId, createdAtOf: (d) => d.createdAt });
   }
 
   /** The user's domains, newest first. */
   of(userId: string): SendingDomainRecord[] {
-    return [...this.domains.values()].filter((d) => d.userId === userId).sort((a, b) => b.createdAt - a.createdAt);
+    return this.domains.newest(userId);
   }
 
   byDomain(userId: string, domain: string): SendingDomainRecord | undefined {
@@ -107,8 +106,7 @@ export class SendingDomainsStore {
   }
 
   delete(userId: string, id: string): boolean {
-    if (this.domains.get(id)?.userId !== userId) return false;
-    return this.domains.delete(id);
+    return this.domains.ownedBy(userId, id) !== undefined && this.domains.delete(id);
   }
 
   /** Before a list is shown: pending domains of the user not checked in the last minute. */
@@ -120,7 +118,7 @@ export class SendingDomainsStore {
   /** Re-checks the DNS of pending domains that fell due; `POST /_stub/clock` waits for it. */
   async runDue(): Promise<void> {
     const now = this.clock.now();
-    const due = [...this.domains.values()].filter(
+    const due = this.domains.filter(
       (d) => d.status === 'pending' && (now - d.lastCheckedAt >= verification.recheckEveryMs || now - d.createdAt >= verification.giveUpAfterMs),
     );
     await Promise.all(due.map((d) => this.check(d)));
@@ -129,7 +127,7 @@ export class SendingDomainsStore {
   /** One check and the transition it leads to; a domain deleted meanwhile is left alone. */
   private async check(record: SendingDomainRecord): Promise<void> {
     const valid = await checkSendingRecords(this.dns, record.domain, record.expected);
-    if (record.status !== 'pending' || !this.domains.has(record.id)) return;
+    if (record.status !== 'pending' || this.domains.get(record.id) !== record) return;
     const now = this.clock.now();
     record.valid = valid;
     record.lastCheckedAt = now;

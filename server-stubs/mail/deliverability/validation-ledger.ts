@@ -1,4 +1,4 @@
-import type { Clock } from '../../lib/clock.js';
+import type { Collection, StateStore } from '../../lib/store.js';
 import type { Plan } from '../identity/store.js';
 import { validationCredits } from '../identity/plans.js';
 
@@ -12,33 +12,29 @@ export type Charge = { charged: true; balanceAfter: number } | { charged: false;
  * both spend the last credit.
  */
 export class ValidationLedger {
-  private balances = new Map<string, number>();
+  /** by user: what is left once the user was first charged (credits do not expire or refill: nothing published says they do) */
+  private readonly balances: Collection<{ balance: number }>;
 
-  /** Credits do not expire or refill (nothing published says they do); the clock is there for when they will. */
-  constructor(_clock: Clock) {
-    this.reset();
-  }
-
-  reset(): void {
-    this.balances.clear();
+  constructor(state: StateStore) {
+    this.balances = state.collection('validation.balances');
   }
 
   balance(userId: string, plan: Plan): number {
-    return this.balances.get(userId) ?? validationCredits[plan];
+    return this.balances.get(userId)?.balance ?? validationCredits[plan];
   }
 
   /** Debits `credits` when the balance covers them; otherwise changes nothing. */
   charge(userId: string, plan: Plan, credits: number): Charge {
     const balance = this.balance(userId, plan);
     if (balance < credits) return { charged: false, balance };
-    this.balances.set(userId, balance - credits);
+    this.balances.set(userId, { balance: balance - credits });
     return { charged: true, balanceAfter: balance - credits };
   }
 
   /** Gives back a charge whose work could not be done. */
   refund(userId: string, plan: Plan, credits: number): number {
     const balance = this.balance(userId, plan) + credits;
-    this.balances.set(userId, balance);
+    this.balances.set(userId, { balance });
     return balance;
   }
 }

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { components } from '../../../generated/mail/types.gen.js';
+import type { StateStore } from '../../lib/store.js';
 import { mailHandlers, type MailDeps } from '../context.js';
 import { isRegisteredRedirectUri, OAuthClients, scopesBeyondRegistration, type OAuthClient } from '../oauth/clients.js';
 import { AuthorizationCodes, s256 } from '../oauth/codes.js';
@@ -9,19 +10,16 @@ import { defaultScope, parseScope, supportedScopes, unsupportedScopes } from '..
 /** OAuth access tokens live 90 days (document: Authentication, rule 8). */
 export const accessTokenLifetimeSeconds = 7776000;
 
-/** What the authorization server keeps between requests; `reset` goes back to no clients and no codes. */
+/** What the authorization server keeps between requests (clients and codes in the state store, back to none on reset). */
 export class OAuthState {
-  readonly clients = new OAuthClients();
+  readonly clients: OAuthClients;
   readonly codes: AuthorizationCodes;
+  /** its signing secret is per process: a consent page shown before a restart is answered again after it */
   readonly consentTokens = new ConsentTokens();
 
-  constructor(deps: Pick<MailDeps, 'clock'>) {
-    this.codes = new AuthorizationCodes(deps.clock);
-  }
-
-  reset(): void {
-    this.clients.reset();
-    this.codes.reset();
+  constructor(state: StateStore) {
+    this.clients = new OAuthClients(state);
+    this.codes = new AuthorizationCodes(state);
   }
 }
 
@@ -47,7 +45,7 @@ function callback(redirectUri: string, params: Record<string, string | undefined
  * code grant with PKCE S256 (RFC 7636) and a consent page, RFC 7009 revocation. Access tokens are
  * `msk_` API keys of the identity store, limited to the granted scopes.
  */
-export function oauthHandlers(deps: MailDeps, state: OAuthState = new OAuthState(deps)) {
+export function oauthHandlers(deps: MailDeps, state: OAuthState) {
   const { identity } = deps;
   const { clients, codes, consentTokens } = state;
 

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
+import type { Collection, StateStore } from '../../lib/store.js';
 
 export type Plan = 'free' | 'pro' | 'max';
 
@@ -81,24 +82,32 @@ export const keyPrefixLength = 12;
 // Raw keys are kept only as digests: the raw value is shown once, at creation.
 const digest = (raw: string) => createHash('sha256').update(raw).digest('hex');
 
-/** Users, API keys and sessions of the mail stub; one instance per app, reset to the seeds. */
+/** Users, API keys and sessions of the mail stub; their rows live in the app's state store, reset to the seeds. */
 export class IdentityStore {
-  private readonly users = new Map<string, MailUser>();
-  private readonly keys = new Map<string, ApiKeyRecord>(); // by id
-  private readonly keysByDigest = new Map<string, ApiKeyRecord>();
-  private readonly sessions = new Map<string, string>(); // cookie value -> user id
-  readonly accounts = new Map<string, MailAccount>();
+  readonly clock: Clock;
+  private readonly users: Collection<MailUser>;
+  private readonly keys: Collection<ApiKeyRecord>;
+  /** digest of the raw key → the key's id: how a presented key is found */
+  private readonly keyDigests: Collection<{ keyId: string }>;
+  /** cookie value → user id */
+  private readonly sessions: Collection<{ userId: string }>;
+  private readonly accounts: Collection<MailAccount>;
 
   /** `onPlanChanged` hears of every plan change after the seeds (billing notifications, referral conversions). */
   constructor(
-    readonly clock: Clock,
+    state: StateStore,
     private onPlanChanged: (change: { userId: string; previousPlan: Plan; plan: Plan }) => void = () => {},
   ) {
-    this.reset();
+    this.clock = state.clock;
+    this.users = state.collection('identity.users');
+    this.keys = state.collection('identity.keys', { tenantOf: (k) => k.userId, createdAtOf: (k) => k.createdAt });
+    this.keyDigests = state.collection('identity.keyDigests');
+    this.sessions = state.collection('identity.sessions');
+    this.accounts = state.collection('identity.accounts', { tenantOf: (a) => a.userId, createdAtOf: (a) => a.createdAt });
+    state.seed(() => this.seed());
   }
 
-  reset(): void {
-    for (const table of [this.users, this.keys, this.keysByDigest, this.sessions, this.accounts]) table.clear();
+  private seed(): void {
     for (const user of seededUsers) this.users.set(user.id, { ...user });
     seededKeys.forEach((seed, i) => {
       const record: ApiKeyRecord = {
@@ -115,9 +124,9 @@ export class IdentityStore {
         revokedAt: seed.revoked ? this.clock.now() : null,
       };
       this.keys.set(record.id, record);
-      this.keysByDigest.set(digest(seed.raw), record);
+      this.keyDigests.set(digest(seed.raw), { keyId: record.id });
     });
-    for (const s of seededSessions) this.sessions.set(s.value, s.userId);
+    for (const s of seededSessions) this.sessions.set(s.value, { userId: s.userId });
     seededUsers.forEach((user, i) => {
       const id = `00000000-0000-4000-a000-${String(i + 1).padStart(12, '0')}`;
       this.accounts.set(id, { id, userId: user.id, name: user.name, email: user.email, isDefault: true, createdAt: this.clock.now() });
@@ -129,7 +138,7 @@ export class IdentityStore {
   }
 
   userByEmail(email: string): MailUser | undefined {
-    return [...this.users.values()].find((u) => u.email.toLowerCase() === email.toLowerCase());
+    return this.users.find((u) => u.email.toLowerCase() === email.toLowerCase());
   }
 
   /** A user signing in through SSO for the first time starts on the Free plan. */
@@ -169,17 +178,19 @@ export class IdentityStore {
       revokedAt: null,
     };
     this.keys.set(record.id, record);
-    this.keysByDigest.set(digest(raw), record);
+    this.keyDigests.set(digest(raw), { keyId: record.id });
     return { record, raw };
   }
 
   /** Any state: callers check `revokedAt` and `expiresAt`. */
   findKey(raw: string): ApiKeyRecord | undefined {
-    return this.keysByDigest.get(digest(raw));
+    const found = this.keyDigests.get(digest(raw));
+    return found && this.keys.get(found.keyId);
   }
 
-  keyById(id: string): ApiKeyRecord | undefined {
-    return this.keys.get(id);
+  /** The user's key with this id; another user's reads as missing. */
+  keyOf(userId: string, id: string): ApiKeyRecord | undefined {
+    return this.keys.ownedBy(userId, id);
   }
 
   isActive(record: ApiKeyRecord): boolean {
@@ -189,14 +200,12 @@ export class IdentityStore {
 
   /** Every key of the user, revoked and expired ones included, newest first. */
   keysOf(userId: string): ApiKeyRecord[] {
-    return [...this.keys.values()].filter((k) => k.userId === userId).sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? -1 : 1));
+    return this.keys.newest(userId);
   }
 
   /** The user's keys that still work, newest first. */
   activeKeys(userId: string, kind?: ApiKeyRecord['kind']): ApiKeyRecord[] {
-    return [...this.keys.values()]
-      .filter((k) => k.userId === userId && this.isActive(k) && (!kind || k.kind === kind))
-      .sort((a, b) => b.createdAt - a.createdAt);
+    return this.keys.newest(userId, (k) => this.isActive(k) && (!kind || k.kind === kind));
   }
 
   touchKey(record: ApiKeyRecord): void {
@@ -216,12 +225,11 @@ export class IdentityStore {
   // Sending accounts
 
   accountsOf(userId: string): MailAccount[] {
-    return [...this.accounts.values()].filter((a) => a.userId === userId).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+    return this.accounts.newest(userId).reverse();
   }
 
   account(userId: string, id: string): MailAccount | undefined {
-    const account = this.accounts.get(id);
-    return account?.userId === userId ? account : undefined;
+    return this.accounts.ownedBy(userId, id);
   }
 
   createAccount(userId: string, input: { name: string; email: string; isDefault?: boolean }): MailAccount {
@@ -247,13 +255,13 @@ export class IdentityStore {
   // Sessions
 
   sessionUser(value: string): MailUser | undefined {
-    const userId = this.sessions.get(value);
-    return userId === undefined ? undefined : this.users.get(userId);
+    const session = this.sessions.get(value);
+    return session === undefined ? undefined : this.users.get(session.userId);
   }
 
   createSession(userId: string): string {
     const value = `sess_${randomBytes(24).toString('hex')}`;
-    this.sessions.set(value, userId);
+    this.sessions.set(value, { userId });
     return value;
   }
 

@@ -3,6 +3,7 @@ import type { AddressObject, ParsedMail } from 'mailparser';
 import { simpleParser } from './mail-parser.js';
 import type { WebhookPayload } from '../../../generated/mail/webhooks.gen.js';
 import type { Clock } from '../../lib/clock.js';
+import type { Collection, StateStore } from '../../lib/store.js';
 import { iso } from '../identity/handlers/paging.js';
 import type { InboundRoutes, InboundRouteRecord } from '../infrastructure/inbound-routes.js';
 import type { DeliveryEngine, DeliveryOutcome } from '../webhooks/delivery-engine.js';
@@ -35,16 +36,17 @@ const addressesOf = (field: AddressObject | AddressObject[] | undefined) => (Arr
  * the webhooks' delivery engine, retried up to 3 times after a failure.
  */
 export class InboundMail {
-  private attempts: InboundAttempt[] = [];
+  private readonly clock: Clock;
+  /** by `[event, attempt]`, in the order they were made */
+  private readonly attempts: Collection<InboundAttempt>;
 
   constructor(
-    private clock: Clock,
+    state: StateStore,
     private routes: InboundRoutes,
     private webhooks: WebhooksStore,
-  ) {}
-
-  reset(): void {
-    this.attempts = [];
+  ) {
+    this.clock = state.clock;
+    this.attempts = state.collection('inbound.attempts');
   }
 
   attemptsOf(routeId: string): InboundAttempt[] {
@@ -108,7 +110,7 @@ export class InboundMail {
       const outcome: DeliveryOutcome = secret
         ? await engine.post({ url: route.webhookUrl, body: JSON.stringify(payload), eventName: 'email.received', secret, timeoutMs: deliveryTimeoutMs })
         : { ok: false, statusCode: null, responseBody: null, durationMs: null, error: 'No signing secret: give the route one, or set one on a dashboard (Form A) endpoint' };
-      this.attempts.push({ eventId: payload.id, routeId: route.id, attempt, outcome, attemptedAt: this.clock.now() });
+      this.attempts.set(JSON.stringify([payload.id, attempt]), { eventId: payload.id, routeId: route.id, attempt, outcome, attemptedAt: this.clock.now() });
       const delay = inboundRetryDelaysMs[attempt - 1];
       if (!outcome.ok && delay !== undefined) this.deliver(route, payload, attempt + 1);
     };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
+import type { Collection, StateStore } from '../../lib/store.js';
 
 export interface AliasRecord {
   id: string;
@@ -12,31 +13,27 @@ export interface AliasRecord {
   enabled: boolean;
   createdAt: number;
   updatedAt: number;
-  /** creation order, so records made at the same stub instant still list newest first */
-  seq: number;
 }
 
 export type AliasFields = Pick<AliasRecord, 'alias' | 'forwardTo' | 'domainId' | 'enabled'>;
 
 /** Aliases per user; an address is unique within a user's aliases. */
 export class AliasBook {
-  private aliases = new Map<string, AliasRecord>();
-  private seq = 0;
+  private readonly clock: Clock;
+  private readonly aliases: Collection<AliasRecord>;
 
-  constructor(private clock: Clock) {}
-
-  reset(): void {
-    this.aliases.clear();
+  constructor(state: StateStore) {
+    this.clock = state.clock;
+    this.aliases = state.collection('infrastructure.aliases', { tenantOf: (a) => a.userId, createdAtOf: (a) => a.createdAt });
   }
 
   /** The user's aliases, newest first. */
   of(userId: string): AliasRecord[] {
-    return [...this.aliases.values()].filter((a) => a.userId === userId).sort((a, b) => b.createdAt - a.createdAt || b.seq - a.seq);
+    return this.aliases.newest(userId);
   }
 
   get(userId: string, id: string): AliasRecord | undefined {
-    const record = this.aliases.get(id);
-    return record?.userId === userId ? record : undefined;
+    return this.aliases.ownedBy(userId, id);
   }
 
   byAddress(userId: string, address: string): AliasRecord | undefined {
@@ -46,7 +43,7 @@ export class AliasBook {
 
   create(userId: string, fields: AliasFields): AliasRecord {
     const now = this.clock.now();
-    const record: AliasRecord = { id: randomUUID(), userId, ...fields, alias: fields.alias.toLowerCase(), createdAt: now, updatedAt: now, seq: this.seq++ };
+    const record: AliasRecord = { id: randomUUID(), userId, ...fields, alias: fields.alias.toLowerCase(), createdAt: now, updatedAt: now };
     this.aliases.set(record.id, record);
     return record;
   }
@@ -65,6 +62,6 @@ export class AliasBook {
   /** Every enabled alias with this address, of any user. */
   enabledAt(address: string): AliasRecord[] {
     const wanted = address.toLowerCase();
-    return [...this.aliases.values()].filter((a) => a.enabled && a.alias === wanted);
+    return this.aliases.filter((a) => a.enabled && a.alias === wanted);
   }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { components } from '../../../generated/mail/types.gen.js';
 import type { Clock } from '../../lib/clock.js';
+import type { Collection, StateStore } from '../../lib/store.js';
 
 type DedicatedIp = components['schemas']['DedicatedIp'];
 export type DedicatedIpStatus = DedicatedIp['status'];
@@ -31,7 +32,6 @@ export interface DedicatedIpRecord {
   reverseDns: string | null;
   releasedAt: number | null;
   createdAt: number;
-  seq: number;
 }
 
 export interface IpState {
@@ -45,30 +45,29 @@ export interface IpState {
  * are computed from the clock, so moving the clock moves every IP along its lifecycle.
  */
 export class DedicatedIpPool {
-  private ips = new Map<string, DedicatedIpRecord>();
-  private seq = 0;
+  private readonly clock: Clock;
+  /** in the order they were requested */
+  private readonly ips: Collection<DedicatedIpRecord>;
 
-  constructor(private clock: Clock) {}
-
-  reset(): void {
-    this.ips.clear();
+  constructor(state: StateStore) {
+    this.clock = state.clock;
+    this.ips = state.collection('infrastructure.dedicatedIps', { tenantOf: (r) => r.userId, createdAtOf: (r) => r.createdAt });
   }
 
   /** The user's IPs, newest first, released ones included. */
   of(userId: string): DedicatedIpRecord[] {
     this.assignDue();
-    return [...this.ips.values()].filter((r) => r.userId === userId).sort((a, b) => b.createdAt - a.createdAt || b.seq - a.seq);
+    return this.ips.newest(userId);
   }
 
   get(userId: string, id: string): DedicatedIpRecord | undefined {
     this.assignDue();
-    const record = this.ips.get(id);
-    return record?.userId === userId ? record : undefined;
+    return this.ips.ownedBy(userId, id);
   }
 
   request(userId: string, pool: string, warmup: boolean): DedicatedIpRecord {
     this.assignDue();
-    const record: DedicatedIpRecord = { id: randomUUID(), userId, pool, warmup, ip: null, assignedAt: null, reverseDns: null, releasedAt: null, createdAt: this.clock.now(), seq: this.seq++ };
+    const record: DedicatedIpRecord = { id: randomUUID(), userId, pool, warmup, ip: null, assignedAt: null, reverseDns: null, releasedAt: null, createdAt: this.clock.now() };
     this.ips.set(record.id, record);
     return record;
   }
@@ -89,11 +88,10 @@ export class DedicatedIpPool {
   /** Requests past their provisioning time get the lowest free address; with none free they wait. */
   private assignDue(): void {
     const now = this.clock.now();
-    const waiting = [...this.ips.values()]
-      .filter((r) => r.ip === null && r.releasedAt === null && now - r.createdAt >= ipLifecycle.provisioningMs)
-      .sort((a, b) => a.createdAt - b.createdAt || a.seq - b.seq);
+    // Oldest request first; of two made at the same instant, the earlier one (the sort is stable).
+    const waiting = this.ips.filter((r) => r.ip === null && r.releasedAt === null && now - r.createdAt >= ipLifecycle.provisioningMs).sort((a, b) => a.createdAt - b.createdAt);
     if (waiting.length === 0) return;
-    const held = new Set([...this.ips.values()].filter((r) => r.ip !== null && r.releasedAt === null).map((r) => r.ip));
+    const held = new Set(this.ips.filter((r) => r.ip !== null && r.releasedAt === null).map((r) => r.ip));
     let next = addressRange.first;
     for (const record of waiting) {
       while (next <= addressRange.last && held.has(`${addressRange.prefix}${next}`)) next++;

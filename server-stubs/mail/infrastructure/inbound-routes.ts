@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
+import type { Collection, StateStore } from '../../lib/store.js';
 
 /** The MX records every inbound domain is asked to publish (designed hosts of the service; see the contract). */
 export const inboundExchanges = [
@@ -20,7 +21,6 @@ export interface InboundRouteRecord {
   status: InboundStatus;
   createdAt: number;
   lastCheckedAt: number;
-  seq: number;
 }
 
 /**
@@ -28,34 +28,33 @@ export interface InboundRouteRecord {
  * routed by the domain it is addressed to (DECISIONS mail-4), so two owners would be ambiguous.
  */
 export class InboundRoutes {
-  private routes = new Map<string, InboundRouteRecord>();
-  private seq = 0;
+  private readonly clock: Clock;
+  private readonly routes: Collection<InboundRouteRecord>;
 
-  constructor(private clock: Clock) {}
-
-  reset(): void {
-    this.routes.clear();
+  constructor(state: StateStore) {
+    this.clock = state.clock;
+    this.routes = state.collection('infrastructure.inboundRoutes', { tenantOf: (r) => r.userId, createdAtOf: (r) => r.createdAt });
   }
 
   /** The user's routes, newest first. */
   of(userId: string): InboundRouteRecord[] {
-    return [...this.routes.values()].filter((r) => r.userId === userId).sort((a, b) => b.createdAt - a.createdAt || b.seq - a.seq);
+    return this.routes.newest(userId);
   }
 
   /** The route of a domain, whoever configured it: where mail received at the domain goes (part 4). */
   forDomain(domain: string): InboundRouteRecord | undefined {
-    return [...this.routes.values()].find((r) => r.domain === domain);
+    return this.routes.find((r) => r.domain === domain);
   }
 
   add(userId: string, domain: string, webhookUrl: string, secret: string | null): InboundRouteRecord {
     const now = this.clock.now();
-    const record: InboundRouteRecord = { id: randomUUID(), userId, domain, webhookUrl, secret, status: 'pending', createdAt: now, lastCheckedAt: now, seq: this.seq++ };
+    const record: InboundRouteRecord = { id: randomUUID(), userId, domain, webhookUrl, secret, status: 'pending', createdAt: now, lastCheckedAt: now };
     this.routes.set(record.id, record);
     return record;
   }
 
   delete(userId: string, id: string): boolean {
-    return this.routes.get(id)?.userId === userId && this.routes.delete(id);
+    return this.routes.ownedBy(userId, id) !== undefined && this.routes.delete(id);
   }
 
   /** Whether the route still exists (a check that finished after a delete leaves it alone). */

@@ -1,4 +1,4 @@
-import type { Clock } from '../../lib/clock.js';
+import type { StateStore } from '../../lib/store.js';
 import { AliasBook } from './aliases.js';
 import { DedicatedIpPool } from './dedicated-ips.js';
 import { InboundRoutes } from './inbound-routes.js';
@@ -9,16 +9,9 @@ export class InfrastructureStore {
   readonly dedicatedIps: DedicatedIpPool;
   readonly inbound: InboundRoutes;
 
-  constructor(clock: Clock) {
-    this.aliases = new AliasBook(clock);
-    this.dedicatedIps = new DedicatedIpPool(clock);
-    this.inbound = new InboundRoutes(clock);
-    this.reset();
-  }
-
-  reset(): void {
-    this.aliases.reset();
-    this.dedicatedIps.reset();
-    this.inbound.reset();
+  constructor(state: StateStore) {
+    this.aliases = new AliasBook(state);
+    this.dedicatedIps = new DedicatedIpPool(state);
+    this.inbound = new InboundRoutes(state);
   }
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
+import type { Collection, StateStore } from '../../lib/store.js';
 
 export type NotificationEntityType = 'campaign' | 'contact_import' | 'domain_verification' | 'billing' | 'system' | 'automation';
 
@@ -17,8 +18,6 @@ export interface NotificationRecord extends NotificationInput {
   isRead: boolean;
   /** epoch ms on the stub clock */
   createdAt: number;
-  /** creation order, so notifications made in the same millisecond still list newest first */
-  seq: number;
 }
 
 /**
@@ -36,28 +35,23 @@ export const welcomeAnnouncement: NotificationInput = {
 
 /** In-app notifications per user, newest first. */
 export class NotificationsStore {
-  private byUser = new Map<string, NotificationRecord[]>();
-  private seq = 0;
+  private readonly clock: Clock;
+  private readonly notifications: Collection<NotificationRecord>;
 
-  constructor(private clock: Clock) {
-    this.reset();
-  }
-
-  reset(): void {
-    this.byUser.clear();
-    this.seq = 0;
+  constructor(state: StateStore) {
+    this.clock = state.clock;
+    this.notifications = state.collection('notifications.notifications', { tenantOf: (n) => n.userId, createdAtOf: (n) => n.createdAt });
   }
 
   add(userId: string, input: NotificationInput): NotificationRecord {
-    const list = this.listOf(userId);
-    const record = this.record(userId, input);
-    list.push(record);
-    return record;
+    this.listOf(userId);
+    return this.insert(userId, input);
   }
 
-  /** The user's notifications, newest first. */
+  /** The user's notifications, newest first (of two made in the same millisecond, the later one). */
   of(userId: string): NotificationRecord[] {
-    return [...this.listOf(userId)].sort((a, b) => b.createdAt - a.createdAt || b.seq - a.seq);
+    this.listOf(userId);
+    return this.notifications.newest(userId);
   }
 
   unreadCount(userId: string): number {
@@ -76,16 +70,14 @@ export class NotificationsStore {
     return marked;
   }
 
+  /** The user's notifications, oldest first; the first touch finds the welcome announcement (notifications are never deleted, so none means untouched). */
   private listOf(userId: string): NotificationRecord[] {
-    let list = this.byUser.get(userId);
-    if (!list) {
-      list = [this.record(userId, welcomeAnnouncement)];
-      this.byUser.set(userId, list);
-    }
-    return list;
+    const list = this.notifications.of(userId);
+    return list.length > 0 ? list : [this.insert(userId, welcomeAnnouncement)];
   }
 
-  private record(userId: string, input: NotificationInput): NotificationRecord {
-    return { ...input, id: randomUUID(), userId, isRead: false, createdAt: this.clock.now(), seq: this.seq++ };
+  private insert(userId: string, input: NotificationInput): NotificationRecord {
+    const record: NotificationRecord = { ...input, id: randomUUID(), userId, isRead: false, createdAt: this.clock.now() };
+    return this.notifications.set(record.id, record);
   }
 }

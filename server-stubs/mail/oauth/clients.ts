@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Collection, StateStore } from '../../lib/store.js';
 import { parseScope } from './scopes.js';
 
 export interface OAuthClient {
@@ -16,21 +17,20 @@ export interface OAuthClient {
 
 /** Dynamically registered clients (RFC 7591). Public clients only: none gets a secret. */
 export class OAuthClients {
-  private readonly clients = new Map<string, OAuthClient>();
+  private readonly clients: Collection<OAuthClient>;
+
+  constructor(state: StateStore) {
+    this.clients = state.collection('oauth.clients');
+  }
 
   register(metadata: Omit<OAuthClient, 'clientId'>): OAuthClient {
     // `dyn_` + 32 hex digits, the form of a uuid without dashes (document: OAuth client).
     const client: OAuthClient = { clientId: `dyn_${randomBytes(16).toString('hex')}`, ...metadata };
-    this.clients.set(client.clientId, client);
-    return client;
+    return this.clients.set(client.clientId, client);
   }
 
   get(clientId: string | undefined): OAuthClient | undefined {
     return clientId === undefined ? undefined : this.clients.get(clientId);
-  }
-
-  reset(): void {
-    this.clients.clear();
   }
 }
 

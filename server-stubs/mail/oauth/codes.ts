@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
+import type { Collection, StateStore } from '../../lib/store.js';
 
 /** Authorization codes live 10 minutes (document: OAuth) and are usable once. */
 export const codeLifetimeMs = 10 * 60 * 1000;
@@ -24,9 +25,14 @@ export type Redemption =
   | { kind: 'replayed'; code: AuthorizationCode };
 
 export class AuthorizationCodes {
-  private readonly codes = new Map<string, AuthorizationCode>();
+  private readonly clock: Clock;
+  /** by the code's value (a code is a one-time secret the client already holds) */
+  private readonly codes: Collection<AuthorizationCode>;
 
-  constructor(private readonly clock: Clock) {}
+  constructor(state: StateStore) {
+    this.clock = state.clock;
+    this.codes = state.collection('oauth.codes');
+  }
 
   issue(grant: Omit<AuthorizationCode, 'grantId' | 'issuedAt' | 'redeemedAt'>): string {
     const value = randomBytes(32).toString('base64url');
@@ -45,10 +51,6 @@ export class AuthorizationCodes {
 
   markRedeemed(code: AuthorizationCode): void {
     code.redeemedAt = this.clock.now();
-  }
-
-  reset(): void {
-    this.codes.clear();
   }
 }
 

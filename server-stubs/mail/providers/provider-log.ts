@@ -1,4 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
+import type { Cell, Collection, StateStore } from '../../lib/store.js';
 
 export type ProviderSource = 'fbl' | 'mailserver-a' | 'mailserver-b';
 
@@ -36,27 +37,38 @@ export interface DnsErrorRecord {
 
 /** What the provider webhooks recorded: email events, bounces, feedback reports and webhook ids seen. */
 export class ProviderLog {
-  events: EmailEventRecord[] = [];
-  bounces: BounceRecord[] = [];
-  dnsErrors: DnsErrorRecord[] = [];
+  private readonly clock: Clock;
+  private readonly eventLog: Cell<EmailEventRecord[]>;
+  private readonly bounceLog: Cell<BounceRecord[]>;
+  private readonly dnsErrorLog: Cell<DnsErrorRecord[]>;
   /** report keys (see arf.ts) and mail-server-B request uuids already handled: a repeat changes nothing */
-  private seen = new Set<string>();
+  private readonly seen: Collection<{ at: number }>;
 
-  constructor(private clock: Clock) {
-    this.reset();
+  constructor(state: StateStore) {
+    this.clock = state.clock;
+    this.eventLog = state.cell('providerLog.events', () => []);
+    this.bounceLog = state.cell('providerLog.bounces', () => []);
+    this.dnsErrorLog = state.cell('providerLog.dnsErrors', () => []);
+    this.seen = state.collection('providerLog.seen');
   }
 
-  reset(): void {
-    this.events = [];
-    this.bounces = [];
-    this.dnsErrors = [];
-    this.seen = new Set();
+  /** Every email event, in the order received. */
+  get events(): EmailEventRecord[] {
+    return this.eventLog.get();
+  }
+
+  get bounces(): BounceRecord[] {
+    return this.bounceLog.get();
+  }
+
+  get dnsErrors(): DnsErrorRecord[] {
+    return this.dnsErrorLog.get();
   }
 
   /** True the first time a key is offered; false for a repeat. */
   firstTime(key: string): boolean {
     if (this.seen.has(key)) return false;
-    this.seen.add(key);
+    this.seen.set(key, { at: this.clock.now() });
     return true;
   }
 

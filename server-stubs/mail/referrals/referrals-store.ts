@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
+import type { Collection, StateStore } from '../../lib/store.js';
 
 export type ReferralSource = 'direct' | 'email' | 'twitter' | 'linkedin' | 'copy_link';
 export type ReferralStatus = 'pending' | 'converted' | 'rewarded';
@@ -68,30 +69,34 @@ const codeAlphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
 /** Referral codes, referrals, milestone claims and logged shares per user. */
 export class ReferralsStore {
-  private codes = new Map<string, string>(); // user id -> code
-  private owners = new Map<string, string>(); // code -> user id
-  private referrals: ReferralRecord[] = [];
-  private claims: MilestoneClaimRecord[] = [];
-  private shares: ShareRecord[] = [];
+  private readonly clock: Clock;
+  /** by code: whose it is (a user has one code) */
+  private readonly codes: Collection<{ userId: string; code: string }>;
+  private readonly referrals: Collection<ReferralRecord>;
+  /** by `[user, milestone]` */
+  private readonly claims: Collection<MilestoneClaimRecord>;
+  private readonly shares: Collection<ShareRecord>;
 
   constructor(
-    private clock: Clock,
+    state: StateStore,
     readonly dashboardUrl: string = dashboardUrlFromEnv(),
   ) {
-    this.reset();
+    this.clock = state.clock;
+    this.codes = state.collection('referrals.codes', { tenantOf: (c) => c.userId });
+    this.referrals = state.collection('referrals.referrals', { tenantOf: (r) => r.referrerId, createdAtOf: (r) => r.createdAt });
+    this.claims = state.collection('referrals.claims', { tenantOf: (c) => c.userId });
+    this.shares = state.collection('referrals.shares', { tenantOf: (s) => s.userId });
+    state.seed(() => this.seed());
   }
 
-  reset(): void {
-    for (const table of [this.codes, this.owners]) table.clear();
-    this.referrals = [];
-    this.claims = [];
-    this.shares = [];
-    for (const { userId, code } of seededCodes) this.assign(userId, code);
+  private seed(): void {
+    for (const { userId, code } of seededCodes) this.codes.set(code, { userId, code });
     const now = this.clock.now();
     for (const seed of seededReferrals) {
       const createdAt = now - seed.daysAgo * day;
-      this.referrals.push({
-        id: randomUUID(),
+      const id = randomUUID();
+      this.referrals.set(id, {
+        id,
         referrerId: 'usr_max',
         refereeId: null,
         refereeEmail: seed.email,
@@ -105,17 +110,17 @@ export class ReferralsStore {
   }
 
   codeOf(userId: string): string | null {
-    return this.codes.get(userId) ?? null;
+    return this.codes.of(userId)[0]?.code ?? null;
   }
 
   /** The user's code, made on first use: the same code on every later call. */
   ensureCode(userId: string): string {
-    const existing = this.codes.get(userId);
+    const existing = this.codeOf(userId);
     if (existing) return existing;
     let code: string;
     do code = Array.from(randomBytes(8), (b) => codeAlphabet[b % codeAlphabet.length]).join('');
-    while (this.owners.has(code));
-    this.assign(userId, code);
+    while (this.codes.has(code));
+    this.codes.set(code, { userId, code });
     return code;
   }
 
@@ -124,7 +129,7 @@ export class ReferralsStore {
   }
 
   referralsOf(userId: string): ReferralRecord[] {
-    return this.referrals.filter((r) => r.referrerId === userId).sort((a, b) => b.createdAt - a.createdAt);
+    return this.referrals.newest(userId);
   }
 
   /** Referrals that count toward milestones and as "active" on the leaderboard: the referee is (or was, when rewarded) on a paid plan. */
@@ -139,9 +144,9 @@ export class ReferralsStore {
    * referred (a user is referred once).
    */
   recordSignup(code: string, referee: { userId: string; email: string }, source: ReferralSource = 'direct'): ReferralRecord | undefined {
-    const referrerId = this.owners.get(code.trim().toUpperCase());
+    const referrerId = this.codes.get(code.trim().toUpperCase())?.userId;
     if (!referrerId || referrerId === referee.userId) return undefined;
-    if (this.referrals.some((r) => r.refereeId === referee.userId)) return undefined;
+    if (this.referrals.find((r) => r.refereeId === referee.userId)) return undefined;
     const record: ReferralRecord = {
       id: randomUUID(),
       referrerId,
@@ -153,8 +158,7 @@ export class ReferralsStore {
       convertedAt: null,
       rewardedAt: null,
     };
-    this.referrals.push(record);
-    return record;
+    return this.referrals.set(record.id, record);
   }
 
   /**
@@ -174,11 +178,11 @@ export class ReferralsStore {
   }
 
   claimsOf(userId: string): MilestoneClaimRecord[] {
-    return this.claims.filter((c) => c.userId === userId);
+    return this.claims.of(userId);
   }
 
   isClaimed(userId: string, milestoneId: string): boolean {
-    return this.claims.some((c) => c.userId === userId && c.milestoneId === milestoneId);
+    return this.claims.has(JSON.stringify([userId, milestoneId]));
   }
 
   /**
@@ -188,22 +192,20 @@ export class ReferralsStore {
    */
   claim(userId: string, milestoneId: string): MilestoneClaimRecord {
     const now = this.clock.now();
-    for (const r of this.referrals) {
-      if (r.referrerId !== userId || r.status !== 'converted') continue;
+    for (const r of this.referrals.of(userId, (r) => r.status === 'converted')) {
       r.status = 'rewarded';
       r.rewardedAt = now;
     }
     const record: MilestoneClaimRecord = { userId, milestoneId, claimedAt: now, rewardApplied: true };
-    this.claims.push(record);
-    return record;
+    return this.claims.set(JSON.stringify([userId, milestoneId]), record);
   }
 
   logShare(userId: string, source: ReferralSource): void {
-    this.shares.push({ userId, source, at: this.clock.now() });
+    this.shares.set(randomUUID(), { userId, source, at: this.clock.now() });
   }
 
   sharesOf(userId: string): ShareRecord[] {
-    return this.shares.filter((s) => s.userId === userId);
+    return this.shares.of(userId);
   }
 
   /** Every user with at least one referral: their total and their referrals past `pending`. */
@@ -217,10 +219,5 @@ export class ReferralsStore {
       rows.set(r.referrerId, row);
     }
     return [...rows.values()];
-  }
-
-  private assign(userId: string, code: string): void {
-    this.codes.set(userId, code);
-    this.owners.set(code, userId);
   }
 }

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Clock } from '../../lib/clock.js';
+import type { Collection, StateStore } from '../../lib/store.js';
 
 /** How long an idempotency key is remembered (designed; the contract marks it provisional). */
 export const idempotencyWindowMs = 24 * 60 * 60 * 1000;
@@ -10,12 +11,13 @@ export const idempotencyWindowMs = 24 * 60 * 60 * 1000;
  * forgotten after the window, on the stub clock.
  */
 export class IdempotencyKeys<Request, Answer> {
-  private seen = new Map<string, { request: Request; answer: Answer; at: number }>();
+  private readonly clock: Clock;
+  /** by `[user, key]`; requests and answers are plain JSON, as they came and went over HTTP */
+  private readonly seen: Collection<{ request: Request; answer: Answer; at: number }>;
 
-  constructor(private clock: Clock) {}
-
-  reset(): void {
-    this.seen.clear();
+  constructor(state: StateStore, name: string) {
+    this.clock = state.clock;
+    this.seen = state.collection(name);
   }
 
   /** `replay` with the first answer, `conflict` when the key came with another request, `new` otherwise. */
@@ -27,7 +29,7 @@ export class IdempotencyKeys<Request, Answer> {
 
   remember(userId: string, key: string, request: Request, answer: Answer): void {
     const now = this.clock.now();
-    for (const [slot, entry] of this.seen) if (now - entry.at >= idempotencyWindowMs) this.seen.delete(slot);
+    for (const slot of this.seen.keys()) if (now - this.seen.get(slot)!.at >= idempotencyWindowMs) this.seen.delete(slot);
     this.seen.set(this.slot(userId, key), { request: structuredClone(request), answer, at: now });
   }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
+import type { Collection, StateStore } from '../../lib/store.js';
 
 export interface Address {
   email: string;
@@ -38,43 +39,37 @@ export function monthStart(epochMs: number): number {
 
 /** Every message accepted per user: delivered ones count toward the monthly quota, sandboxed ones are the sandbox. */
 export class Outbox {
-  private messages: OutboxMessage[] = [];
-  /** by id and by campaign: tracking requests, webhook payloads and campaign counters look messages up on every call */
-  private byId = new Map<string, OutboxMessage>();
+  private readonly clock: Clock;
+  /** by id, in the order they were accepted */
+  private readonly messages: Collection<OutboxMessage>;
+  /** copies by campaign, derived from the messages: campaign counters look them up on every list */
   private byCampaign = new Map<string, OutboxMessage[]>();
 
-  constructor(private clock: Clock) {}
-
-  reset(): void {
-    this.messages = [];
-    this.byId.clear();
-    this.byCampaign.clear();
+  constructor(state: StateStore) {
+    this.clock = state.clock;
+    this.messages = state.collection('outbox.messages', { tenantOf: (m) => m.userId });
+    state.onReplaced(() => this.indexCampaigns());
   }
 
   add(message: Omit<OutboxMessage, 'id' | 'status' | 'error' | 'createdAt' | 'deliveredAt'>): OutboxMessage {
     const record: OutboxMessage = { ...message, id: randomUUID(), status: 'queued', error: null, createdAt: this.clock.now(), deliveredAt: null };
-    this.messages.push(record);
-    this.byId.set(record.id, record);
-    if (record.campaignId !== null) {
-      const copies = this.byCampaign.get(record.campaignId) ?? [];
-      copies.push(record);
-      this.byCampaign.set(record.campaignId, copies);
-    }
+    this.messages.set(record.id, record);
+    this.indexCopy(record);
     return record;
   }
 
   /** The user's messages, newest first; `sandbox` picks the captured ones or the real ones. */
   of(userId: string, sandbox: boolean): OutboxMessage[] {
-    return this.messages.filter((m) => m.userId === userId && m.sandbox === sandbox).reverse();
+    return this.messages.of(userId, (m) => m.sandbox === sandbox).reverse();
   }
 
   /** Every message of the user, sandboxed ones included, in the order they were accepted. */
   all(userId: string): OutboxMessage[] {
-    return this.messages.filter((m) => m.userId === userId);
+    return this.messages.of(userId);
   }
 
   get(id: string): OutboxMessage | undefined {
-    return this.byId.get(id);
+    return this.messages.get(id);
   }
 
   /** Every copy a campaign sent, sandboxed ones included. */
@@ -83,15 +78,25 @@ export class Outbox {
   }
 
   clearSandbox(userId: string): void {
-    const cleared = (m: OutboxMessage) => m.userId === userId && m.sandbox;
-    for (const m of this.messages) if (cleared(m)) this.byId.delete(m.id);
-    this.messages = this.messages.filter((m) => !cleared(m));
-    for (const [campaignId, copies] of this.byCampaign) this.byCampaign.set(campaignId, copies.filter((m) => !cleared(m)));
+    for (const m of this.messages.of(userId, (m) => m.sandbox)) this.messages.delete(m.id);
+    this.indexCampaigns();
+  }
+
+  private indexCampaigns(): void {
+    this.byCampaign = new Map();
+    for (const m of this.messages) this.indexCopy(m);
+  }
+
+  private indexCopy(message: OutboxMessage): void {
+    if (message.campaignId === null) return;
+    const copies = this.byCampaign.get(message.campaignId);
+    if (copies) copies.push(message);
+    else this.byCampaign.set(message.campaignId, [message]);
   }
 
   /** Recipients of the user's real (not sandboxed) sends this calendar month: what `emails_per_month` counts. */
   sentThisMonth(userId: string): number {
     const since = monthStart(this.clock.now());
-    return this.messages.filter((m) => m.userId === userId && !m.sandbox && m.createdAt >= since).reduce((n, m) => n + m.to.length, 0);
+    return this.messages.of(userId, (m) => !m.sandbox && m.createdAt >= since).reduce((n, m) => n + m.to.length, 0);
   }
 }

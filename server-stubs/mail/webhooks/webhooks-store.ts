@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
+import type { Cell, Collection, StateStore } from '../../lib/store.js';
 import type { MailEventBus } from '../events.js';
 import { DeliveryEngine, type DeliveryOutcome, type EngineSettings, type Tracker } from './delivery-engine.js';
 import { connectPayloads, type FormAEventName, type FormBEventName, type Occurrence, type PayloadSources } from './payloads.js';
@@ -77,15 +78,21 @@ export interface WebhookSources extends Omit<PayloadSources, 'clock'> {
  */
 export class WebhooksStore {
   readonly engine: DeliveryEngine;
-  private formB = new Map<string, FormBEndpoint>();
-  private formBAttempts = new Map<string, FormBAttempt[]>();
-  private formA = new Map<string, FormAEndpoint>();
-  private formALog: FormAAttempt[] = [];
+  private readonly clock: Clock;
+  private readonly formB: Collection<FormBEndpoint>;
+  /** by Form B endpoint id: its attempts, oldest first */
+  private readonly formBAttempts: Collection<FormBAttempt[]>;
+  private readonly formA: Collection<FormAEndpoint>;
+  private readonly formALog: Cell<FormAAttempt[]>;
   private connected = false;
 
-  constructor(private clock: Clock) {
-    this.engine = new DeliveryEngine(clock);
-    this.reset();
+  constructor(state: StateStore) {
+    this.clock = state.clock;
+    this.engine = new DeliveryEngine(state.clock);
+    this.formB = state.collection('webhooks.formB', { tenantOf: (e) => e.userId });
+    this.formBAttempts = state.collection('webhooks.formBAttempts');
+    this.formA = state.collection('webhooks.formA', { tenantOf: (e) => e.userId });
+    this.formALog = state.cell('webhooks.formALog', () => []);
   }
 
   /** Subscribes to the bus (once): what happens from now on is delivered to the endpoints. */
@@ -101,11 +108,8 @@ export class WebhooksStore {
     this.engine.configure(settings);
   }
 
-  reset(): void {
-    this.formB.clear();
-    this.formBAttempts.clear();
-    this.formA.clear();
-    this.formALog = [];
+  /** Drops the queued retries (the app's reset): they are work in progress, not state. */
+  dropQueuedWork(): void {
     this.engine.reset();
   }
 
@@ -117,12 +121,11 @@ export class WebhooksStore {
   // Form B endpoints
 
   formBOf(userId: string): FormBEndpoint[] {
-    return [...this.formB.values()].filter((e) => e.userId === userId);
+    return this.formB.of(userId);
   }
 
   getFormB(userId: string, id: string): FormBEndpoint | undefined {
-    const endpoint = this.formB.get(id);
-    return endpoint?.userId === userId ? endpoint : undefined;
+    return this.formB.ownedBy(userId, id);
   }
 
   createFormB(userId: string, fields: Pick<FormBEndpoint, 'url' | 'events' | 'secret'>): FormBEndpoint {
@@ -154,12 +157,11 @@ export class WebhooksStore {
   // Form A endpoints
 
   formAOf(userId: string): FormAEndpoint[] {
-    return [...this.formA.values()].filter((e) => e.userId === userId);
+    return this.formA.of(userId);
   }
 
   getFormA(userId: string, id: string): FormAEndpoint | undefined {
-    const endpoint = this.formA.get(id);
-    return endpoint?.userId === userId ? endpoint : undefined;
+    return this.formA.ownedBy(userId, id);
   }
 
   createFormA(userId: string, fields: Pick<FormAEndpoint, 'url' | 'events' | 'secret'>): FormAEndpoint {
@@ -206,7 +208,7 @@ export class WebhooksStore {
   }
 
   formALogOf(id: string): FormAAttempt[] {
-    return this.formALog.filter((a) => a.webhookId === id);
+    return this.formALog.get().filter((a) => a.webhookId === id);
   }
 
   // Delivery
@@ -252,8 +254,9 @@ export class WebhooksStore {
     const signed = endpoint.secret !== null && endpoint.secret.length >= formASigningMinimum;
     const outcome = await this.engine.post({ url: endpoint.url, body, eventName: event, ...(signed && { secret: endpoint.secret! }), timeoutMs: deliveryTimeoutMs });
     const now = this.clock.now();
-    this.formALog.push({ webhookId, event, signed, outcome, attemptedAt: now });
-    if (this.formALog.length > formALogLimit) this.formALog.splice(0, this.formALog.length - formALogLimit);
+    const formALog = this.formALog.get();
+    formALog.push({ webhookId, event, signed, outcome, attemptedAt: now });
+    if (formALog.length > formALogLimit) formALog.splice(0, formALog.length - formALogLimit);
     if (!this.formA.has(webhookId)) return;
     endpoint.lastAttemptAt = now;
     endpoint.lastStatusCode = outcome.statusCode;

@@ -71,7 +71,7 @@ export function segmentHandlers({ segments, contacts, events }: MailDeps) {
 
     getSegment: ({ principal, params, fail }) => {
       const record = find(principal.userId, params.id, fail);
-      return { status: 200, body: { success: true, data: { ...shown(record), membership_count: record.members.size } } };
+      return { status: 200, body: { success: true, data: { ...shown(record), membership_count: record.members.length } } };
     },
 
     updateSegment: ({ principal, params, body, fail }) => {
@@ -105,13 +105,13 @@ export function segmentHandlers({ segments, contacts, events }: MailDeps) {
     addSegmentMembers: ({ principal, params, body, fail }) => {
       const record = manual(principal.userId, params.id, fail);
       const { changed, notFound } = segments.addMembers(record, body.contact_ids);
-      return { status: 200, body: { success: true, data: { segment_id: record.id, added: changed, not_found: notFound, membership_count: record.members.size } } };
+      return { status: 200, body: { success: true, data: { segment_id: record.id, added: changed, not_found: notFound, membership_count: record.members.length } } };
     },
 
     removeSegmentMembers: ({ principal, params, body, fail }) => {
       const record = manual(principal.userId, params.id, fail);
       const { changed, notFound } = segments.removeMembers(record, body.contact_ids);
-      return { status: 200, body: { success: true, data: { segment_id: record.id, removed: changed, not_found: notFound, membership_count: record.members.size } } };
+      return { status: 200, body: { success: true, data: { segment_id: record.id, removed: changed, not_found: notFound, membership_count: record.members.length } } };
     },
 
     listSegmentMembers: ({ principal, params, query, fail }) => {

@@ -26,9 +26,9 @@ function listed(record: ApiKeyRecord): ListedKey {
 
 /** Revokes one of the caller's keys: 'missing' when the caller has no key with that id. */
 function revokeOwn(identity: IdentityStore, principal: MailPrincipal, id: string): 'revoked' | 'missing' | 'seeded' {
-  const record = identity.keyById(id);
+  const record = identity.keyOf(principal.userId, id);
   // Internal keys are not the user's to manage (and are never listed).
-  if (!record || record.userId !== principal.userId || record.kind === 'internal') return 'missing';
+  if (!record || record.kind === 'internal') return 'missing';
   if (identity.isSeededKey(record)) return 'seeded';
   identity.revokeKey(id);
   return 'revoked';
