@@ -3,6 +3,7 @@
  * of a real backend. Every request is forwarded; request and answer are checked against the
  * service's contract; violations are listed in `X-Contract-Violations` and logged; `--strict`
  * answers them instead (400 for the request, 502 for the answer) in the service's error body.
+ * `GET /_stub/coverage` on the proxy's port answers what clients exercised through it, as on the stubs.
  */
 import express from 'express';
 import { pathToFileURL } from 'node:url';
@@ -10,6 +11,7 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { loadContract } from '../server-stubs/lib/contract.js';
 import { describeIssues, type ErrorMapper } from '../server-stubs/lib/errors.js';
+import { CoverageBook, coverageEndpoint } from '../server-stubs/lib/coverage.js';
 import { createExpressServer } from '../server-stubs/lib/http-server.js';
 import { createValidatingProxy } from '../server-stubs/lib/proxy.js';
 import type { StubService } from '../server-stubs/lib/service.js';
@@ -35,10 +37,12 @@ const stub = path.join(defaultRoot, 'server-stubs', slug, 'app.ts');
 const errors: ErrorMapper =
   ((await import(pathToFileURL(stub).href).catch(() => ({}))) as { default?: StubService }).default?.errors ??
   ((failure) => ({ status: failure.status, body: { error: describeIssues(failure) } }));
-const { basePath } = loadContract(slug);
+const contract = loadContract(slug);
+const coverage = new CoverageBook();
 const app = express();
 app.disable('x-powered-by');
-app.use(basePath, createValidatingProxy({ slug, upstream: values.upstream, errors, strict: values.strict }));
+app.use('/_stub/coverage', coverageEndpoint(coverage));
+app.use(contract.basePath, createValidatingProxy({ slug, upstream: values.upstream, errors, strict: values.strict, contract, coverage: coverage.service(contract) }));
 createExpressServer(app).listen(Number(values.port), () => {
-  console.log(`Validating proxy for ${slug}: http://localhost:${values.port}${basePath} -> ${values.upstream}${values.strict ? ' (strict)' : ''}`);
+  console.log(`Validating proxy for ${slug}: http://localhost:${values.port}${contract.basePath} -> ${values.upstream}${values.strict ? ' (strict)' : ''}; coverage at http://localhost:${values.port}/_stub/coverage`);
 });
