@@ -12,7 +12,7 @@ import { hopByHop, writeError } from './results.js';
 import { parseEventStream } from './sse.js';
 import { declaresMediaType, essence, isJsonType } from './media-types.js';
 import { failureFromThrown } from './failures.js';
-import { countAnswers, type CoverageCounter } from './coverage.js';
+import { countAnswers, CoverageBook, coverageEndpoint, type CoverageCounter } from './coverage.js';
 
 export interface ProxyOptions {
   slug: string;
@@ -144,6 +144,20 @@ export function createValidatingProxy(options: ProxyOptions): Router {
     reply(res, options.errors, operation, 502, 'internal', `The upstream ${upstream} did not answer`);
   });
   return router;
+}
+
+/**
+ * `npm run proxy`'s app: the proxy at the contract's base path, counting what clients exercised, and
+ * `GET`/`DELETE /_stub/coverage` beside it answering that count as the stubs' controls do.
+ */
+export function validatingProxyApp(options: Omit<ProxyOptions, 'coverage'>): express.Express {
+  const contract = options.contract ?? loadContract(options.slug);
+  const coverage = new CoverageBook();
+  const app = express();
+  app.disable('x-powered-by');
+  app.use('/_stub/coverage', coverageEndpoint(coverage));
+  app.use(contract.basePath, createValidatingProxy({ ...options, contract, coverage: coverage.service(contract) }));
+  return app;
 }
 
 /**
