@@ -3,9 +3,12 @@
  * a summary for the terminal, JUnit XML for a CI job's test report (a suite per service, a test case
  * per operation and declared status, never exercised = failure) and Markdown for a pull request.
  */
-import junit from 'junit-report-builder';
+import junitModule, { type Builder } from 'junit-report-builder';
 import { markdownTable } from 'markdown-table';
 import type { CoverageReport, OperationCoverage, ServiceCoverage } from '../../server-stubs/lib/coverage.js';
+
+// The package's types declare an ES default export; its CommonJS build exports the builder itself, which is what Node's default import gives.
+const junit = junitModule as unknown as Builder;
 
 export interface CoverageTotals {
   operations: number;
