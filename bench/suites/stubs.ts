@@ -1,7 +1,8 @@
 /**
  * The request path: throughput, latency and server CPU of the stubs (seo read and write, mail's
  * contact list, coder's chat completion) against Prism on the same operation and bundle, and against
- * a bare Express app answering the same bodies (the floor: express.json and a route, nothing else).
+ * a bare Express app answering the same bodies (the floor: express.json and a route, nothing else),
+ * and the cost of counting coverage (`GET /_stub/coverage`) as seo with counting on against off.
  * Every comparison is a ratio within one run on one machine.
  */
 import autocannon from 'autocannon';
@@ -73,8 +74,9 @@ interface Server {
   url(operation: Operation): string;
 }
 
-async function startStub(slug: string, validation: boolean): Promise<Server & { origin: string }> {
-  const { child, match } = await startProcess([...npmStartNodeFlags(), ...tsxLoader, 'bench/lib/serve-stub.ts', slug, ...(validation ? [] : ['--no-validation'])], /listening (\d+)/);
+async function startStub(slug: string, validation: boolean, counting = true): Promise<Server & { origin: string }> {
+  const switches = [...(validation ? [] : ['--no-validation']), ...(counting ? [] : ['--no-coverage'])];
+  const { child, match } = await startProcess([...npmStartNodeFlags(), ...tsxLoader, 'bench/lib/serve-stub.ts', slug, ...switches], /listening (\d+)/);
   const origin = `http://127.0.0.1:${match[1]}`;
   return { child, origin, url: (op) => `${origin}/${slug}${op.path}` };
 }
@@ -149,10 +151,11 @@ async function withOwnProject(stub: Server & { origin: string }): Promise<Server
 async function measure() {
   // Two processes of each seo configuration: processes of one build under one load differed by up
   // to a fifth here, which alone could swing the validation on/off ratio; their figures are pooled.
-  const seo = async (validation: boolean) => [await withOwnProject(await startStub('seo', validation)), await withOwnProject(await startStub('seo', validation))];
+  const seo = async (validation: boolean, counting = true) => [await withOwnProject(await startStub('seo', validation, counting)), await withOwnProject(await startStub('seo', validation, counting))];
   const stubs: Record<string, Server[]> = {
     'seo on': await seo(true),
     'seo off': await seo(false),
+    'seo uncounted': await seo(true, false),
     'mail on': [await startStub('mail', true)],
     'coder on': [await startStub('coder', true)],
   };
@@ -167,6 +170,7 @@ async function measure() {
   const contenders = (op: Operation): Array<[string, Server]> => [
     ...stubs[`${op.slug} on`]!.map((server): [string, Server] => ['stub, validation on', server]),
     ...(op.slug === 'seo' ? stubs['seo off']!.map((server): [string, Server] => ['stub, validation off', server]) : []),
+    ...(op.slug === 'seo' ? stubs['seo uncounted']!.map((server): [string, Server] => [countingOff, server]) : []),
     ['bare Express', bare],
     [bareOnStubServer, bareAsNpmStart],
   ];
@@ -195,6 +199,7 @@ async function measure() {
 }
 
 const bareOnStubServer = "bare Express on npm start's server";
+const countingOff = 'stub, coverage counting off';
 const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 
 /** What the profiles said, before and after the request-path work (issue 17): why the figures are what they are. */
@@ -238,13 +243,23 @@ export const suite: Suite = {
         const onOff = cpuRatio(on, off);
         targets.push({ name: `${op.key}: stub, validation on / off, by server CPU per request (≥ 0.85)`, measured: onOff, met: onOff >= 0.85 });
       }
+      const uncounted = results[`${op.key} · ${countingOff}`];
+      if (uncounted) {
+        // Counting costs under 3% of the stubs' throughput (issue 28): CPU per request with it off over with it on.
+        const countedCpu = cpuRatio(on, uncounted);
+        const countedRps = ratio(on.rps, uncounted.rps);
+        targets.push(
+          { name: `${op.key}: stub, coverage counting on / off, by server CPU per request (≥ 0.97)`, measured: countedCpu, met: countedCpu >= 0.97 },
+          { name: `${op.key}: stub, coverage counting on / off, requests/s (≥ 0.97)`, measured: countedRps, met: countedRps >= 0.97 },
+        );
+      }
     }
     const markdown = [
       '## Request path (`npm run bench -- stubs`)',
       '',
       `autocannon, ${connections} connections, ${durationSeconds} s per run after a warm-up; each server in its own process; stub and bare figures are the median of ${rounds} alternating rounds (the seo stub runs in two processes per configuration, pooled: processes of one build differed by up to a fifth), Prism one run.`,
       'Operations: ' + operations.map((op) => `**${op.key}** ${op.label}`).join('; ') + '.',
-      'The bare app (bench/lib/serve-bare.ts) is express + express.json + one route per operation answering the body the stub answered, with no validation, auth or CORS, served as `app.listen` serves it (the targets\' floor) and, for comparison, on the server and Node flags `npm start` gives the stubs ("on npm start\'s server"). The stubs run as `npm start` runs them (bench/lib/serve-stub.ts: startPlatformServer with one service, its Node flags from package.json), rate limits off; Prism serves the same bundle with its examples.',
+      'The bare app (bench/lib/serve-bare.ts) is express + express.json + one route per operation answering the body the stub answered, with no validation, auth or CORS, served as `app.listen` serves it (the targets\' floor) and, for comparison, on the server and Node flags `npm start` gives the stubs ("on npm start\'s server"). The stubs run as `npm start` runs them (bench/lib/serve-stub.ts: startPlatformServer with one service, its Node flags from package.json), rate limits off, coverage counted (`GET /_stub/coverage`) except in the "coverage counting off" rows (`--no-coverage`, the `countCoverage: false` switch; two processes, pooled like the others); Prism serves the same bundle with its examples.',
       'Server CPU per request is the process\'s CPU time over the run (/proc/<pid>/stat, every thread) divided by its requests: it leaves out the machine\'s other load, which moves requests/s by a factor of two here.',
       '',
       '| operation · server | requests/s | p99 ms | server CPU µs/request | errors | non-2xx |',
