@@ -16,6 +16,7 @@ import { answerableKeys, contractOf, declares, type Contract, type OperationInfo
 import type { ErrorMapper, Failure } from '../server-stubs/lib/errors.js';
 import { failureOf, isFailure } from '../server-stubs/lib/failures.js';
 import { createValidatingProxy } from '../server-stubs/lib/proxy.js';
+import { countAnswers, coverageEndpoint, type CoverageBook, type CoverageCounter } from '../server-stubs/lib/coverage.js';
 import { writeError } from '../server-stubs/lib/results.js';
 import type { StubCredential } from '../server-stubs/lib/service.js';
 import { checkCredentials } from './credentials.js';
@@ -38,6 +39,8 @@ export interface FrontService {
   errors: ErrorMapper;
   /** where the proxy forwards: the gateway's URL for the service */
   upstream: string;
+  /** where the service's answers are counted (`GET /_stub/coverage`) */
+  coverage?: CoverageCounter;
 }
 
 export interface FrontOptions {
@@ -51,11 +54,15 @@ declare module 'express-serve-static-core' {
   }
 }
 
-/** The front app; `routers` is read on every request, so a service's router can be replaced while serving. */
-export function createFront(routers: Map<string, { basePath: string; router: Router }>) {
+/**
+ * The front app; `routers` is read on every request, so a service's router can be replaced while
+ * serving. `/_stub/coverage` answers what the services counted into `coverage`, as the stubs' controls do.
+ */
+export function createFront(routers: Map<string, { basePath: string; router: Router }>, coverage?: CoverageBook) {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use('/_stub/coverage', coverageEndpoint(coverage));
   app.use((req, res, next) => {
     const url = req.url;
     const target = [...routers.values()].find(({ basePath }) => url === basePath || url.startsWith(`${basePath}/`) || url.startsWith(`${basePath}?`));
@@ -82,6 +89,7 @@ export function createFront(routers: Map<string, { basePath: string; router: Rou
 export function serviceRouter(service: FrontService, options: FrontOptions = {}): Router {
   const { contract, errors } = service;
   const router = express.Router();
+  if (service.coverage) router.use(countAnswers(service.coverage, (_req, res) => (res as Response).locals.operation));
   router.use(browserAccess(contract, options.corsOrigins));
   router.use(parseCookies);
   router.use((req: Request, res: Response, next: NextFunction) => {

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import type { Router } from 'express';
 import { corsOriginsFromEnv, type CorsOrigins } from '../server-stubs/lib/browser.js';
 import { contractOf } from '../server-stubs/lib/contract.js';
+import { CoverageBook } from '../server-stubs/lib/coverage.js';
 import { createExpressServer } from '../server-stubs/lib/http-server.js';
 import { answerClientErrors, errorFamilies } from '../server-stubs/lib/transport-errors.js';
 import { loadStubService } from './credentials.js';
@@ -65,6 +66,8 @@ export async function startMockServer(port = 4010, host = '0.0.0.0', options: Mo
   const services: MockedService[] = [];
   const failed: FailedService[] = [];
   const gateway = await startPrismGateway(targets, log);
+  // What the mock served, for `GET /_stub/coverage`; a restarted service keeps its count.
+  const coverage = new CoverageBook();
 
   /** Makes the service's Prism from its current bundle and routes the front and the gateway to it. */
   const serve = async (slug: string, bundle: string): Promise<MockedService> => {
@@ -77,7 +80,7 @@ export async function startMockServer(port = 4010, host = '0.0.0.0', options: Mo
     // A document without operations (3.1 webhooks only) has nothing to answer; Prism refuses it.
     const prism = contract.operations.size > 0 ? await createPrismService(served) : undefined;
     const router = serviceRouter(
-      { slug, basePath: contract.basePath, contract, served, credentials: stub?.credentials, errors, upstream: `${gateway.url}/${slug}` },
+      { slug, basePath: contract.basePath, contract, served, credentials: stub?.credentials, errors, upstream: `${gateway.url}/${slug}`, coverage: coverage.service(contract) },
       { corsOrigins, log },
     );
     if (prism) targets.set(slug, { prism, contract, errors });
@@ -106,7 +109,7 @@ export async function startMockServer(port = 4010, host = '0.0.0.0', options: Mo
 
   // What Node refuses itself is answered in the body of the service the request was meant for, as on the stubs.
   const families = errorFamilies(() => [...targets.values()].map((t) => ({ basePath: t.contract.basePath, errors: t.errors, contract: t.contract })));
-  const front = answerClientErrors(createExpressServer(createFront(routers)), families);
+  const front = answerClientErrors(createExpressServer(createFront(routers, coverage)), families);
   await new Promise<void>((resolve, reject) => {
     front.once('error', reject);
     front.listen(port, host, resolve);

@@ -3,15 +3,15 @@
  * of a real backend. Every request is forwarded; request and answer are checked against the
  * service's contract; violations are listed in `X-Contract-Violations` and logged; `--strict`
  * answers them instead (400 for the request, 502 for the answer) in the service's error body.
+ * `GET /_stub/coverage` on the proxy's port answers what clients exercised through it, as on the stubs.
  */
-import express from 'express';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { loadContract } from '../server-stubs/lib/contract.js';
 import { describeIssues, type ErrorMapper } from '../server-stubs/lib/errors.js';
 import { createExpressServer } from '../server-stubs/lib/http-server.js';
-import { createValidatingProxy } from '../server-stubs/lib/proxy.js';
+import { validatingProxyApp } from '../server-stubs/lib/proxy.js';
 import type { StubService } from '../server-stubs/lib/service.js';
 import { defaultRoot } from '../server-stubs/lib/root.js';
 import { findApiServices } from './lib/project.js';
@@ -35,10 +35,7 @@ const stub = path.join(defaultRoot, 'server-stubs', slug, 'app.ts');
 const errors: ErrorMapper =
   ((await import(pathToFileURL(stub).href).catch(() => ({}))) as { default?: StubService }).default?.errors ??
   ((failure) => ({ status: failure.status, body: { error: describeIssues(failure) } }));
-const { basePath } = loadContract(slug);
-const app = express();
-app.disable('x-powered-by');
-app.use(basePath, createValidatingProxy({ slug, upstream: values.upstream, errors, strict: values.strict }));
-createExpressServer(app).listen(Number(values.port), () => {
-  console.log(`Validating proxy for ${slug}: http://localhost:${values.port}${basePath} -> ${values.upstream}${values.strict ? ' (strict)' : ''}`);
+const contract = loadContract(slug);
+createExpressServer(validatingProxyApp({ slug, upstream: values.upstream, errors, strict: values.strict, contract })).listen(Number(values.port), () => {
+  console.log(`Validating proxy for ${slug}: http://localhost:${values.port}${contract.basePath} -> ${values.upstream}${values.strict ? ' (strict)' : ''}; coverage at http://localhost:${values.port}/_stub/coverage`);
 });

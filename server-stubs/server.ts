@@ -19,6 +19,7 @@ import { stubClockFromEnv, type StubClock } from './lib/clock.js';
 import { loadContract } from './lib/contract.js';
 import { contractStub } from './lib/contract-stub.js';
 import { createStubControls } from './lib/controls.js';
+import { CoverageBook } from './lib/coverage.js';
 import { createExpressServer, isUnder, runMounted } from './lib/http-server.js';
 import type { RouterSwitches, StubInstance, StubService } from './lib/service.js';
 import type { ErrorResponse } from './lib/errors.js';
@@ -189,6 +190,7 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
   const broken = [...discovered.broken];
   const clock = options.clock ?? stubClockFromEnv();
   const corsOrigins = corsOriginsFromEnv();
+  const coverage = coverageBookFor(options.switches);
   const app = express();
   app.disable('x-powered-by');
   const services: StubService[] = [];
@@ -228,7 +230,7 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
   };
   const start = async (service: StubService) => {
     try {
-      const instance = await service.create({ clock, corsOrigins, ...options.switches });
+      const instance = await service.create({ clock, corsOrigins, coverage, ...options.switches });
       mount(service.slug, service.basePath);
       slots.set(service.slug, { instance });
       const upsert = <T extends { slug: string }>(list: T[], entry: T) => {
@@ -280,7 +282,7 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
   let allLoaded: () => void = () => {};
   const ready = new Promise<void>((resolve) => (allLoaded = resolve));
   app.use('/_stub', (_req, _res, next) => void ready.then(() => next()));
-  app.use('/_stub', createStubControls(clock, () => instances).router);
+  app.use('/_stub', createStubControls(clock, () => instances, coverage).router);
 
   // The docs portal, rendered from the bundles with these stubs' seeded credentials in its console.
   const { createDocsRouter } = await import('../scripts/steps/docs/serve.js');
@@ -371,6 +373,15 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * What every service of the server counts its answers into, for `GET /_stub/coverage`: kept across a
+ * service's reloads and `POST /_stub/reset` alike, so a test run's count is whole. None with the
+ * `countCoverage: false` switch.
+ */
+function coverageBookFor(switches: RouterSwitches | undefined): CoverageBook | undefined {
+  return switches?.countCoverage === false ? undefined : new CoverageBook();
 }
 
 export function banner(running: PlatformServer): string {

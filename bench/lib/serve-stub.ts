@@ -1,6 +1,6 @@
 /**
- * One service's stub alone, for the benchmarks: `serve-stub.ts <slug> [--no-validation]`, on the
- * server `npm start` runs (startPlatformServer, with only this service). Rate limits are off (a load
+ * One service's stub alone, for the benchmarks: `serve-stub.ts <slug> [--no-validation]
+ * [--no-coverage]`, on the server `npm start` runs (startPlatformServer, with only this service). Rate limits are off (a load
  * run would be answered 429 after a few requests). `--profile=<file>` writes a CPU profile of what
  * runs between SIGUSR2 and SIGTERM.
  */
@@ -15,6 +15,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const slug = process.argv[2];
 if (!slug || slug.startsWith('-')) throw new Error('usage: serve-stub.ts <slug> [--no-validation]');
 const validation = !process.argv.includes('--no-validation');
+const countCoverage = !process.argv.includes('--no-coverage');
 const port = Number(process.env.PORT ?? 0);
 const profileFile = process.argv.find((a) => a.startsWith('--profile='))?.slice('--profile='.length);
 
@@ -26,7 +27,7 @@ const service = ((await import(pathToFileURL(source(`${slug}/app`)).href)) as { 
 const { startPlatformServer } = (await import(pathToFileURL(source('server')).href)) as { startPlatformServer: typeof StartPlatformServer };
 const running = await startPlatformServer(port, '127.0.0.1', {
   services: [service],
-  switches: { validateRequests: validation, validateResponses: validation, rateLimits: false },
+  switches: { validateRequests: validation, validateResponses: validation, rateLimits: false, countCoverage },
 });
 process.stdout.write(`listening ${running.port}\n`);
 // A normal exit on a signal, so `node --cpu-prof` writes its profile.

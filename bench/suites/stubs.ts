@@ -1,7 +1,8 @@
 /**
  * The request path: throughput, latency and server CPU of the stubs (seo read and write, mail's
  * contact list, coder's chat completion) against Prism on the same operation and bundle, and against
- * a bare Express app answering the same bodies (the floor: express.json and a route, nothing else).
+ * a bare Express app answering the same bodies (the floor: express.json and a route, nothing else),
+ * and the cost of counting coverage (`GET /_stub/coverage`) as seo with counting on against off.
  * Every comparison is a ratio within one run on one machine.
  */
 import autocannon from 'autocannon';
@@ -11,6 +12,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { countingCostMicros } from '../lib/counting-cost.js';
 import { npmStartNodeFlags } from '../lib/npm-start.js';
 import { processCpuMicros, startNode, timeCommand } from '../lib/processes.js';
 import type { Suite, Target } from '../suite.js';
@@ -73,8 +75,9 @@ interface Server {
   url(operation: Operation): string;
 }
 
-async function startStub(slug: string, validation: boolean): Promise<Server & { origin: string }> {
-  const { child, match } = await startProcess([...npmStartNodeFlags(), ...tsxLoader, 'bench/lib/serve-stub.ts', slug, ...(validation ? [] : ['--no-validation'])], /listening (\d+)/);
+async function startStub(slug: string, validation: boolean, counting = true): Promise<Server & { origin: string }> {
+  const switches = [...(validation ? [] : ['--no-validation']), ...(counting ? [] : ['--no-coverage'])];
+  const { child, match } = await startProcess([...npmStartNodeFlags(), ...tsxLoader, 'bench/lib/serve-stub.ts', slug, ...switches], /listening (\d+)/);
   const origin = `http://127.0.0.1:${match[1]}`;
   return { child, origin, url: (op) => `${origin}/${slug}${op.path}` };
 }
@@ -104,6 +107,9 @@ interface Load {
   non2xx: number;
   /** the server process's CPU time per request, microseconds */
   cpuPerRequest?: number;
+  /** the run's requests and the server's CPU time over it, µs: pooled over rounds and processes where a median moves too much */
+  requests?: number;
+  cpuMicros?: number;
 }
 
 async function load(server: Server, op: Operation, seconds = durationSeconds): Promise<Load> {
@@ -117,7 +123,7 @@ async function load(server: Server, op: Operation, seconds = durationSeconds): P
     p99: result.latency.p99,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
-    ...(requests > 0 && { cpuPerRequest: Math.round((after - before) / requests) }),
+    ...(requests > 0 && { cpuPerRequest: Math.round((after - before) / requests), requests, cpuMicros: after - before }),
   };
 }
 
@@ -149,10 +155,11 @@ async function withOwnProject(stub: Server & { origin: string }): Promise<Server
 async function measure() {
   // Two processes of each seo configuration: processes of one build under one load differed by up
   // to a fifth here, which alone could swing the validation on/off ratio; their figures are pooled.
-  const seo = async (validation: boolean) => [await withOwnProject(await startStub('seo', validation)), await withOwnProject(await startStub('seo', validation))];
+  const seo = async (validation: boolean, counting = true) => [await withOwnProject(await startStub('seo', validation, counting)), await withOwnProject(await startStub('seo', validation, counting))];
   const stubs: Record<string, Server[]> = {
     'seo on': await seo(true),
     'seo off': await seo(false),
+    'seo uncounted': await seo(true, false),
     'mail on': [await startStub('mail', true)],
     'coder on': [await startStub('coder', true)],
   };
@@ -167,6 +174,7 @@ async function measure() {
   const contenders = (op: Operation): Array<[string, Server]> => [
     ...stubs[`${op.slug} on`]!.map((server): [string, Server] => ['stub, validation on', server]),
     ...(op.slug === 'seo' ? stubs['seo off']!.map((server): [string, Server] => ['stub, validation off', server]) : []),
+    ...(op.slug === 'seo' ? stubs['seo uncounted']!.map((server): [string, Server] => [countingOff, server]) : []),
     ['bare Express', bare],
     [bareOnStubServer, bareAsNpmStart],
   ];
@@ -184,6 +192,11 @@ async function measure() {
 
   const results: Record<string, Load> = {};
   for (const [label, runs] of Object.entries(samples)) results[label] = median(runs);
+  // CPU per request over every round of every process of a configuration: what the counting on/off ratio reads.
+  for (const [label, runs] of Object.entries(samples)) {
+    const requests = runs.reduce((sum, r) => sum + (r.requests ?? 0), 0);
+    if (requests > 0) pooledCpu[label] = runs.reduce((sum, r) => sum + (r.cpuMicros ?? 0), 0) / requests;
+  }
   for (const slug of ['seo', 'mail', 'coder'] as const) {
     const prism = await startPrism(slug);
     const ops = operations.filter((op) => op.slug === slug);
@@ -195,6 +208,9 @@ async function measure() {
 }
 
 const bareOnStubServer = "bare Express on npm start's server";
+/** server CPU µs per request by `<operation> · <server>`, pooled over every round and process */
+const pooledCpu: Record<string, number> = {};
+const countingOff = 'stub, coverage counting off';
 const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 
 /** What the profiles said, before and after the request-path work (issue 17): why the figures are what they are. */
@@ -219,6 +235,7 @@ export const suite: Suite = {
     // The stubs run as `npm start` runs them: the compiled JavaScript of .cache/js/ (bench/lib/serve-stub.ts).
     await timeCommand(process.execPath, ['scripts/launch.mjs', 'build']);
     const results = await measure();
+    const counting = countingCostMicros();
     const cpuRatio = (stub: Load, floor: Load) => (stub.cpuPerRequest && floor.cpuPerRequest ? ratio(floor.cpuPerRequest, stub.cpuPerRequest) : 0);
     const targets: Target[] = [];
     for (const op of operations) {
@@ -238,18 +255,33 @@ export const suite: Suite = {
         const onOff = cpuRatio(on, off);
         targets.push({ name: `${op.key}: stub, validation on / off, by server CPU per request (≥ 0.85)`, measured: onOff, met: onOff >= 0.85 });
       }
+      const uncounted = results[`${op.key} · ${countingOff}`];
+      if (uncounted) {
+        // Counting costs under 3% of the stubs' throughput (issue 28): CPU per request with it off over
+        // with it on, pooled over rounds and processes; and the counting step's own CPU, measured in
+        // this process, over the stub's CPU per request.
+        const countedCpu = ratio(pooledCpu[`${op.key} · ${countingOff}`]!, pooledCpu[`${op.key} · stub, validation on`]!);
+        const share = on.cpuPerRequest ? Math.round((counting.cost / on.cpuPerRequest) * 10000) / 10000 : 1;
+        targets.push(
+          { name: `${op.key}: stub, coverage counting on / off, by server CPU per request pooled (≥ 0.97)`, measured: countedCpu, met: countedCpu >= 0.97 },
+          { name: `${op.key}: coverage counting's own CPU (${counting.cost} µs, in process) / the stub's CPU per request (< 0.03)`, measured: share, met: share < 0.03 },
+        );
+      }
     }
     const markdown = [
       '## Request path (`npm run bench -- stubs`)',
       '',
       `autocannon, ${connections} connections, ${durationSeconds} s per run after a warm-up; each server in its own process; stub and bare figures are the median of ${rounds} alternating rounds (the seo stub runs in two processes per configuration, pooled: processes of one build differed by up to a fifth), Prism one run.`,
       'Operations: ' + operations.map((op) => `**${op.key}** ${op.label}`).join('; ') + '.',
-      'The bare app (bench/lib/serve-bare.ts) is express + express.json + one route per operation answering the body the stub answered, with no validation, auth or CORS, served as `app.listen` serves it (the targets\' floor) and, for comparison, on the server and Node flags `npm start` gives the stubs ("on npm start\'s server"). The stubs run as `npm start` runs them (bench/lib/serve-stub.ts: startPlatformServer with one service, its Node flags from package.json), rate limits off; Prism serves the same bundle with its examples.',
+      'The bare app (bench/lib/serve-bare.ts) is express + express.json + one route per operation answering the body the stub answered, with no validation, auth or CORS, served as `app.listen` serves it (the targets\' floor) and, for comparison, on the server and Node flags `npm start` gives the stubs ("on npm start\'s server"). The stubs run as `npm start` runs them (bench/lib/serve-stub.ts: startPlatformServer with one service, its Node flags from package.json), rate limits off, coverage counted (`GET /_stub/coverage`) except in the "coverage counting off" rows (`--no-coverage`, the `countCoverage: false` switch; two processes, pooled like the others); Prism serves the same bundle with its examples.',
       'Server CPU per request is the process\'s CPU time over the run (/proc/<pid>/stat, every thread) divided by its requests: it leaves out the machine\'s other load, which moves requests/s by a factor of two here.',
       '',
       '| operation · server | requests/s | p99 ms | server CPU µs/request | errors | non-2xx |',
       '|---|---:|---:|---:|---:|---:|',
       ...Object.entries(results).map(([k, v]) => `| ${k} | ${v.rps} | ${v.p99} | ${v.cpuPerRequest ?? '—'} | ${v.errors} | ${v.non2xx} |`),
+      '',
+      `**Coverage counting.** On against off, the seo stubs' server CPU per request pooled over every round and both processes: ${['seo read', 'seo write'].map((key) => `${key} ${Math.round(pooledCpu[`${key} · stub, validation on`] ?? 0)} µs counted, ${Math.round(pooledCpu[`${key} · ${countingOff}`] ?? 0)} µs not`).join('; ')}. ` +
+        `Processes of one build under one load differ by more than the cost of counting on this shared machine, so the cost is also measured alone (bench/lib/counting-cost.ts): the counting step (its \`close\` listener and the count) on Node's own request and response objects, alternated in blocks with the same work without it, in this process: ${counting.counted} µs against ${counting.uncounted} µs, **${counting.cost} µs per request**, set against the stub's CPU per request above in the targets.`,
       '',
       ...profileNotes,
     ].join('\n');

@@ -50,6 +50,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/coverage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read what clients exercised
+         * @description Per service and operation (by operationId), the statuses the stubs answered, with their
+         *     counts, beside the statuses the contract declares; requests that addressed no operation are
+         *     counted apart. Every answer of a service counts once its response closes, errors included; the
+         *     controls themselves are not counted. `POST /_stub/reset` does not clear the count (seeds and
+         *     coverage are apart: a test run's count stays whole across its resets), nor does a service's
+         *     reload under `npm run dev`; `DELETE /_stub/coverage` does. `npm run mock` and `npm run proxy`
+         *     answer the same for what they served. `npm run coverage` reads it into a summary, JUnit XML and
+         *     Markdown.
+         */
+        get: operations["getStubCoverage"];
+        put?: never;
+        post?: never;
+        /**
+         * Start a fresh count
+         * @description Clears the count of every service, or of the one asked for; what is answered from then on is counted anew.
+         */
+        delete: operations["clearStubCoverage"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mail/inbound": {
         parameters: {
             query?: never;
@@ -103,6 +134,74 @@ export interface components {
             /** @description What was wrong. */
             error: string;
         };
+        /**
+         * @description Per service and operation (by operationId), the statuses answered with their counts beside the
+         *     statuses the contract declares, counted since the server started or the count was last cleared.
+         */
+        CoverageReport: {
+            /** @description False when the server was started with counting off; then no service is listed. */
+            counting: boolean;
+            /** @description One entry per service, by slug. */
+            services: {
+                /** @description The service's slug. */
+                service: string;
+                /**
+                 * Format: date-time
+                 * @description When counting began for this service, or was last cleared (the server's system time, not the stub clock).
+                 */
+                since: string;
+                summary: {
+                    /** @description Operations the contract declares. */
+                    operations: number;
+                    /** @description Operations answered at least once, whatever the status. */
+                    operationsExercised: number;
+                    /** @description Declared responses over all operations (`200`, `4XX` and `default` each count one). */
+                    statuses: number;
+                    /** @description Declared responses that documented at least one answer. */
+                    statusesExercised: number;
+                    /** @description Every request counted, unmatched ones included. */
+                    requests: number;
+                };
+                /** @description Every operation of the contract, in the contract's order, exercised or not. */
+                operations: {
+                    operationId: string;
+                    /** @description Upper case; a HEAD answered by a GET operation counts for the GET. */
+                    method: string;
+                    /** @description The path template, relative to the service's base path. */
+                    path: string;
+                    /** @description The operation this one is an alias of (`x-alias-of`, mail's `/api/v1`); an alias counts under its own operationId. */
+                    aliasOf?: string;
+                    requests: number;
+                    /** @description The statuses the contract declares, as written (`200`, `4XX`, `default`), with the answers each documents. */
+                    declared: {
+                        status: string;
+                        /** @description Answers this declared response documents; an answered 404 counts for `4XX` where `404` itself is not declared, and for `default` where neither is. */
+                        count: number;
+                    }[];
+                    /** @description The statuses answered, with their counts. */
+                    answered: {
+                        status: number;
+                        count: number;
+                        /** @description The declared response that documents this status; null where the contract declares none. */
+                        declared: string | null;
+                    }[];
+                }[];
+                /** @description Requests under the service's base path that addressed no operation (404 and 405), counted apart. An OPTIONS no operation takes (a CORS preflight) is not counted. */
+                unmatched: {
+                    requests: number;
+                    /** @description By method, path and status; at most 100 entries, a path cut at 200 characters, so a fuzzer cannot grow the server's memory. */
+                    routes: {
+                        method: string;
+                        /** @description The request's path from the server's root, without its query. */
+                        path: string;
+                        status: number;
+                        count: number;
+                    }[];
+                    /** @description Unmatched requests left out of `routes` once it was full. */
+                    notListed: number;
+                };
+            }[];
+        };
     };
     responses: {
         /** @description The request is invalid. */
@@ -122,6 +221,7 @@ export interface components {
 }
 export type ClockState = components['schemas']['ClockState'];
 export type Error = components['schemas']['Error'];
+export type CoverageReport = components['schemas']['CoverageReport'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type $defs = Record<string, never>;
 export interface operations {
@@ -198,6 +298,97 @@ export interface operations {
                         /** @description Slugs of the services put back to their seeds. */
                         reset: string[];
                     };
+                };
+            };
+        };
+    };
+    getStubCoverage: {
+        parameters: {
+            query?: {
+                /**
+                 * @description One service's slug; every service when absent.
+                 * @example seo
+                 */
+                service?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The coverage of every service, or of the one asked for. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CoverageReport"];
+                };
+            };
+            /** @description The query is invalid (an empty `service`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No service of that slug is counted here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    clearStubCoverage: {
+        parameters: {
+            query?: {
+                /**
+                 * @description One service's slug; every service when absent.
+                 * @example seo
+                 */
+                service?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The services whose count was cleared. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Slugs of the services whose count starts anew. */
+                        cleared: string[];
+                    };
+                };
+            };
+            /** @description The query is invalid (an empty `service`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No service of that slug is counted here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

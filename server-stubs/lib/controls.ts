@@ -1,5 +1,6 @@
 import type { operations } from '../../generated/stub-controls/types.gen.js';
 import { ClockMoveRefused, type StubClock } from './clock.js';
+import { clearCoverage, readCoverage, type CoverageBook } from './coverage.js';
 import type { ErrorMapper } from './errors.js';
 import { describeIssues } from './errors.js';
 import { handlersFor, type HandlerMap } from './handlers.js';
@@ -12,7 +13,7 @@ const controlErrors: ErrorMapper = (failure) => ({ status: failure.status, body:
  * The development controls of `npm start` (CONVENTIONS §6), served at `/_stub` by the same
  * framework as the services, from their own small contract (openapi/stub-controls/).
  */
-export function createStubControls(clock: StubClock, services: () => Array<{ slug: string; instance: StubInstance }>) {
+export function createStubControls(clock: StubClock, services: () => Array<{ slug: string; instance: StubInstance }>, coverage?: CoverageBook) {
   const state = () => ({ now: new Date(clock.now()).toISOString(), manual: clock.manual });
   const runDue = async () => {
     for (const { instance } of services()) await instance.runDue?.();
@@ -46,6 +47,21 @@ export function createStubControls(clock: StubClock, services: () => Array<{ slu
       }
       return { status: 200, body: { reset } };
     },
+    ...coverageHandlers(coverage),
   }) satisfies HandlerMap<operations, never>;
   return createServiceRouter<operations, never>({ slug: 'stub-controls', handlers, security: {}, errors: controlErrors, clock });
+}
+
+/** `GET` and `DELETE /_stub/coverage`, answered as the mock and the validating proxy answer them (coverage.ts). */
+function coverageHandlers(coverage: CoverageBook | undefined) {
+  return handlersFor<operations, never>()({
+    getStubCoverage: ({ query, fail }) => {
+      const answer = readCoverage(coverage, query.service);
+      return answer.status === 200 ? answer : fail(404, undefined, answer.body.error);
+    },
+    clearStubCoverage: ({ query, fail }) => {
+      const answer = clearCoverage(coverage, query.service);
+      return answer.status === 200 ? answer : fail(404, undefined, answer.body.error);
+    },
+  });
 }

@@ -12,6 +12,7 @@ import { hopByHop, writeError } from './results.js';
 import { parseEventStream } from './sse.js';
 import { declaresMediaType, essence, isJsonType } from './media-types.js';
 import { failureFromThrown } from './failures.js';
+import { countAnswers, CoverageBook, coverageEndpoint, type CoverageCounter } from './coverage.js';
 
 export interface ProxyOptions {
   slug: string;
@@ -30,6 +31,15 @@ export interface ProxyOptions {
    * Otherwise the body goes on byte for byte.
    */
   forwardTolerated?: boolean;
+  /** where each exchange is counted by operationId and the status the client got (`GET /_stub/coverage` on `npm run proxy`'s port) */
+  coverage?: CoverageCounter;
+}
+
+declare module 'express-serve-static-core' {
+  interface Locals {
+    /** the operation a proxied request addressed, for its count once answered */
+    proxiedOperation?: OperationInfo;
+  }
 }
 
 /** The header that lists what a proxied exchange broke, as Prism's `sl-violations` does. */
@@ -49,11 +59,13 @@ export function createValidatingProxy(options: ProxyOptions): Router {
   const log = options.log ?? ((line: string) => console.warn(line));
   const upstream = options.upstream.replace(/\/$/, '');
   const router = express.Router();
+  if (options.coverage) router.use(countAnswers(options.coverage, (_req, res) => (res as Response).locals.proxiedOperation));
   router.use(express.raw({ type: () => true, limit: '5mb' }));
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     try {
       const match = contract.match(req.method, req.path);
       const operation = match.kind === 'operation' ? match.operation : undefined;
+      res.locals.proxiedOperation = operation;
       const read = operation ? requestProblems(contract, operation, req, match.kind === 'operation' ? match.pathParams : {}, numericParameters) : { issues: [{ path: '', message: `${req.method} ${req.path} is not an operation of the contract` }] };
       // A body refused unread is answered by the body reader's error exit below, as the stubs answer it.
       if (options.strict && read.refusal) return next(read.refusal);
@@ -120,6 +132,7 @@ export function createValidatingProxy(options: ProxyOptions): Router {
     if (res.headersSent) return void res.end();
     const match = contract.match(req.method, req.path);
     const operation = match.kind === 'operation' ? match.operation : undefined;
+    res.locals.proxiedOperation = operation;
     // The body reader's refusals (over the size limit, an encoding it cannot undo, a body that is not
     // the gzip it says) are the client's, not the upstream's: answered as the stubs answer them.
     const failure = failureFromThrown(error, req, operation);
@@ -131,6 +144,20 @@ export function createValidatingProxy(options: ProxyOptions): Router {
     reply(res, options.errors, operation, 502, 'internal', `The upstream ${upstream} did not answer`);
   });
   return router;
+}
+
+/**
+ * `npm run proxy`'s app: the proxy at the contract's base path, counting what clients exercised, and
+ * `GET`/`DELETE /_stub/coverage` beside it answering that count as the stubs' controls do.
+ */
+export function validatingProxyApp(options: Omit<ProxyOptions, 'coverage'>): express.Express {
+  const contract = options.contract ?? loadContract(options.slug);
+  const coverage = new CoverageBook();
+  const app = express();
+  app.disable('x-powered-by');
+  app.use('/_stub/coverage', coverageEndpoint(coverage));
+  app.use(contract.basePath, createValidatingProxy({ ...options, contract, coverage: coverage.service(contract) }));
+  return app;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage } from 'node:http';
 import type { OpenAPI3 } from 'openapi-typescript';
 import { parseCookies, type Principal, type SecurityHandler } from './auth.js';
 import { parseBody, parseDeclaredMedia, checkFiniteParameters, pruneUnknownProperties } from './request-body.js';
@@ -7,6 +8,7 @@ import { deserializeStyledParameters } from './parameter-styles.js';
 import { browserAccess, type CorsOrigins } from './browser.js';
 import type { Clock } from './clock.js';
 import { contractValidation } from './contract-validation.js';
+import { countAnswers, type CoverageBook } from './coverage.js';
 import { runSteps, type Step } from './middleware-chain.js';
 import { contractOf, loadContract, type Contract, type OperationInfo } from './contract.js';
 import { ApiError, failedOperation, type ErrorMapper } from './errors.js';
@@ -36,6 +38,8 @@ export interface ServiceRouterOptions<Ops, P extends Principal, Defaults> {
   validateRequests?: boolean;
   validateResponses?: boolean;
   rateLimits?: boolean;
+  /** where the router counts each answer by operationId and status (`GET /_stub/coverage`); none counts nothing */
+  coverage?: CoverageBook;
 }
 
 export interface ServiceRouter {
@@ -87,6 +91,7 @@ export function createServiceRouter<Ops, P extends Principal = Principal, Defaul
   const rawBody = withAliasIds(new Set<string>(options.rawBody ?? []), contract);
   const limiter = new RateLimiter(options.clock);
   const steps: Step[] = [
+    ...(options.coverage ? [countAnswers(options.coverage.service(contract), matchedOperation)] : []),
     browserAccess(contract, options.corsOrigins),
     matchOperation(contract, rawBody),
     parseCookies,
@@ -139,6 +144,9 @@ function aliasTwins(contract: Contract): Array<[alias: string, twin: string]> {
     return typeof twin === 'string' && contract.operations.has(twin) ? [[id, twin] as [string, string]] : [];
   });
 }
+
+/** The operation a request addressed, as `matchOperation` found it. */
+const matchedOperation = (req: IncomingMessage) => (req as Request).matched?.operation;
 
 /** Sets `req.matched`, or fails with 404 (no such path) or 405 with `Allow` (no such method). */
 function matchOperation(contract: Contract, rawBody: Set<string>) {

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { RequestHandler } from 'express';
 import type { CorsOrigins } from './browser.js';
 import type { Clock } from './clock.js';
+import type { CoverageBook } from './coverage.js';
 import type { ErrorMapper } from './errors.js';
 import type { StateStore } from './store.js';
 
@@ -57,6 +58,8 @@ export interface StubCredential {
 export interface StubEnvironment {
   clock?: Clock;
   corsOrigins?: CorsOrigins;
+  /** where the service counts the statuses it answered (`GET /_stub/coverage`); none counts nothing */
+  coverage?: CoverageBook;
 }
 
 /** Framework switches an app factory takes for tests and benchmarks (everything is on by default). */
@@ -64,11 +67,19 @@ export interface RouterSwitches {
   validateRequests?: boolean;
   validateResponses?: boolean;
   rateLimits?: boolean;
+  /** false: answers are not counted for `GET /_stub/coverage` (benchmarks compare against it) */
+  countCoverage?: boolean;
 }
 
 /** What every app factory hands its service router from its options, unchanged. */
 export function passedThrough(options: StubEnvironment & RouterSwitches) {
-  return { corsOrigins: options.corsOrigins, validateRequests: options.validateRequests, validateResponses: options.validateResponses, rateLimits: options.rateLimits };
+  return {
+    corsOrigins: options.corsOrigins,
+    validateRequests: options.validateRequests,
+    validateResponses: options.validateResponses,
+    rateLimits: options.rateLimits,
+    coverage: options.countCoverage === false ? undefined : options.coverage,
+  };
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The development controls' scenario: received mail handed to the mail stub (DECISIONS mail-4)
  * reaches an inbound route made for the run. The clock and reset controls are checked by their
- * examples and the platform tests; resetting here would wipe what other scenarios made.
+ * examples and the platform tests; resetting here would wipe what other scenarios made. Coverage
+ * is read and cleared by its examples; here only its refusals.
  */
 import assert from 'node:assert/strict';
 import { ScenarioSetupError, type ScenarioContext, type ServiceScenario, transportOf } from './scenario.js';
@@ -16,6 +17,11 @@ interface ControlsFixture {
 const mailUrl = (ctx: ScenarioContext) => ctx.baseUrl.replace(/\/_stub$/, '/mail');
 
 const raw = (to: string, from = 'From: Scenario <scenario@example.com>') => `${from}\r\nTo: ${to}\r\nSubject: Scenario\r\nMessage-ID: <scenario@example.com>\r\n\r\nHello from the scenario.\r\n`;
+
+async function coverage(f: ControlsFixture, method: 'GET' | 'DELETE', service: string) {
+  const response = await transportOf(f.ctx)(`${f.ctx.baseUrl}/coverage?service=${encodeURIComponent(service)}`, { method, headers: f.ctx.headers });
+  return { status: response.status, body: await response.json() };
+}
 
 async function hand(f: ControlsFixture, body: string, type = 'message/rfc822') {
   const response = await transportOf(f.ctx)(`${f.ctx.baseUrl}/mail/inbound`, { method: 'POST', headers: { ...f.ctx.headers, 'content-type': type }, body });
@@ -47,6 +53,10 @@ export const stubControlsScenario: ServiceScenario<ControlsFixture> = {
     { id: 'receiveMailInbound', status: 400, why: 'a message without a From address', call: (f) => hand(f, raw(`support@${f.domain}`, 'X-Nobody: 1')) },
     { id: 'receiveMailInbound', status: 404, why: 'a recipient domain without a route', call: (f) => hand(f, raw('someone@nowhere.scenario-mail.example')) },
     { id: 'receiveMailInbound', status: 415, why: 'a body that is not message/rfc822', call: (f) => hand(f, raw(`support@${f.domain}`), 'text/plain') },
+    { id: 'getStubCoverage', status: 400, why: 'an empty service slug', call: (f) => coverage(f, 'GET', '') },
+    { id: 'getStubCoverage', status: 404, why: 'a slug no service has', call: (f) => coverage(f, 'GET', 'no-such-service') },
+    { id: 'clearStubCoverage', status: 400, why: 'an empty service slug', call: (f) => coverage(f, 'DELETE', '') },
+    { id: 'clearStubCoverage', status: 404, why: 'a slug no service has', call: (f) => coverage(f, 'DELETE', 'no-such-service') },
   ],
 };
 
