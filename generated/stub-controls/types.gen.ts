@@ -95,7 +95,8 @@ export interface paths {
          *     others are untouched. All or nothing: a wrong format version, a service that does not exist or
          *     keeps no state, or a state a service refuses (an unknown collection, a row that is not an
          *     object) is a 400 naming the service and the problem, and no service changes. The clock does
-         *     not move. With `STUB_STATE_DIR` the loaded state is kept before the answer. Bodies up to 256 MB.
+         *     not move. With `STUB_STATE_DIR` the loaded state is kept before the answer. Bodies up to 256 MB (a
+         *     larger one is a 400 saying so).
          */
         put: operations["importStubState"];
         post?: never;
@@ -142,12 +143,13 @@ export interface components {
          *       "collections": {
          *         "projects": [
          *           [
-         *             "prj_01",
+         *             "3f1c2a9e-5b7d-4e8f-9a6b-1c2d3e4f5a6b",
          *             {
-         *               "id": "prj_01",
+         *               "id": "3f1c2a9e-5b7d-4e8f-9a6b-1c2d3e4f5a6b",
+         *               "name": "Launch site",
+         *               "domain": "example.com",
          *               "orgId": "org_seo_1",
-         *               "name": "My project",
-         *               "createdAt": "2026-01-15T09:30:00.000Z"
+         *               "archived": false
          *             }
          *           ]
          *         ]
@@ -181,12 +183,13 @@ export interface components {
          *           "collections": {
          *             "projects": [
          *               [
-         *                 "prj_01",
+         *                 "3f1c2a9e-5b7d-4e8f-9a6b-1c2d3e4f5a6b",
          *                 {
-         *                   "id": "prj_01",
+         *                   "id": "3f1c2a9e-5b7d-4e8f-9a6b-1c2d3e4f5a6b",
+         *                   "name": "Launch site",
+         *                   "domain": "example.com",
          *                   "orgId": "org_seo_1",
-         *                   "name": "My project",
-         *                   "createdAt": "2026-01-15T09:30:00.000Z"
+         *                   "archived": false
          *                 }
          *               ]
          *             ]
@@ -430,15 +433,6 @@ export interface operations {
             };
             /** @description The export cannot be loaded; nothing changed. */
             400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The body is over 256 MB. */
-            413: {
                 headers: {
                     [name: string]: unknown;
                 };
