@@ -325,12 +325,15 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
   // A running service's requests go to it straight from the server; the rest (a service loading or
   // broken, the docs, the controls, discovery under the issuer) through the app's layers.
   const passedOn = (req: Request, res: Response, error?: unknown) => (error ? failed(error, req, res) : notFound(req, res));
+  // What a request changed is written once it is answered (batched, within a second): one listener
+  // per service, made once, so a request allocates nothing for it.
+  const touchers = new Map<string, () => void>();
+  const toucher = (slug: string) => touchers.get(slug) ?? touchers.set(slug, () => keeper.touched(slug)).get(slug)!;
   const keeping = keeper.folder !== undefined;
   const server = createExpressServer(app, {}, (req, res) => {
     for (const [basePath, slug] of mountedAt) {
       if (!isUnder(req.url, basePath)) continue;
-      // What a request changed is written once it is answered (batched, within a second).
-      if (keeping) res.once('close', () => keeper.touched(slug));
+      if (keeping) res.on('close', toucher(slug));
       const slot = slots.get(slug);
       if (slot && 'instance' in slot) return runMounted(basePath, slot.instance.router, req, res, passedOn);
       break;

@@ -18,9 +18,11 @@ export interface StateKeeperOptions {
 
 /**
  * Changes are gathered this long before they are written: a burst of requests costs one write per
- * service, and a change reaches disk well inside the one second a SIGKILL may lose.
+ * service, and a change reaches disk inside the one second a SIGKILL may lose (the rest of the
+ * second is for serializing and writing). Each flush serializes every touched service's whole
+ * state, so a longer delay costs less under load (bench/RESULTS.md, kept state).
  */
-const flushDelayMs = 500;
+const flushDelayMs = 750;
 
 export class StateKeeper {
   /** slug → the state of the instance serving it */
@@ -30,6 +32,8 @@ export class StateKeeper {
   private readonly dirty = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
+  /** the controls acted (the clock may have moved): the clock is kept with the next flush even if no state changed */
+  private clockMoved = false;
 
   private constructor(
     private readonly clock: StubClock,
@@ -116,6 +120,7 @@ export class StateKeeper {
 
   /** Writes what changed now, and resolves when it is on disk (the controls answer after it). */
   async keepNow(): Promise<void> {
+    this.clockMoved = true;
     for (const slug of this.running.keys()) this.dirty.add(slug);
     await this.flush();
   }
@@ -142,16 +147,18 @@ export class StateKeeper {
     this.writing = this.writing.then(async () => {
       const slugs = [...this.dirty];
       this.dirty.clear();
-      if (slugs.length === 0) return;
+      let wrote = this.clockMoved;
+      this.clockMoved = false;
       for (const slug of slugs) {
         const state = this.running.get(slug);
         try {
-          if (state) await dir.write(slug, state.snapshot());
+          if (state && (await dir.write(slug, state.snapshot()))) wrote = true;
         } catch (error) {
           this.log(`state: ${slug} could not be kept in ${dir.dir}: ${(error as Error).message}`);
         }
       }
-      await dir.writeClock(this.clock.now()).catch((error: unknown) => this.log(`state: the clock could not be kept in ${dir.dir}: ${(error as Error).message}`));
+      // The clock is kept with the data it dates: a flush that wrote nothing leaves it.
+      if (wrote) await dir.writeClock(this.clock.now()).catch((error: unknown) => this.log(`state: the clock could not be kept in ${dir.dir}: ${(error as Error).message}`));
     });
     return this.writing;
   }
