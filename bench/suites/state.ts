@@ -89,6 +89,16 @@ async function load(server: Server, op: Operation, size: number, seconds = durat
 const median = (runs: Load[], by: (l: Load) => number) => [...runs].sort((a, b) => by(a) - by(b))[Math.floor(runs.length / 2)]!;
 const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 
+const costNotes = [
+  "",
+  "### What keeping state costs, and when",
+  "",
+  "- Not per request: a request only marks its service as touched (one listener per service, made once). The cost is per flush: at most every 0.75 s while requests arrive, each touched service's state is snapshotted and serialized (`JSON.stringify`) to compare with what its file holds, and written (temp file, fsync, rename) only when it changed. The serialization is proportional to the state's size and blocks the event loop while it runs: 5,000 seo projects (0.9 MB of JSON) serialized in 22–30 ms on this machine under the load of this run, measured on its own, which is why reads at 5,000 projects show a p99 of 10 ms against 1 ms in memory and the largest CPU ratio (0.70).",
+  "- At a developer's size (10 projects) the two configurations differ by less than the machine's noise.",
+  "- This run had a load average of about 27 on 2 cores (other sessions working): rows of one configuration against itself move by up to 40% between runs, which is what the ratios above 1 show. Read the 5,000-project read row as the cost's upper bound, not the others as gains.",
+  "- If it matters: a store that counts its changes (a version bumped by `set` and `delete`, and by handlers that edit rows in place) would let a flush skip a service whose state did not change without serializing it.",
+];
+
 export const suite: Suite = {
   description: 'the seo stub with its state kept in a folder against in memory: requests/s and server CPU per request',
   async run() {
@@ -136,6 +146,7 @@ export const suite: Suite = {
       '| operation · server | requests/s | p99 ms | server CPU µs/request | errors and non-2xx |',
       '|---|---:|---:|---:|---:|',
       ...rows,
+      ...costNotes,
     ].join('\n');
     return { markdown, targets };
   },
