@@ -229,7 +229,9 @@ function takeLock(dir: string): void {
     }
     const holder = record && typeof record.pid === 'number' ? liveHolder(dir, record) : undefined;
     if (holder) {
-      throw new StateDirInUse(`${dir} is in use by another stub server (pid ${holder.pid} on ${holder.host}); stop it, or give this one its own folder with STUB_STATE_DIR=<folder> (or STUB_STATE_DIR=off)`);
+      // A holder on another host cannot be checked from here: if it is gone, removing the lock file frees the folder.
+      const elsewhere = holder.host === os.hostname() ? '' : ` (if it no longer runs, remove ${file})`;
+      throw new StateDirInUse(`${dir} is in use by another stub server (pid ${holder.pid} on ${holder.host})${elsewhere}; stop it, or give this one its own folder with STUB_STATE_DIR=<folder> (or STUB_STATE_DIR=off)`);
     }
     try {
       unlinkSync(file);

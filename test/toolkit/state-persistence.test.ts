@@ -161,6 +161,22 @@ describe('one folder, one server', () => {
     expect(JSON.stringify(kept(dir).state)).toContain(id);
   });
 
+  test("a lock whose holder is gone does not block: one naming this process's pid (a container restarted), one of a pid no process has", async () => {
+    for (const pid of [process.pid, 2 ** 22 + 1]) {
+      const dir = folder();
+      writeFileSync(path.join(dir, '_server.lock'), JSON.stringify({ pid, host: os.hostname() }));
+      const { platform } = await serve(dir);
+      expect(JSON.parse(readFileSync(path.join(dir, '_server.lock'), 'utf8')).pid).toBe(process.pid);
+      await stop(platform);
+    }
+  });
+
+  test('a lock held on another host cannot be checked: refused, saying how to free the folder', async () => {
+    const dir = folder();
+    writeFileSync(path.join(dir, '_server.lock'), JSON.stringify({ pid: 4242, host: 'build-agent-7' }));
+    await expect(serve(dir)).rejects.toThrow(`is in use by another stub server (pid 4242 on build-agent-7) (if it no longer runs, remove ${path.join(dir, '_server.lock')})`);
+  });
+
   test('npm start on a folder another server holds exits with code 1 and the message', async () => {
     const dir = folder();
     await serve(dir);
