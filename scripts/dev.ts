@@ -4,7 +4,9 @@
  * - a contract or schema edit runs the incremental build (only the units whose inputs changed), then
  *   serves the new contract: the service's stub is loaded again and its Prism restarted;
  * - a stub edit (server-stubs/<slug>/) loads that service again; server-stubs/lib/ reloads them all.
- * A reloaded service starts from its seeds, as after a restart; the clock and the others keep their state.
+ * A reloaded service keeps its state (the new instance takes the old one's; state the new code refuses
+ * is named in one line and the service starts from its seeds); the clock and the others are untouched.
+ * State is kept in STUB_STATE_DIR across restarts too (`.stub-state/` unless set; `off` keeps it in memory).
  */
 import chokidar from 'chokidar';
 import path from 'node:path';
@@ -16,6 +18,7 @@ import { planFor, servicesRebuilt } from './lib/dev/plan.js';
 import { build } from './lib/pipeline.js';
 import { defaultRoot } from '../server-stubs/lib/root.js';
 import { stopOnSignals } from '../server-stubs/lib/shutdown.js';
+import { StateDirInUse, stateDirFromEnv } from '../server-stubs/lib/state-dir.js';
 
 export interface DevServer {
   platform: PlatformServer;
@@ -32,6 +35,8 @@ export interface DevOptions {
   host?: string;
   /** start the mock too (default true) */
   mock?: boolean;
+  /** where the stubs keep their state across restarts (`STUB_STATE_DIR` unless given; undefined: in memory) */
+  stateDir?: string;
   log?: (line: string) => void;
 }
 
@@ -55,6 +60,8 @@ export async function startDevServer(options: DevOptions = {}): Promise<DevServe
   const platform = await startPlatformServer(options.port ?? 4000, host, {
     importApp: freshImport,
     generatedDir,
+    stateDir: 'stateDir' in options ? options.stateDir : stateDirFromEnv(root),
+    log,
     // The docs' console offers the mock on the port it was given, not the contract's 4010.
     docsServers: () => (mock ? [{ port: mock.port, description: 'the mock of npm run dev' }] : []),
   });
@@ -153,6 +160,10 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   // Handlers first: a signal during start-up still stops what was started.
   const starting = startDevServer({ port: Number(process.env.PORT ?? 4000), mockPort: Number(process.env.MOCK_PORT ?? 4010) });
   stopOnSignals(async () => (await starting).close());
-  const dev = await starting;
+  const dev = await starting.catch((error: unknown) => {
+    if (!(error instanceof StateDirInUse)) throw error;
+    console.error(`npm run dev: ${error.message}`);
+    process.exit(1);
+  });
   console.log(`dev: stubs on http://localhost:${dev.platform.port}${dev.mock ? `, mock on http://localhost:${dev.mock.port}` : ''}; watching openapi/, schemas/, server-stubs/`);
 }

@@ -26,6 +26,9 @@ import type { ErrorResponse } from './lib/errors.js';
 import { writeError } from './lib/results.js';
 import { answerClientErrors, answerIn, errorFamilies, platformError, withoutAbsolutePaths } from './lib/transport-errors.js';
 import { mountPathOf } from './lib/openapi/document.js';
+import { defaultRoot } from './lib/root.js';
+import { StateDirInUse, stateDirFromEnv } from './lib/state-dir.js';
+import { StateKeeper } from './lib/state-keeper.js';
 // The composition root serves the docs portal, which the pipeline renders: the one import of scripts/ kept here.
 import type { PortalServer } from '../scripts/steps/docs.js';
 import { stopOnSignals } from './lib/shutdown.js';
@@ -131,9 +134,11 @@ export interface PlatformServer {
   broken: BrokenService[];
   clock: StubClock;
   instances: Array<{ slug: string; instance: StubInstance }>;
+  /** the folder the services' state is kept in; undefined when it lives in memory */
+  stateDir?: string;
   /**
-   * Serves a new version of a service (a fresh instance, from its seeds) in place of the running
-   * one, or adds it; `npm run dev` calls it when a service's code or contract changes.
+   * Serves a new version of a service (a fresh instance, which takes the running one's state) in
+   * place of the running one, or adds it; `npm run dev` calls it when a service's code or contract changes.
    */
   replace(service: StubService): Promise<void>;
   /** Answers 503 naming the error for a service until it is replaced (an edit that does not load). */
@@ -160,6 +165,13 @@ export interface PlatformOptions {
   generatedDir?: string;
   /** the other servers running beside this one (`npm run dev`'s mock), offered by the docs' console */
   docsServers?: () => PortalServer[];
+  /**
+   * Where every service's state is kept across restarts (`STUB_STATE_DIR`; see state-dir.ts); in
+   * memory when absent. A folder another live server keeps state in is refused (`StateDirInUse`).
+   */
+  stateDir?: string;
+  /** where the server says what it did with kept state (a file moved aside); the console unless given */
+  log?: (line: string) => void;
 }
 
 /**
@@ -189,6 +201,7 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
   const discovered = options.services ? { services: options.services, broken: [] } : lazy ? { services: [], broken: [] } : await discoverServices(options.importApp, generatedDir);
   const broken = [...discovered.broken];
   const clock = options.clock ?? stubClockFromEnv();
+  const keeper = StateKeeper.open({ dir: options.stateDir, clock, log: options.log });
   const corsOrigins = corsOriginsFromEnv();
   const coverage = coverageBookFor(options.switches);
   const app = express();
@@ -231,6 +244,7 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
   const start = async (service: StubService) => {
     try {
       const instance = await service.create({ clock, corsOrigins, coverage, ...options.switches });
+      keeper.adopt(service.slug, instance, instances.find((i) => i.slug === service.slug)?.instance);
       mount(service.slug, service.basePath);
       slots.set(service.slug, { instance });
       const upsert = <T extends { slug: string }>(list: T[], entry: T) => {
@@ -282,7 +296,7 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
   let allLoaded: () => void = () => {};
   const ready = new Promise<void>((resolve) => (allLoaded = resolve));
   app.use('/_stub', (_req, _res, next) => void ready.then(() => next()));
-  app.use('/_stub', createStubControls(clock, () => instances, coverage).router);
+  app.use('/_stub', createStubControls(clock, () => instances, coverage, { changed: () => keeper.keepNow(), cleared: () => keeper.cleared() }).router);
 
   // The docs portal, rendered from the bundles with these stubs' seeded credentials in its console.
   const { createDocsRouter } = await import('../scripts/steps/docs/serve.js');
@@ -313,9 +327,15 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
   // A running service's requests go to it straight from the server; the rest (a service loading or
   // broken, the docs, the controls, discovery under the issuer) through the app's layers.
   const passedOn = (req: Request, res: Response, error?: unknown) => (error ? failed(error, req, res) : notFound(req, res));
+  // What a request changed is written once it is answered (batched, within a second): one listener
+  // per service, made once, so a request allocates nothing for it.
+  const touchers = new Map<string, () => void>();
+  const toucher = (slug: string) => touchers.get(slug) ?? touchers.set(slug, () => keeper.touched(slug)).get(slug)!;
+  const keeping = keeper.folder !== undefined;
   const server = createExpressServer(app, {}, (req, res) => {
     for (const [basePath, slug] of mountedAt) {
       if (!isUnder(req.url, basePath)) continue;
+      if (keeping) res.on('close', toucher(slug));
       const slot = slots.get(slug);
       if (slot && 'instance' in slot) return runMounted(basePath, slot.instance.router, req, res, passedOn);
       break;
@@ -336,10 +356,15 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
     if (slug) void load(slug).then(dispatch);
     else dispatch();
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, resolve);
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, resolve);
+    });
+  } catch (error) {
+    await keeper.close();
+    throw error;
+  }
   // The rest load in the background once the first requests had their turn.
   if (lazy) setTimeout(() => void lazySlugs.reduce((previous, slug) => previous.then(() => load(slug)), Promise.resolve()).then(allLoaded), 250).unref();
   else allLoaded();
@@ -351,6 +376,7 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
     broken,
     clock,
     instances,
+    stateDir: keeper.folder,
     replace: async (service) => {
       const previous = instances.find((i) => i.slug === service.slug)?.instance;
       await start(service);
@@ -360,6 +386,7 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
       const previous = instances.findIndex((i) => i.slug === b.slug);
       const [removed] = previous >= 0 ? instances.splice(previous, 1) : [];
       if (removed) {
+        keeper.retire(b.slug, removed.instance);
         services.splice(services.findIndex((s) => s.slug === b.slug), 1);
         await removed.instance.close?.();
       }
@@ -371,6 +398,7 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
       for (const { instance } of instances) await instance.close?.();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await keeper.close();
     },
   };
 }
@@ -389,7 +417,8 @@ export function banner(running: PlatformServer): string {
   const lines = [
     `Stubs of ${running.services.length} services on ${origin}`,
     `  docs        ${origin}/docs/`,
-    `  controls    ${origin}/_stub   clock ${running.clock.manual ? 'manual (STUB_CLOCK=manual)' : 'system'}: GET/POST /_stub/clock, POST /_stub/reset`,
+    `  controls    ${origin}/_stub   clock ${running.clock.manual ? 'manual (STUB_CLOCK=manual)' : 'system'}: GET/POST /_stub/clock, POST /_stub/reset, GET/PUT /_stub/state`,
+    `  state       ${running.stateDir ? `kept in ${running.stateDir} (STUB_STATE_DIR; off keeps it in memory)` : 'in memory (STUB_STATE_DIR=off)'}`,
   ];
   for (const s of running.services) {
     const unimplemented = running.instances.find((i) => i.slug === s.slug)?.instance.unimplemented ?? [];
@@ -407,9 +436,13 @@ export function banner(running: PlatformServer): string {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   // Handlers first: a signal during start-up still closes what was started.
-  const starting = startPlatformServer(Number(process.env.PORT ?? 4000), undefined, { lazy: true });
+  const starting = startPlatformServer(Number(process.env.PORT ?? 4000), undefined, { lazy: true, stateDir: stateDirFromEnv(defaultRoot) });
   stopOnSignals(async () => (await starting).close());
-  const running = await starting;
+  const running = await starting.catch((error: unknown) => {
+    if (!(error instanceof StateDirInUse)) throw error;
+    console.error(`npm start: ${error.message}`);
+    process.exit(1);
+  });
   console.log(`Listening on http://localhost:${running.port}; loading the services`);
   void running.ready.then(() => console.log(banner(running)));
 }

@@ -1,7 +1,8 @@
 /**
  * One service's stub alone, for the benchmarks: `serve-stub.ts <slug> [--no-validation]
- * [--no-coverage]`, on the server `npm start` runs (startPlatformServer, with only this service). Rate limits are off (a load
- * run would be answered 429 after a few requests). `--profile=<file>` writes a CPU profile of what
+ * [--no-coverage] [--state-dir=<folder>]`, on the server `npm start` runs (startPlatformServer, with only this
+ * service; its state kept in the folder when given). Rate limits are off (a load run would be
+ * answered 429 after a few requests). `--profile=<file>` writes a CPU profile of what
  * runs between SIGUSR2 and SIGTERM.
  */
 import { existsSync, writeFileSync } from 'node:fs';
@@ -18,6 +19,7 @@ const validation = !process.argv.includes('--no-validation');
 const countCoverage = !process.argv.includes('--no-coverage');
 const port = Number(process.env.PORT ?? 0);
 const profileFile = process.argv.find((a) => a.startsWith('--profile='))?.slice('--profile='.length);
+const stateDir = process.argv.find((a) => a.startsWith('--state-dir='))?.slice('--state-dir='.length);
 
 // The compiled JavaScript that `npm start` runs (built by `npm run build`), else the sources: under
 // tsx every function a request creates carries a naming wrapper the compiled code does not have.
@@ -28,10 +30,11 @@ const { startPlatformServer } = (await import(pathToFileURL(source('server')).hr
 const running = await startPlatformServer(port, '127.0.0.1', {
   services: [service],
   switches: { validateRequests: validation, validateResponses: validation, rateLimits: false, countCoverage },
+  stateDir,
 });
 process.stdout.write(`listening ${running.port}\n`);
-// A normal exit on a signal, so `node --cpu-prof` writes its profile.
-for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => process.exit(0));
+// A normal exit on a signal, so `node --cpu-prof` writes its profile; a state folder is given up first, as `npm start` gives it up.
+for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void (stateDir ? running.close() : Promise.resolve()).finally(() => process.exit(0)));
 if (profileFile) profileOnSignal(profileFile);
 
 /** A CPU profile of the steady state only (start-up and warm-up left out): SIGUSR2 starts it, SIGTERM writes it and exits. */

@@ -106,6 +106,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the stubs' state
+         * @description Every service's state as one JSON document (`?service=<slug>` for one service): what a team
+         *     saves as a scenario's data and loads again with `PUT /_stub/state`. Services that keep no state
+         *     are left out.
+         */
+        get: operations["exportStubState"];
+        /**
+         * Load an export into the stubs
+         * @description Loads an export of `GET /_stub/state`: each service it names gets exactly that state, the
+         *     others are untouched. All or nothing: a wrong format version, a service that does not exist or
+         *     keeps no state, or a state a service refuses (an unknown collection, a row that is not an
+         *     object) is a 400 naming the service and the problem, and no service changes. The clock does
+         *     not move. With `STUB_STATE_DIR` the loaded state is kept before the answer. Bodies up to 256 MB (a
+         *     larger one is a 400 saying so).
+         */
+        put: operations["importStubState"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -202,6 +233,87 @@ export interface components {
                 };
             }[];
         };
+        /**
+         * @description One service's state as its store holds it: every named collection as `[key, row]` pairs in
+         *     insertion order, and every cell's value. Rows are the service's own records (plain JSON; times as
+         *     epoch milliseconds or ISO 8601). A collection or cell left out is empty or back to its initial
+         *     value when the state is loaded.
+         * @example {
+         *       "collections": {
+         *         "projects": [
+         *           [
+         *             "3f1c2a9e-5b7d-4e8f-9a6b-1c2d3e4f5a6b",
+         *             {
+         *               "id": "3f1c2a9e-5b7d-4e8f-9a6b-1c2d3e4f5a6b",
+         *               "name": "Launch site",
+         *               "domain": "example.com",
+         *               "orgId": "org_seo_1",
+         *               "archived": false
+         *             }
+         *           ]
+         *         ]
+         *       },
+         *       "cells": {}
+         *     }
+         */
+        ServiceState: {
+            /** @description Rows by collection name, as `[key, row]` pairs. */
+            collections: {
+                [key: string]: [
+                    string,
+                    {
+                        [key: string]: unknown;
+                    } | unknown[]
+                ][];
+            };
+            /** @description Single values (counters, sequences, settings) by name. */
+            cells: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @description The state of the stubs, as `GET /_stub/state` answers it and `PUT /_stub/state` loads it. The
+         *     same layout as the files `STUB_STATE_DIR` keeps, one service each.
+         * @example {
+         *       "format": 1,
+         *       "exportedAt": "2026-01-15T09:30:00.000Z",
+         *       "services": {
+         *         "seo": {
+         *           "collections": {
+         *             "projects": [
+         *               [
+         *                 "3f1c2a9e-5b7d-4e8f-9a6b-1c2d3e4f5a6b",
+         *                 {
+         *                   "id": "3f1c2a9e-5b7d-4e8f-9a6b-1c2d3e4f5a6b",
+         *                   "name": "Launch site",
+         *                   "domain": "example.com",
+         *                   "orgId": "org_seo_1",
+         *                   "archived": false
+         *                 }
+         *               ]
+         *             ]
+         *           },
+         *           "cells": {}
+         *         }
+         *       }
+         *     }
+         */
+        StateExport: {
+            /**
+             * @description The layout's version; an import of another version is refused.
+             * @constant
+             */
+            format: 1;
+            /**
+             * Format: date-time
+             * @description When the export was taken (the machine's time, not the stub clock's); ignored on import.
+             */
+            exportedAt?: string;
+            /** @description Each service's state by slug. */
+            services: {
+                [key: string]: components["schemas"]["ServiceState"];
+            };
+        };
     };
     responses: {
         /** @description The request is invalid. */
@@ -222,6 +334,8 @@ export interface components {
 export type ClockState = components['schemas']['ClockState'];
 export type Error = components['schemas']['Error'];
 export type CoverageReport = components['schemas']['CoverageReport'];
+export type ServiceState = components['schemas']['ServiceState'];
+export type StateExport = components['schemas']['StateExport'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type $defs = Record<string, never>;
 export interface operations {
@@ -441,6 +555,75 @@ export interface operations {
             };
             /** @description The body is not `message/rfc822`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportStubState: {
+        parameters: {
+            query?: {
+                /** @description The slug of the one service to export. */
+                service?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StateExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description No service of that slug, or one that keeps no state. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importStubState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StateExport"];
+            };
+        };
+        responses: {
+            /** @description The services whose state was replaced. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Slugs of the services loaded. */
+                        loaded: string[];
+                    };
+                };
+            };
+            /** @description The export cannot be loaded; nothing changed. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };

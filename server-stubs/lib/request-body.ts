@@ -7,8 +7,6 @@ import { parseMultipart } from './form-body.js';
 import { declaresMediaType, isTextType } from './media-types.js';
 import { runSteps } from './middleware-chain.js';
 
-const limit = '5mb';
-
 function keepRawBody(req: Request, _res: unknown, buffer: Buffer) {
   if (req.matched?.wantsRawBody) req.rawBody = Buffer.from(buffer);
 }
@@ -49,29 +47,40 @@ function finiteNumbersOnly(req: Request, _res: Response, next: NextFunction) {
   next(Object.assign(new Error(`${where} is not a finite number`), { type: 'entity.parse.failed', status: 400 }));
 }
 
-const anyText = express.text({ type: () => true, limit, verify: keepRawBody });
-const anyBytes = express.raw({ type: () => true, limit, verify: keepRawBody });
+/** The largest request body a service takes unless its router says otherwise. */
+export const defaultBodyLimit = '5mb';
 
-const parsers = [
-  // Not strict: a JSON body may be any JSON value (`"text"`, `42`), as a schema may declare.
-  express.json({ type: ['application/json', 'application/*+json'], limit, verify: verifyJson, strict: false }),
-  finiteNumbersOnly,
-  // At most 1000 fields (body-parser's default); more is refused as too large, not a crash.
-  express.urlencoded({ extended: false, limit, verify: keepRawBody }),
-  express.text({ type: ['text/*', 'message/*'], limit, verify: keepRawBody }),
-  parseMultipart,
-];
-const raw = express.raw({ type: () => true, limit });
-const withRaw = [...parsers, raw];
+function bodyParsers(limit: string) {
+  const parsers = [
+    // Not strict: a JSON body may be any JSON value (`"text"`, `42`), as a schema may declare.
+    express.json({ type: ['application/json', 'application/*+json'], limit, verify: verifyJson, strict: false }),
+    finiteNumbersOnly,
+    // At most 1000 fields (body-parser's default); more is refused as too large, not a crash.
+    express.urlencoded({ extended: false, limit, verify: keepRawBody }),
+    express.text({ type: ['text/*', 'message/*'], limit, verify: keepRawBody }),
+    parseMultipart,
+  ];
+  return { parsers, withRaw: [...parsers, express.raw({ type: () => true, limit })] };
+}
 
 /**
- * Parses the body of operations that take one; any other body is ignored unread, so it cannot fail a
- * request that has none (a GET with a stray JSON body is still a GET).
+ * Parses the body of operations that take one, up to `limit` (the development controls' state import
+ * takes more than a service's request); any other body is ignored unread, so it cannot fail a request
+ * that has none (a GET with a stray JSON body is still a GET).
  */
-export function parseBody(req: Request, res: Response, next: NextFunction) {
-  if (!req.matched?.operation.op.requestBody) return next();
-  runSteps(req.matched.wantsRawBody ? withRaw : parsers, req, res, next);
+export function bodyParser(limit: string = defaultBodyLimit) {
+  const { parsers, withRaw } = bodyParsers(limit);
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (!req.matched?.operation.op.requestBody) return next();
+    runSteps(req.matched.wantsRawBody ? withRaw : parsers, req, res, next);
+  };
 }
+
+/** {@link bodyParser} within the default limit. */
+export const parseBody = bodyParser();
+
+const anyText = express.text({ type: () => true, limit: defaultBodyLimit, verify: keepRawBody });
+const anyBytes = express.raw({ type: () => true, limit: defaultBodyLimit, verify: keepRawBody });
 
 /**
  * A body of a media type the operation declares that no parser above reads (XML, YAML, CSV, an image,

@@ -2,7 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
 import type { OpenAPI3 } from 'openapi-typescript';
 import { parseCookies, type Principal, type SecurityHandler } from './auth.js';
-import { parseBody, parseDeclaredMedia, checkFiniteParameters, pruneUnknownProperties } from './request-body.js';
+import { bodyParser, parseBody, parseDeclaredMedia, checkFiniteParameters, pruneUnknownProperties } from './request-body.js';
 import { coerceFormFields } from './form-body.js';
 import { deserializeStyledParameters } from './parameter-styles.js';
 import { browserAccess, type CorsOrigins } from './browser.js';
@@ -40,6 +40,8 @@ export interface ServiceRouterOptions<Ops, P extends Principal, Defaults> {
   rateLimits?: boolean;
   /** where the router counts each answer by operationId and status (`GET /_stub/coverage`); none counts nothing */
   coverage?: CoverageBook;
+  /** the largest request body taken (body-parser's notation, `5mb` unless given) */
+  bodyLimit?: string;
 }
 
 export interface ServiceRouter {
@@ -96,7 +98,7 @@ export function createServiceRouter<Ops, P extends Principal = Principal, Defaul
     matchOperation(contract, rawBody),
     parseCookies,
     deserializeStyledParameters(contract),
-    parseBody,
+    options.bodyLimit ? bodyParser(options.bodyLimit) : parseBody,
     parseDeclaredMedia(contract),
     coerceFormFields(contract),
     checkFiniteParameters(contract),

@@ -1,7 +1,7 @@
 /**
  * `npm run dev` reloads what was saved: a stub edit loads that service again, a contract edit runs the
- * build and serves the new contract. A reloaded service starts from its seeds, which is how these
- * tests see the reload through HTTP: a project created before is gone after.
+ * build and serves the new contract. A reloaded service keeps its state: a project created before is
+ * still there after (the reload itself is seen in dev's log).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -30,8 +30,10 @@ describe('what a save asks for', () => {
 describe('npm run dev (stubs only)', () => {
   let dev: DevServer;
   let base = '';
+  const log: string[] = [];
+  const seoReloads = () => log.filter((line) => /^reload {3}seo\b.*serving$/.test(line)).length;
   beforeAll(async () => {
-    dev = await startDevServer({ port: 0, host: '127.0.0.1', mock: false, log: () => {} });
+    dev = await startDevServer({ port: 0, host: '127.0.0.1', mock: false, log: (line) => log.push(line), stateDir: undefined });
     base = `http://127.0.0.1:${dev.platform.port}/seo`;
   }, 120_000);
   afterAll(() => dev?.close());
@@ -54,21 +56,27 @@ describe('npm run dev (stubs only)', () => {
     throw new Error(`${path.relative(defaultRoot, file)}: no reload in 60 s`);
   }
 
-  test('saving a stub file serves that service again, from its seeds; the others keep their state', async () => {
+  test('saving a stub file serves that service again, with the state it had', async () => {
     const id = await createProject();
     const file = path.join(defaultRoot, 'server-stubs', 'seo', 'app.ts');
     const original = readFileSync(file, 'utf8');
-    await save(file, original, async () => (await projectStatus(id)) === 404);
+    const before = dev.platform.instances.find((i) => i.slug === 'seo')!.instance;
+    const reloads = seoReloads();
+    await save(file, original, async () => seoReloads() > reloads);
+    expect(dev.platform.instances.find((i) => i.slug === 'seo')!.instance, 'a new instance serves').not.toBe(before);
+    expect(await projectStatus(id)).toBe(200);
     expect(dev.platform.broken).toEqual([]);
   }, 90_000);
 
-  test('saving a contract rebuilds it and serves the seo stub again', async () => {
+  test('saving a contract rebuilds it and serves the seo stub again, with the state it had', async () => {
     const id = await createProject();
     const file = path.join(defaultRoot, 'openapi', 'seo', 'openapi.yaml');
     const original = readFileSync(file, 'utf8');
+    const reloads = seoReloads();
     try {
       // A comment changes the file (the build runs) and nothing of the bundle: no drift is left behind.
-      await save(file, `${original}# saved by the dev-server test\n`, async () => (await projectStatus(id)) === 404);
+      await save(file, `${original}# saved by the dev-server test\n`, async () => seoReloads() > reloads);
+      expect(await projectStatus(id)).toBe(200);
     } finally {
       writeFileSync(file, original);
       await new Promise((r) => setTimeout(r, 100));

@@ -1,8 +1,8 @@
 /**
  * The development controls' scenario: received mail handed to the mail stub (DECISIONS mail-4)
- * reaches an inbound route made for the run. The clock and reset controls are checked by their
- * examples and the platform tests; resetting here would wipe what other scenarios made. Coverage
- * is read and cleared by its examples; here only its refusals.
+ * reaches an inbound route made for the run, and the seo stub's state goes out and back in unchanged.
+ * The clock and reset controls are checked by their examples and the platform tests; resetting here
+ * would wipe what other scenarios made. Coverage is read and cleared by its examples; here only its refusals.
  */
 import assert from 'node:assert/strict';
 import { ScenarioSetupError, type ScenarioContext, type ServiceScenario, transportOf } from './scenario.js';
@@ -22,6 +22,20 @@ async function coverage(f: ControlsFixture, method: 'GET' | 'DELETE', service: s
   const response = await transportOf(f.ctx)(`${f.ctx.baseUrl}/coverage?service=${encodeURIComponent(service)}`, { method, headers: f.ctx.headers });
   return { status: response.status, body: await response.json() };
 }
+
+async function control(f: ControlsFixture, path: string, init: RequestInit = {}) {
+  const response = await transportOf(f.ctx)(`${f.ctx.baseUrl}${path}`, { ...init, headers: { ...f.ctx.headers, ...(init.headers as Record<string, string>) } });
+  return { status: response.status, body: await response.json() };
+}
+
+/** The seo stub's state, put back as it is: every other service untouched. */
+async function roundTrip(f: ControlsFixture) {
+  const exported = await control(f, '/state?service=seo');
+  if (exported.status !== 200) return exported;
+  return control(f, '/state', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(exported.body) });
+}
+
+const putState = (f: ControlsFixture, body: unknown) => control(f, '/state', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 async function hand(f: ControlsFixture, body: string, type = 'message/rfc822') {
   const response = await transportOf(f.ctx)(`${f.ctx.baseUrl}/mail/inbound`, { method: 'POST', headers: { ...f.ctx.headers, 'content-type': type }, body });
@@ -43,10 +57,14 @@ export const stubControlsScenario: ServiceScenario<ControlsFixture> = {
 
   calls: {
     receiveMailInbound: (f) => hand(f, raw(`support@${f.domain}`)),
+    exportStubState: (f) => control(f, '/state?service=seo'),
+    importStubState: roundTrip,
   },
 
   expectations: {
     receiveMailInbound: (b, f) => assert.deepEqual({ to: b.events.map((e: { to: string }) => e.to), unrouted: b.unrouted }, { to: [`support@${f.domain}`], unrouted: [] }),
+    exportStubState: (b) => assert.deepEqual({ format: b.format, services: Object.keys(b.services) }, { format: 1, services: ['seo'] }),
+    importStubState: (b) => assert.deepEqual(b, { loaded: ['seo'] }),
   },
 
   refusals: [
@@ -57,6 +75,9 @@ export const stubControlsScenario: ServiceScenario<ControlsFixture> = {
     { id: 'getStubCoverage', status: 404, why: 'a slug no service has', call: (f) => coverage(f, 'GET', 'no-such-service') },
     { id: 'clearStubCoverage', status: 400, why: 'an empty service slug', call: (f) => coverage(f, 'DELETE', '') },
     { id: 'clearStubCoverage', status: 404, why: 'a slug no service has', call: (f) => coverage(f, 'DELETE', 'no-such-service') },
+    { id: 'exportStubState', status: 400, why: 'an empty service slug', call: (f) => control(f, '/state?service=') },
+    { id: 'exportStubState', status: 404, why: 'a service that does not exist', call: (f) => control(f, '/state?service=no-such-service') },
+    { id: 'importStubState', status: 400, why: 'an export of another format version', call: (f) => putState(f, { format: 2, services: {} }) },
   ],
 };
 
