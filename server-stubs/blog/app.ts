@@ -1,8 +1,8 @@
 import type { operationDefaults, operations } from '../../generated/blog/types.gen.js';
 import { bearerKeys } from '../lib/auth.js';
 import { systemClock, type Clock } from '../lib/clock.js';
-import { createServiceRouter } from '../lib/service-router.js';
-import { passedThrough, type RouterSwitches, type StubCredential, type StubEnvironment, type StubService } from '../lib/service.js';
+import type { RouterSwitches, StubCredential, StubEnvironment } from '../lib/service.js';
+import { createStubApp, stubService } from '../lib/stub-app.js';
 import type { BlogHandlers, BlogPrincipal } from './context.js';
 import { blogErrors } from './errors.js';
 import { assistantHandlers } from './handlers/assistant.js';
@@ -42,29 +42,20 @@ export function createBlogApp(options: BlogAppOptions = {}) {
     ...newsletterHandlers(deps),
     ...teamHandlers(deps),
   } satisfies BlogHandlers;
-  const { router, contract, limiter, unimplemented } = createServiceRouter<operations, BlogPrincipal, operationDefaults>({
+  return createStubApp<operations, BlogPrincipal, operationDefaults, BlogStore>({ ...options, clock }, {
     slug: 'blog',
     handlers,
     // Keys are bound to this product: another product's key is just an unknown key here (401).
     security: { bearerAuth: bearerKeys((token) => principals.get(token)) },
     errors: blogErrors,
-    clock,
-    ...passedThrough(options),
+    store,
   });
-  const reset = () => {
-    store.clear();
-    limiter.reset();
-  };
-  return { router, store, limiter, basePath: contract.basePath, unimplemented, reset };
 }
 
-const service: StubService<BlogAppOptions> = {
+export default stubService<BlogAppOptions>({
   slug: 'blog',
-  basePath: '/blog',
   title: 'Blog',
   credentials: blogCredentials,
   errors: blogErrors,
   create: (options) => createBlogApp(options),
-};
-
-export default service;
+});

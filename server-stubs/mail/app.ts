@@ -1,8 +1,8 @@
 import type { operationDefaults, operations } from '../../generated/mail/types.gen.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { createRecordResolver, type RecordResolver } from '../lib/dns-records.js';
-import { createServiceRouter } from '../lib/service-router.js';
-import { passedThrough, type RouterSwitches, type StubCredential, type StubEnvironment, type StubService } from '../lib/service.js';
+import type { RouterSwitches, StubCredential, StubEnvironment } from '../lib/service.js';
+import { createStubApp, stubService } from '../lib/stub-app.js';
 import { contactHandlers } from './audience/handlers/contacts.js';
 import { ContactsStore } from './audience/contacts-store.js';
 import { segmentHandlers } from './audience/handlers/segments.js';
@@ -142,15 +142,21 @@ export function createMailApp(options: MailAppOptions = {}) {
     ...channelHandlers(deps),
     ...infrastructureHandlers(deps),
   } satisfies Partial<MailHandlers>;
-  const { router, contract, limiter, unimplemented } = createServiceRouter<operations, MailPrincipal, operationDefaults>({
+  const app = createStubApp<operations, MailPrincipal, operationDefaults>({ ...options, clock }, {
     slug: 'mail',
     handlers,
     security: mailSecurity(secrets, identity),
     errors: mailErrors,
-    clock,
     // Mail server B signs the exact bytes of its request (X-Postal-Signature).
     rawBody: ['receiveMailServerBEvent'],
-    ...passedThrough(options),
+    reset: () => {
+      identity.reset();
+      for (const store of Object.values(stores)) store.reset();
+      campaignRuns.reset();
+      automationRuns.reset();
+      inboundMail.reset();
+      oauth.reset();
+    },
   });
   const runDue = async () => {
     await stores.sendingDomains.runDue();
@@ -159,16 +165,7 @@ export function createMailApp(options: MailAppOptions = {}) {
     await stores.webhooks.runDue();
     await delivery.settled();
   };
-  const reset = () => {
-    identity.reset();
-    for (const store of Object.values(stores)) store.reset();
-    campaignRuns.reset();
-    automationRuns.reset();
-    inboundMail.reset();
-    oauth.reset();
-    limiter.reset();
-  };
-  return { router, identity, ...stores, events, delivery, limiter, basePath: contract.basePath, unimplemented, reset, runDue, close: () => delivery.close(), inboundMail, controls: { inbound: (raw: string) => inboundMail.receive(raw) } };
+  return { ...app, identity, ...stores, events, delivery, runDue, close: () => delivery.close(), inboundMail, controls: { inbound: (raw: string) => inboundMail.receive(raw) } };
 }
 
 /** Where delivered copies' pixel and tracked links point: `MAIL_TRACKING_URL`, else this machine's `npm start`. */
@@ -201,13 +198,10 @@ function providerCredentials(secrets: ProviderSecrets): StubCredential[] {
   ];
 }
 
-const service: StubService<MailAppOptions> = {
+export default stubService<MailAppOptions>({
   slug: 'mail',
-  basePath: '/mail',
   title: 'Mail (every operation; received mail enters through POST /_stub/mail/inbound)',
   credentials: [...mailCredentials, ...providerCredentials(providerSecretsFromEnv())],
   errors: mailErrors,
   create: (options) => createMailApp(options),
-};
-
-export default service;
+});

@@ -1,8 +1,8 @@
 import type { operationDefaults, operations } from '../../generated/social/types.gen.js';
 import { bearerKeys } from '../lib/auth.js';
 import { systemClock, type Clock } from '../lib/clock.js';
-import { createServiceRouter } from '../lib/service-router.js';
-import { passedThrough, type RouterSwitches, type StubCredential, type StubEnvironment, type StubService } from '../lib/service.js';
+import type { RouterSwitches, StubCredential, StubEnvironment } from '../lib/service.js';
+import { createStubApp, stubService } from '../lib/stub-app.js';
 import type { SocialHandlers, SocialPrincipal } from './context.js';
 import { socialErrors } from './errors.js';
 import { templateGenerator, type PostGenerator } from './generator.js';
@@ -41,28 +41,19 @@ export function createSocialApp(options: SocialAppOptions = {}) {
     ...accountHandlers(deps),
     ...statsHandlers(deps),
   } satisfies SocialHandlers;
-  const { router, contract, limiter, unimplemented } = createServiceRouter<operations, SocialPrincipal, operationDefaults>({
+  return createStubApp<operations, SocialPrincipal, operationDefaults, SocialStore>({ ...options, clock }, {
     slug: 'social',
     handlers,
     security: { bearerAuth: bearerKeys((token) => principals.get(token)) },
     errors: socialErrors,
-    clock,
-    ...passedThrough(options),
+    store,
   });
-  const reset = () => {
-    store.clear();
-    limiter.reset();
-  };
-  return { router, store, limiter, basePath: contract.basePath, unimplemented, reset };
 }
 
-const service: StubService<SocialAppOptions> = {
+export default stubService<SocialAppOptions>({
   slug: 'social',
-  basePath: '/social',
   title: 'Social posting',
   credentials: socialCredentials,
   errors: socialErrors,
   create: (options) => createSocialApp(options),
-};
-
-export default service;
+});
