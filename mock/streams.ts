@@ -18,7 +18,7 @@ import { deref, type JsonNode } from '../server-stubs/lib/openapi/document.js';
 import { successKey } from '../server-stubs/lib/contract-answers.js';
 import type { OperationInfo } from '../server-stubs/lib/contract.js';
 import { essence, isJsonType } from '../server-stubs/lib/media-types.js';
-import { eventStreamHeaders, openEventStream, parseEventStream } from '../server-stubs/lib/sse.js';
+import { createFrameReader, eventStreamHeaders, openEventStream } from '../server-stubs/lib/sse.js';
 
 const EVENT_STREAM = 'text/event-stream';
 
@@ -62,7 +62,6 @@ function hasProperty(document: OpenAPI3, raw: unknown, name: string, depth = 0):
  * mended (declared headers with real values, mock/headers.ts).
  */
 export function writeFrames(status: number, text: string, res: ServerResponse, headers: OutgoingHttpHeaders): void {
-  const blocks = text.replace(/\r\n?/g, '\n').split('\n\n');
   const passed: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined && name !== 'content-length' && name !== 'transfer-encoding') passed[name.toLowerCase()] = value;
@@ -72,11 +71,7 @@ export function writeFrames(status: number, text: string, res: ServerResponse, h
     if (name === 'Content-Type' || passed[name.toLowerCase()] === undefined) passed[name.toLowerCase()] = value;
   }
   const events = openEventStream(res, { status, headers: passed });
-  // Block by block, data as it came (a JSON string's quotes kept), the example's `: ping` comments in their place.
-  for (const block of blocks) {
-    const { frames, comments } = parseEventStream(block, { rawData: true });
-    for (const comment of comments) events.comment(comment);
-    for (const frame of frames) events.send(frame);
-  }
+  // Data as it came (a JSON string's quotes kept), the example's `: ping` comments in their place.
+  createFrameReader({ frame: (frame) => events.send(frame), comment: (comment) => events.comment(comment) }, { rawData: true }).push(text);
   events.end();
 }

@@ -114,7 +114,7 @@ export async function discoverServices(
     try {
       services.push(await loadService(slug, importApp));
     } catch (error) {
-      broken.push({ slug, basePath: `/${slug}`, error: (error as Error).message });
+      broken.push({ slug, basePath: bundleMountPath(slug, generatedDir), error: (error as Error).message });
     }
   }
   for (const slug of contractOnlySlugs(generatedDir)) {
@@ -263,8 +263,8 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
   };
   const contractSlugs = new Set(lazy ? contractOnlySlugs(generatedDir) : []);
   const lazySlugs = lazy ? [...serviceSlugs(), ...contractSlugs] : [];
-  /** Where a lazy service is mounted before it loads: an app at `/<slug>` by convention, a bundle where it says. */
-  const lazyMountPath = (slug: string) => (contractSlugs.has(slug) ? bundleMountPath(slug, generatedDir) : `/${slug}`);
+  /** Where a lazy service is mounted before it loads: where its bundle's `servers` says, as once loaded. */
+  const lazyMountPath = (slug: string) => bundleMountPath(slug, generatedDir);
   /** The lazy services no request or background load has started yet. */
   const unloaded = new Set(lazySlugs);
   /** Loads a service found in server-stubs/ (once); its requests wait for it meanwhile. */
@@ -280,7 +280,7 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
     return loading;
   };
   for (const slug of lazySlugs) mount(slug, lazyMountPath(slug));
-  app.use(wellKnownUnderIssuer([...discovered.services.map((s) => s.basePath), ...lazySlugs.map((slug) => `/${slug}`)]));
+  app.use(wellKnownUnderIssuer([...discovered.services.map((s) => s.basePath), ...lazySlugs.map(lazyMountPath)]));
   app.use((req, _res, next) => {
     // The first request to a service starts its loading (a base path is `/<slug>` by convention);
     // once every service is loaded, requests pass straight on.

@@ -1,6 +1,6 @@
 /**
  * Typed event-stream (`text/event-stream`) readers: the runtime of the generated
- * `generated/<slug>/streams.gen.ts`. No dependencies: fetch, ReadableStream and TextDecoder only,
+ * `generated/<slug>/streams.gen.ts`. fetch, ReadableStream, TextDecoder and eventsource-parser only,
  * so it runs in Node 20 and in browsers.
  *
  * openapi-fetch parses every answer as JSON, so a stream operation called through the client

@@ -1,8 +1,10 @@
 /**
  * The event-stream interpretation of the WHATWG HTML standard (§9.2.6), incremental: text goes in as
  * it arrives, events come out when a blank line dispatches them. Chunks may split a line, a CRLF
- * pair or a field anywhere.
+ * pair or a field anywhere. The parsing is eventsource-parser's (the one parser every reader of
+ * the project uses); this module keeps the readers' pull-style API over its callbacks.
  */
+import { createParser } from 'eventsource-parser';
 
 /** One dispatched event, before its data is decoded. */
 export interface RawEvent {
@@ -23,69 +25,41 @@ export interface EventStreamParser {
   readonly retry: number | undefined;
 }
 
+const BOM = '\uFEFF';
+
 export function createEventStreamParser(): EventStreamParser {
-  let started = false;
-  let pending = '';
-  /** the previous chunk ended in CR: a LF at the start of the next one belongs to it */
-  let afterCr = false;
-  let data: string[] = [];
-  let event = '';
-  let id: string | undefined;
+  let completed: RawEvent[] = [];
   let lastEventId = '';
   let retry: number | undefined;
-
-  const line = (text: string, out: RawEvent[]) => {
-    if (text === '') {
-      if (data.length > 0) {
-        out.push({ ...(event !== '' && { event }), data: data.join('\n'), ...(id !== undefined && { id }) });
-      }
-      data = [];
-      event = '';
-      id = undefined;
-      return;
-    }
-    if (text.startsWith(':')) return;
-    const colon = text.indexOf(':');
-    const field = colon === -1 ? text : text.slice(0, colon);
-    let value = colon === -1 ? '' : text.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') data.push(value);
-    else if (field === 'event') event = value;
-    else if (field === 'id') {
-      // An id with NULL is ignored by the standard, so that it can never end up in a header.
-      if (!value.includes('\0')) {
-        id = value;
-        lastEventId = value;
-      }
-    } else if (field === 'retry') {
-      if (/^[0-9]+$/.test(value)) retry = Number(value);
-    }
-  };
+  let started = false;
+  let afterCr = false;
+  const parser = createParser({
+    onEvent({ event, data, id }) {
+      if (id !== undefined) lastEventId = id;
+      completed.push({ ...(event !== undefined && { event }), data, ...(id !== undefined && { id }) });
+    },
+    onRetry(ms) {
+      retry = ms;
+    },
+  });
 
   return {
     push(text) {
-      const out: RawEvent[] = [];
       let chunk = text;
-      if (!started && chunk.length > 0) {
+      if (chunk === '') return [];
+      // Decoded text carries the BOM as U+FEFF; the library looks for its UTF-8 bytes.
+      if (!started) {
         started = true;
-        if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
+        if (chunk.startsWith(BOM)) chunk = chunk.slice(1);
       }
+      // A CR ending a chunk ends its line now (the library would hold it back, waiting for a
+      // possible LF); a LF opening the next chunk is then the rest of that CRLF, not a blank line.
       if (afterCr && chunk.startsWith('\n')) chunk = chunk.slice(1);
-      afterCr = false;
-      let buffer = pending + chunk;
-      let start = 0;
-      for (let i = 0; i < buffer.length; i++) {
-        const c = buffer.charCodeAt(i);
-        if (c !== 10 && c !== 13) continue;
-        line(buffer.slice(start, i), out);
-        if (c === 13) {
-          if (i + 1 === buffer.length) afterCr = true;
-          else if (buffer.charCodeAt(i + 1) === 10) i++;
-        }
-        start = i + 1;
-      }
-      buffer = buffer.slice(start);
-      pending = buffer;
+      afterCr = chunk.endsWith('\r');
+      chunk = chunk.replace(/\r\n?/g, '\n');
+      parser.feed(chunk);
+      const out = completed;
+      completed = [];
       return out;
     },
     get lastEventId() {

@@ -22,7 +22,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { OpenAPI3 } from 'openapi-typescript';
 import { discoverServices } from '../../server-stubs/server.js';
-import { answerableKeys, contractOf, declares, documentsOnlyFailures, isSecured, type OperationInfo } from '../../server-stubs/lib/contract.js';
+import { answerableKeys, contractOf, declares, documentsOnlyFailures, isSecured, responseKeyFor, type OperationInfo } from '../../server-stubs/lib/contract.js';
 import { contractChecker } from './contract-checker.js';
 import { credentialHeadersOf, defaultCredentialHeaders, placeholderCredentials, placeholderFor, seededCredentials } from './credentials.js';
 import { exampleRequest } from './example-request.js';
@@ -166,27 +166,10 @@ export function serviceOfBaseUrl(baseUrl: string, bundlesDir = defaultBundlesDir
 
 // ---------------------------------------------------------------------------------------- checking
 
-const isJson = (type: string) => /^application\/(?:[\w.+-]+\+)?json$/i.test(type);
 const headerOf = (o: Observed, name: string) => {
   const v = o.headers[name];
   return Array.isArray(v) ? v.join(', ') : v;
 };
-
-/** The documented response a status falls under: exact, `4XX`, then `default`. */
-function responseKey(operation: OperationInfo, status: number): string | undefined {
-  const responses = operation.op.responses ?? {};
-  if (String(status) in responses) return String(status);
-  if (`${String(status)[0]}XX` in responses) return `${String(status)[0]}XX`;
-  if ('default' in responses) return 'default';
-  return undefined;
-}
-
-/** An event stream cut short: only the frames that arrived whole. */
-function wholeFrames(text: string): string {
-  const normalized = text.replace(/\r\n?/g, '\n');
-  const end = normalized.lastIndexOf('\n\n');
-  return end === -1 ? '' : normalized.slice(0, end + 2);
-}
 
 /** Whether every security requirement of the operation includes a mutualTLS scheme. */
 function onlyMutualTls(document: OpenAPI3, operation: OperationInfo): boolean {
@@ -210,7 +193,7 @@ function answerProblems(
   if (o.error) return [`no answer: ${o.error}`];
   const problems: string[] = [];
   const declared = Object.keys(operation.op.responses ?? {});
-  const key = responseKey(operation, o.status);
+  const key = responseKeyFor(operation, o.status);
   if (!key) problems.push(`status ${o.status} is not declared (declared: ${declared.join(', ')})`);
   if (expect && !expect.statuses(o.status)) problems.push(`expected ${expect.what}, got ${o.status}`);
   // A 5xx the check asked for (a scenario's documented refusal: an upstream down, 502), or the one
@@ -238,11 +221,12 @@ function answerProblems(
     }
   };
   if (mediaType === 'text/event-stream') {
-    const stream = compiled(() => checker.streamErrors(operation.path, operation.method, o.truncated ? wholeFrames(o.body) : o.body, key));
+    // A stream cut short is checked as it is: the parser dispatches only the frames that arrived whole.
+    const stream = compiled(() => checker.streamErrors(operation.path, operation.method, o.body, key));
     if (!stream) return problems;
     problems.push(...stream.errors.slice(0, 5).map((e) => `event stream ${e}`));
     if (stream.frames.length === 0 && o.body.trim() !== '' && !o.truncated) problems.push('event stream without a single frame');
-  } else if (isJson(mediaType)) {
+  } else if (isJsonType(mediaType)) {
     if (o.truncated) return [...problems, 'body longer than 8 MB: not checked'];
     let body: unknown;
     try {

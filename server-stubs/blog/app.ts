@@ -1,8 +1,9 @@
 import type { operationDefaults, operations } from '../../generated/blog/types.gen.js';
 import { bearerKeys } from '../lib/auth.js';
 import { systemClock, type Clock } from '../lib/clock.js';
-import { createServiceRouter } from '../lib/service-router.js';
-import { passedThrough, type RouterSwitches, type StubCredential, type StubEnvironment, type StubService } from '../lib/service.js';
+import type { RouterSwitches, StubCredential, StubEnvironment } from '../lib/service.js';
+import { createStubApp, stubService } from '../lib/stub-app.js';
+import type { StateStore } from '../lib/store.js';
 import type { BlogHandlers, BlogPrincipal } from './context.js';
 import { blogErrors } from './errors.js';
 import { assistantHandlers } from './handlers/assistant.js';
@@ -42,29 +43,21 @@ export function createBlogApp(options: BlogAppOptions = {}) {
     ...newsletterHandlers(deps),
     ...teamHandlers(deps),
   } satisfies BlogHandlers;
-  const { router, contract, limiter, unimplemented } = createServiceRouter<operations, BlogPrincipal, operationDefaults>({
+  const app = createStubApp<operations, BlogPrincipal, operationDefaults, StateStore>({ ...options, clock }, {
     slug: 'blog',
     handlers,
     // Keys are bound to this product: another product's key is just an unknown key here (401).
     security: { bearerAuth: bearerKeys((token) => principals.get(token)) },
     errors: blogErrors,
-    clock,
-    ...passedThrough(options),
+    state: store.state,
   });
-  const reset = () => {
-    store.clear();
-    limiter.reset();
-  };
-  return { router, store, state: store.state, limiter, basePath: contract.basePath, unimplemented, reset };
+  return { ...app, store };
 }
 
-const service: StubService<BlogAppOptions> = {
+export default stubService<BlogAppOptions>({
   slug: 'blog',
-  basePath: '/blog',
   title: 'Blog',
   credentials: blogCredentials,
   errors: blogErrors,
   create: (options) => createBlogApp(options),
-};
-
-export default service;
+});

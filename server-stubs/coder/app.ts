@@ -6,9 +6,9 @@ import { systemClock, type Clock } from '../lib/clock.js';
 import { ApiError } from '../lib/errors.js';
 import { allowLoopbackFromEnv, resolverFromEnv, type Resolver } from '../lib/net-guard.js';
 import { localRetriever, type Retriever } from '../lib/retrieval.js';
-import { createServiceRouter } from '../lib/service-router.js';
+import type { RouterSwitches, StubCredential, StubEnvironment } from '../lib/service.js';
+import { createStubApp, stubService } from '../lib/stub-app.js';
 import { StateStore } from '../lib/store.js';
-import { passedThrough, type RouterSwitches, type StubCredential, type StubEnvironment, type StubService } from '../lib/service.js';
 import type { CoderDeps, CoderHandlers, CoderPrincipal, CoderSwitches } from './context.js';
 import { coderErrors } from './errors.js';
 import { gatewayHandlers } from './handlers/gateway.js';
@@ -105,30 +105,22 @@ export function createCoderApp(options: CoderAppOptions = {}) {
   };
   const platform = createPlatformState(state, { resolver: options.resolver, allowLoopback: options.allowLoopback, ...options.platform });
   const handlers = { ...gatewayHandlers(deps), ...platformHandlers(deps, platform) } satisfies Partial<CoderHandlers>;
-  const { router, contract, limiter, unimplemented } = createServiceRouter<operations, CoderPrincipal, operationDefaults>({
+  const app = createStubApp<operations, CoderPrincipal, operationDefaults, StateStore>({ ...options, clock }, {
     slug: 'coder',
     handlers,
     security: { bearerAuth, apiKeyHeader },
     errors: coderErrors,
-    clock,
     rawBody: ['createMessage'],
-    ...passedThrough(options),
+    state,
+    reset: () => platform.reset(),
   });
-  const reset = () => {
-    state.reset();
-    limiter.reset();
-    return platform.reset();
-  };
-  return { router, state, limiter, deps, basePath: contract.basePath, unimplemented, reset, close: () => platform.close() };
+  return { ...app, deps, close: () => platform.close() };
 }
 
-const service: StubService<CoderAppOptions> = {
+export default stubService<CoderAppOptions>({
   slug: 'coder',
-  basePath: '/coder',
   title: 'Coding-assistant gateway',
   credentials: coderCredentials,
   errors: coderErrors,
   create: (options) => createCoderApp({ ...switchesFromEnv(), ...options }),
-};
-
-export default service;
+});

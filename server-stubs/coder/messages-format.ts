@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { components } from '../../generated/coder/types.gen.js';
 import type { RouterAnswer, RouterMessage } from './router.js';
+import { parseEventStream } from '../lib/sse.js';
 import { countChatTokens } from '../lib/tokens.js';
 
 type MessagesRequest = components['schemas']['MessagesRequest'];
@@ -91,10 +92,8 @@ export function upstreamAnswerText(contentType: string, bytes: string): string {
       return (body.content ?? []).filter((b) => b.type === 'text').map((b) => b.text ?? '').join('');
     }
     let text = '';
-    for (const line of bytes.split(/\r?\n/)) {
-      if (!line.startsWith('data:')) continue;
-      const data = JSON.parse(line.slice(5).trim()) as { type?: string; delta?: { type?: string; text?: string } };
-      if (data.type === 'content_block_delta' && data.delta?.type === 'text_delta') text += data.delta.text ?? '';
+    for (const { data } of parseEventStream(bytes).frames as Array<{ data: { type?: string; delta?: { type?: string; text?: string } } | null }>) {
+      if (data?.type === 'content_block_delta' && data.delta?.type === 'text_delta') text += data.delta.text ?? '';
     }
     return text;
   } catch {

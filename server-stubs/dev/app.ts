@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { operationDefaults, operations } from '../../generated/dev/types.gen.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { localRetriever, type Retriever } from '../lib/retrieval.js';
-import { createServiceRouter } from '../lib/service-router.js';
-import { passedThrough, type RouterSwitches, type StubCredential, type StubEnvironment, type StubService } from '../lib/service.js';
+import type { RouterSwitches, StubCredential, StubEnvironment } from '../lib/service.js';
+import { createStubApp, stubService } from '../lib/stub-app.js';
 import { devKeys } from './auth.js';
 import type { DevHandlers, DevPrincipal } from './context.js';
 import { devErrors } from './errors.js';
@@ -33,26 +33,19 @@ export function createDevApp(options: DevAppOptions = {}) {
   const clock = options.clock ?? systemClock;
   const retriever = retrievalSwitch(options) === 'off' ? undefined : (options.retriever ?? localRetriever());
   const handlers = { ...searchHandlers({ retriever, newId: newSearchId }) } satisfies DevHandlers;
-  const { router, contract, limiter, unimplemented } = createServiceRouter<operations, DevPrincipal, operationDefaults>({
+  // Nothing is stored: a reset only clears the rate windows.
+  return createStubApp<operations, DevPrincipal, operationDefaults>({ ...options, clock }, {
     slug: 'dev',
     handlers,
     security: { bearerAuth: devKeys(devCredentials) },
     errors: devErrors,
-    clock,
-    ...passedThrough(options),
   });
-  // Nothing is stored: a reset only clears the rate windows.
-  const reset = () => limiter.reset();
-  return { router, limiter, basePath: contract.basePath, unimplemented, reset };
 }
 
-const service: StubService<DevAppOptions> = {
+export default stubService<DevAppOptions>({
   slug: 'dev',
-  basePath: '/dev',
   title: 'Grounded search',
   credentials: devCredentials,
   errors: devErrors,
   create: (options) => createDevApp(options),
-};
-
-export default service;
+});

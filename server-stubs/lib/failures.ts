@@ -9,6 +9,24 @@ export function failureOf(kind: FailureKind, status: number, message: string, mo
   return Object.assign({ kind, status, message, ...more }, { [FAILURE]: true });
 }
 
+/** What a service refuses in a request the contract admits: messages per field, and about the request as a whole. */
+export interface RequestRefusal {
+  fieldErrors?: Record<string, string[]>;
+  formErrors?: string[];
+}
+
+/**
+ * Refuses a request the contract admits but the service does not (an unknown id, a range the
+ * other way round): a validation failure like the validator's, shaped by the service's error mapper.
+ */
+export function invalidRequest(refusal: RequestRefusal): never {
+  const issues = [
+    ...Object.entries(refusal.fieldErrors ?? {}).flatMap(([field, messages]) => messages.map((message) => ({ path: `body.${field}`, message }))),
+    ...(refusal.formErrors ?? []).map((message) => ({ path: '', message })),
+  ];
+  throw failureOf('validation', 400, 'Validation failed', { issues });
+}
+
 export function isFailure(value: unknown): value is Failure {
   return typeof value === 'object' && value !== null && FAILURE in value;
 }

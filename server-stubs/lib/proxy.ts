@@ -9,7 +9,7 @@ import { badInputStatus, declares, loadContract, responseKeyFor, type Contract, 
 import { failedOperation, type ErrorMapper, type Failure, type FailureKind } from './errors.js';
 import { numericParameterChecker, overflowingNumber, pruneBody } from './request-body.js';
 import { hopByHop, writeError } from './results.js';
-import { parseEventStream } from './sse.js';
+import { createFrameReader, formatComment, formatFrame, formatRetry, jsonOrText } from './sse.js';
 import { declaresMediaType, essence, isJsonType } from './media-types.js';
 import { failureFromThrown } from './failures.js';
 import { countAnswers, CoverageBook, coverageEndpoint, type CoverageCounter } from './coverage.js';
@@ -300,28 +300,34 @@ function responseProblems(contract: Contract, operation: OperationInfo, status: 
   }
 }
 
-/** Writes an event stream through as it arrives, checking each complete frame; `check` false ends it. */
+/**
+ * Writes an event stream through as it arrives, frame by frame (each written again by the stubs'
+ * one writer, its data the text it came as), checking each complete frame; `check` false ends it.
+ */
 async function passFrames(body: Readable, res: Response, check: (frame: unknown) => boolean) {
   const decoder = new TextDecoder();
-  let pending = '';
+  let refused = false;
+  const reader = createFrameReader(
+    {
+      frame(frame) {
+        if (refused) return;
+        if (!check({ ...frame, data: jsonOrText(frame.data as string) })) refused = true;
+        else res.write(formatFrame(frame));
+      },
+      comment(text) {
+        if (!refused) res.write(formatComment(text));
+      },
+      retry(ms) {
+        if (!refused) res.write(formatRetry(ms));
+      },
+    },
+    { rawData: true },
+  );
   res.on('close', () => body.destroy());
   for await (const chunk of body as AsyncIterable<Buffer>) {
-    pending += decoder.decode(chunk, { stream: true }).replace(/\r\n?/g, '\n');
-    let end = pending.indexOf('\n\n');
-    while (end !== -1) {
-      const block = pending.slice(0, end + 2);
-      pending = pending.slice(end + 2);
-      for (const frame of parseEventStream(block).frames) {
-        if (!check(frame)) {
-          body.destroy();
-          res.end();
-          return;
-        }
-      }
-      res.write(block);
-      end = pending.indexOf('\n\n');
-    }
+    reader.push(decoder.decode(chunk, { stream: true }));
+    if (refused) break;
   }
-  if (pending) res.write(pending);
+  body.destroy();
   res.end();
 }

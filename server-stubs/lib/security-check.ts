@@ -9,14 +9,11 @@
  * side effects (`req.principal`, `req.authFailure`) are those of the library; the failure reported is
  * the first one, with the status its handler threw (401 by default).
  */
-import { createRequire } from 'node:module';
 import type { Request } from 'express';
 import type { SecurityHandler } from './auth.js';
 import type { Step } from './middleware-chain.js';
 import type { JsonNode } from './openapi/document.js';
-
-const require = createRequire(import.meta.url);
-const { HttpError, InternalServerError } = require('express-openapi-validator/dist/framework/types.js');
+import { validatorErrors } from './validator-adapter.js';
 
 interface Outcome {
   success: boolean;
@@ -35,7 +32,7 @@ export function securityCheck(apiDoc: JsonNode, handlers: Record<string, Securit
     const securities: Array<Record<string, string[]>> | undefined = openapi.schema.security ?? apiDoc.security;
     const path = openapi.openApiRoute;
     if (!path || !Array.isArray(securities) || securities.length === 0) return next();
-    if (!schemes) return next(new InternalServerError({ path, message: `security referenced at path ${path}, but not defined in 'components.securitySchemes'` }));
+    if (!schemes) return next(validatorErrors.internal({ path, message: `security referenced at path ${path}, but not defined in 'components.securitySchemes'` }));
     let names = schemeNames.get(securities);
     if (!names) schemeNames.set(securities, (names = securities.map((requirement) => (isEmptyObject(requirement) ? [] : Object.keys(requirement)))));
     if (names.length === 1 && names[0]!.length === 1) {
@@ -62,7 +59,7 @@ export function securityCheck(apiDoc: JsonNode, handlers: Record<string, Securit
 function decide(results: Outcome[][], path: string, next: (error?: unknown) => void) {
   if (results.some((outcomes) => outcomes.every((o) => o.success))) return next();
   const first = results.flat().find((o) => !o.success)!;
-  next(HttpError.create({ status: first.status, path, message: first.error?.message || 'unauthorized' }));
+  next(validatorErrors.http({ status: first.status, path, message: first.error?.message || 'unauthorized' }));
 }
 
 function runHandler(req: Request, schemes: Record<string, JsonNode>, handlers: Record<string, SecurityHandler>, name: string, scopesGiven: unknown): Outcome | Promise<Outcome> {
@@ -70,9 +67,9 @@ function runHandler(req: Request, schemes: Record<string, JsonNode>, handlers: R
     const scheme = schemes[name];
     const handler = handlers[name];
     const scopes = Array.isArray(scopesGiven) ? (scopesGiven as string[]) : [];
-    if (!scheme) throw new InternalServerError({ message: `components.securitySchemes.${name} does not exist` });
-    if (!Object.hasOwn(scheme, 'type')) throw new InternalServerError({ message: `components.securitySchemes.${name} must have property 'type'` });
-    if (!handler) throw new InternalServerError({ message: `a security handler for '${name}' does not exist` });
+    if (!scheme) throw validatorErrors.internal({ message: `components.securitySchemes.${name} does not exist` });
+    if (!Object.hasOwn(scheme, 'type')) throw validatorErrors.internal({ message: `components.securitySchemes.${name} must have property 'type'` });
+    if (!handler) throw validatorErrors.internal({ message: `a security handler for '${name}' does not exist` });
     credentialPresent(req, scheme);
     const answer = (handler as (req: Request, scopes: string[], scheme: JsonNode) => unknown)(req, scopes, scheme);
     if (answer instanceof Promise) return answer.then((value) => (value === true ? passed : failed(new Error())), failed);

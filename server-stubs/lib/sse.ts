@@ -1,4 +1,5 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { createParser } from 'eventsource-parser';
 
 /** One Server-Sent Events frame as the contracts model it: `{event?, data, id?}`. */
 export interface SseFrame {
@@ -67,7 +68,7 @@ export function openEventStream<F extends SseFrame>(res: ServerResponse, options
       res.write(formatFrame(frame));
     },
     comment(text) {
-      if (!closed) res.write(`: ${text}\n\n`);
+      if (!closed) res.write(formatComment(text));
     },
     end() {
       if (closed) return;
@@ -89,6 +90,12 @@ export function openEventStream<F extends SseFrame>(res: ServerResponse, options
   };
 }
 
+/** A comment block: read by no client, it keeps idle connections open. */
+export const formatComment = (text: string): string => `: ${text}\n\n`;
+
+/** A reconnection delay for the client, in milliseconds. */
+export const formatRetry = (ms: number): string => `retry: ${ms}\n\n`;
+
 export function formatFrame(frame: SseFrame): string {
   let out = '';
   if (frame.id !== undefined) out += `id: ${frame.id}\n`;
@@ -98,45 +105,59 @@ export function formatFrame(frame: SseFrame): string {
   return `${out}\n`;
 }
 
-export interface ParsedStream {
-  frames: Array<{ event?: string; data: unknown; id?: string }>;
-  comments: string[];
+/** A frame as it came: its data the text of its `data` lines, or parsed as JSON when it is JSON. */
+export interface ReadFrame {
+  event?: string;
+  data: unknown;
+  id?: string;
+}
+
+export interface FrameReaderHandlers {
+  frame(frame: ReadFrame): void;
+  comment?(text: string): void;
+  retry?(ms: number): void;
+}
+
+export interface FrameReader {
+  /** Feeds decoded text as it arrives; handlers are called in stream order. */
+  push(text: string): void;
 }
 
 /**
- * Parses an event stream as a client would (WHATWG rules: `data` lines joined by newlines, comment
- * lines start with `:`, a blank line dispatches). Data that is JSON is parsed, unless `rawData`
- * keeps it as the text it came as (to write it on unchanged: `formatFrame` writes a string as is).
+ * Reads an event stream as a client would, with eventsource-parser (the one parser of the
+ * project: WHATWG rules, a frame dispatched only by its blank line). Data that is JSON is parsed,
+ * unless `rawData` keeps it as the text it came as (to write it on unchanged: `formatFrame`
+ * writes a string as is).
  */
-export function parseEventStream(text: string, options: { rawData?: boolean } = {}): ParsedStream {
-  const frames: ParsedStream['frames'] = [];
-  const comments: string[] = [];
-  for (const block of text.replace(/\r\n?/g, '\n').split('\n\n')) {
-    if (block.trim() === '') continue;
-    let event: string | undefined;
-    let id: string | undefined;
-    const data: string[] = [];
-    for (const line of block.split('\n')) {
-      if (line.startsWith(':')) {
-        comments.push(line.slice(1).trim());
-        continue;
-      }
-      const colon = line.indexOf(':');
-      const field = colon === -1 ? line : line.slice(0, colon);
-      const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
-      if (field === 'event') event = value;
-      else if (field === 'id') id = value;
-      else if (field === 'data') data.push(value);
-    }
-    if (data.length === 0) continue;
-    const raw = data.join('\n');
-    let parsed: unknown = raw;
-    try {
-      if (!options.rawData) parsed = JSON.parse(raw);
-    } catch {
-      // not JSON: keep the text
-    }
-    frames.push({ ...(event !== undefined && { event }), ...(id !== undefined && { id }), data: parsed });
+export function createFrameReader(handlers: FrameReaderHandlers, options: { rawData?: boolean } = {}): FrameReader {
+  const parser = createParser({
+    onEvent({ event, data, id }) {
+      handlers.frame({ ...(event !== undefined && { event }), ...(id !== undefined && { id }), data: options.rawData ? data : jsonOrText(data) });
+    },
+    onComment: (comment) => handlers.comment?.(comment.trim()),
+    onRetry: (ms) => handlers.retry?.(ms),
+  });
+  return { push: (text) => parser.feed(text) };
+}
+
+/** A frame's data as a client decodes it: JSON when it parses, else the text. */
+export function jsonOrText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
   }
+}
+
+export interface ParsedStream {
+  frames: ReadFrame[];
+  comments: string[];
+}
+
+/** A whole event stream read at once (an unfinished last frame is dropped, as a client drops it). */
+export function parseEventStream(text: string, options: { rawData?: boolean } = {}): ParsedStream {
+  const frames: ReadFrame[] = [];
+  const comments: string[] = [];
+  createFrameReader({ frame: (f) => frames.push(f), comment: (c) => comments.push(c) }, options).push(text);
   return { frames, comments };
 }

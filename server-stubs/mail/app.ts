@@ -1,9 +1,9 @@
 import type { operationDefaults, operations } from '../../generated/mail/types.gen.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { createRecordResolver, type RecordResolver } from '../lib/dns-records.js';
-import { createServiceRouter } from '../lib/service-router.js';
+import type { RouterSwitches, StubCredential, StubEnvironment } from '../lib/service.js';
+import { createStubApp, stubService } from '../lib/stub-app.js';
 import { StateStore } from '../lib/store.js';
-import { passedThrough, type RouterSwitches, type StubCredential, type StubEnvironment, type StubService } from '../lib/service.js';
 import { contactHandlers } from './audience/handlers/contacts.js';
 import { ContactsStore } from './audience/contacts-store.js';
 import { segmentHandlers } from './audience/handlers/segments.js';
@@ -145,15 +145,16 @@ export function createMailApp(options: MailAppOptions = {}) {
     ...channelHandlers(deps),
     ...infrastructureHandlers(deps),
   } satisfies Partial<MailHandlers>;
-  const { router, contract, limiter, unimplemented } = createServiceRouter<operations, MailPrincipal, operationDefaults>({
+  const app = createStubApp<operations, MailPrincipal, operationDefaults, StateStore>({ ...options, clock }, {
     slug: 'mail',
     handlers,
     security: mailSecurity(secrets, identity),
     errors: mailErrors,
-    clock,
     // Mail server B signs the exact bytes of its request (X-Postal-Signature).
     rawBody: ['receiveMailServerBEvent'],
-    ...passedThrough(options),
+    state,
+    // Adapters tests inject are not state: a reset puts them back beside it.
+    reset: () => stores.channels.resetAdapters(),
   });
   const runDue = async () => {
     await stores.sendingDomains.runDue();
@@ -167,28 +168,7 @@ export function createMailApp(options: MailAppOptions = {}) {
     stores.webhooks.dropQueuedWork();
     campaignRuns.dropInFlight();
   });
-  // Adapters tests inject and rate windows are not state: a reset puts them back beside it.
-  const reset = () => {
-    state.reset();
-    stores.channels.resetAdapters();
-    limiter.reset();
-  };
-  return {
-    router,
-    state,
-    identity,
-    ...stores,
-    events,
-    delivery,
-    limiter,
-    basePath: contract.basePath,
-    unimplemented,
-    reset,
-    runDue,
-    close: () => delivery.close(),
-    inboundMail,
-    controls: { inbound: (raw: string) => inboundMail.receive(raw) },
-  };
+  return { ...app, identity, ...stores, events, delivery, runDue, close: () => delivery.close(), inboundMail, controls: { inbound: (raw: string) => inboundMail.receive(raw) } };
 }
 
 /** Where delivered copies' pixel and tracked links point: `MAIL_TRACKING_URL`, else this machine's `npm start`. */
@@ -221,13 +201,10 @@ function providerCredentials(secrets: ProviderSecrets): StubCredential[] {
   ];
 }
 
-const service: StubService<MailAppOptions> = {
+export default stubService<MailAppOptions>({
   slug: 'mail',
-  basePath: '/mail',
   title: 'Mail (every operation; received mail enters through POST /_stub/mail/inbound)',
   credentials: [...mailCredentials, ...providerCredentials(providerSecretsFromEnv())],
   errors: mailErrors,
   create: (options) => createMailApp(options),
-};
-
-export default service;
+});

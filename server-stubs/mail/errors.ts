@@ -49,10 +49,14 @@ function isMissingMilestone(failure: Failure): boolean {
   return byField.length === 1 && byField[0]![0] === 'milestone_id' && byField[0]![1].every((message) => missing.test(message));
 }
 
-/** `{fieldErrors}` as published, with `formErrors` beside it for what concerns the request as a whole. */
+/**
+ * `{fieldErrors}` as published, with `formErrors` beside it for what concerns the request as a
+ * whole; a refusal of the request as a whole alone has no `fieldErrors`.
+ */
 function validationDetails(failure: Failure) {
   const { fieldErrors, formErrors } = fieldAndFormErrors(failure);
-  return { fieldErrors, ...(formErrors.length > 0 && { formErrors }) };
+  const byField = Object.keys(fieldErrors).length > 0 || formErrors.length === 0;
+  return { ...(byField && { fieldErrors }), ...(formErrors.length > 0 && { formErrors }) };
 }
 
 /** The media types the operation takes (the published message names `application/json`, which most take alone). */

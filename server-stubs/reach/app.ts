@@ -2,8 +2,9 @@ import type { operationDefaults, operations } from '../../generated/reach/types.
 import { bearerKeys, fail, type SecurityHandler } from '../lib/auth.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { ApiError } from '../lib/errors.js';
-import { createServiceRouter } from '../lib/service-router.js';
-import { passedThrough, type RouterSwitches, type StubCredential, type StubEnvironment, type StubService } from '../lib/service.js';
+import type { RouterSwitches, StubCredential, StubEnvironment } from '../lib/service.js';
+import { createStubApp, stubService } from '../lib/stub-app.js';
+import type { StateStore } from '../lib/store.js';
 import type { ReachHandlers, ReachPrincipal, Scope } from './context.js';
 import { reachErrors } from './errors.js';
 import { autopilotHandlers } from './handlers/autopilot.js';
@@ -75,29 +76,23 @@ export function createReachApp(options: ReachAppOptions = {}) {
     ...autopilotHandlers(deps),
     ...billingHandlers(deps),
   } satisfies ReachHandlers;
-  const { router, contract, limiter, unimplemented } = createServiceRouter<operations, ReachPrincipal, operationDefaults>({
+  const app = createStubApp<operations, ReachPrincipal, operationDefaults, StateStore>({ ...options, clock }, {
     slug: 'reach',
     handlers,
     security: { bearerAuth: scopedKeys() },
     errors: reachErrors,
-    clock,
-    ...passedThrough(options),
+    state: store.state,
+    reset: () => {
+      provider.down = startsDown;
+    },
   });
-  const reset = () => {
-    store.clear();
-    limiter.reset();
-    provider.down = startsDown;
-  };
-  return { router, store, state: store.state, provider, limiter, basePath: contract.basePath, unimplemented, reset, runDue: () => settleDueJobs(store, provider) };
+  return { ...app, store, provider, runDue: () => settleDueJobs(store, provider) };
 }
 
-const service: StubService<ReachAppOptions> = {
+export default stubService<ReachAppOptions>({
   slug: 'reach',
-  basePath: '/reach',
   title: 'Lead outreach',
   credentials: reachCredentials,
   errors: reachErrors,
   create: (options) => createReachApp(options),
-};
-
-export default service;
+});

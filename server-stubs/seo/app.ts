@@ -2,8 +2,9 @@ import type { operationDefaults, operations } from '../../generated/seo/types.ge
 import { bearerKeys } from '../lib/auth.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { resolverFromEnv, type Resolver } from '../lib/net-guard.js';
-import { createServiceRouter } from '../lib/service-router.js';
-import { passedThrough, type RouterSwitches, type StubCredential, type StubEnvironment, type StubService } from '../lib/service.js';
+import type { RouterSwitches, StubCredential, StubEnvironment } from '../lib/service.js';
+import { createStubApp, stubService } from '../lib/stub-app.js';
+import type { StateStore } from '../lib/store.js';
 import type { SeoHandlers, SeoPrincipal, StreamTiming } from './context.js';
 import { defaultCrawlTiming, type CrawlTiming } from './crawl.js';
 import { seoErrors } from './errors.js';
@@ -41,28 +42,20 @@ export function createSeoApp(options: SeoAppOptions = {}) {
     ...rankTrackingHandlers(deps),
     ...siteAuditHandlers(deps),
   } satisfies SeoHandlers;
-  const { router, contract, limiter, unimplemented } = createServiceRouter<operations, SeoPrincipal, operationDefaults>({
+  const app = createStubApp<operations, SeoPrincipal, operationDefaults, StateStore>({ ...options, clock }, {
     slug: 'seo',
     handlers,
     security: { bearerAuth: bearerKeys((token) => principals.get(token)) },
     errors: seoErrors,
-    clock,
-    ...passedThrough(options),
+    state: store.state,
   });
-  const reset = () => {
-    store.clear();
-    limiter.reset();
-  };
-  return { router, store, state: store.state, limiter, basePath: contract.basePath, unimplemented, reset };
+  return { ...app, store };
 }
 
-const service: StubService<SeoAppOptions> = {
+export default stubService<SeoAppOptions>({
   slug: 'seo',
-  basePath: '/seo',
   title: 'Search optimization',
   credentials: seoCredentials,
   errors: seoErrors,
   create: (options) => createSeoApp(options),
-};
-
-export default service;
+});

@@ -1,8 +1,9 @@
 import type { operationDefaults, operations } from '../../generated/social/types.gen.js';
 import { bearerKeys } from '../lib/auth.js';
 import { systemClock, type Clock } from '../lib/clock.js';
-import { createServiceRouter } from '../lib/service-router.js';
-import { passedThrough, type RouterSwitches, type StubCredential, type StubEnvironment, type StubService } from '../lib/service.js';
+import type { RouterSwitches, StubCredential, StubEnvironment } from '../lib/service.js';
+import { createStubApp, stubService } from '../lib/stub-app.js';
+import type { StateStore } from '../lib/store.js';
 import type { SocialHandlers, SocialPrincipal } from './context.js';
 import { socialErrors } from './errors.js';
 import { templateGenerator, type PostGenerator } from './generator.js';
@@ -41,28 +42,20 @@ export function createSocialApp(options: SocialAppOptions = {}) {
     ...accountHandlers(deps),
     ...statsHandlers(deps),
   } satisfies SocialHandlers;
-  const { router, contract, limiter, unimplemented } = createServiceRouter<operations, SocialPrincipal, operationDefaults>({
+  const app = createStubApp<operations, SocialPrincipal, operationDefaults, StateStore>({ ...options, clock }, {
     slug: 'social',
     handlers,
     security: { bearerAuth: bearerKeys((token) => principals.get(token)) },
     errors: socialErrors,
-    clock,
-    ...passedThrough(options),
+    state: store.state,
   });
-  const reset = () => {
-    store.clear();
-    limiter.reset();
-  };
-  return { router, store, state: store.state, limiter, basePath: contract.basePath, unimplemented, reset };
+  return { ...app, store };
 }
 
-const service: StubService<SocialAppOptions> = {
+export default stubService<SocialAppOptions>({
   slug: 'social',
-  basePath: '/social',
   title: 'Social posting',
   credentials: socialCredentials,
   errors: socialErrors,
   create: (options) => createSocialApp(options),
-};
-
-export default service;
+});

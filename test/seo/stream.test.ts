@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createManualClock } from '../../server-stubs/lib/clock.js';
+import { createFrameReader } from '../../server-stubs/lib/sse.js';
 import { LookupFailed, type Resolver } from '../../server-stubs/lib/net-guard.js';
 import { contract, crawlStatus, expectError, KEY_2, newProject, readStream, startCrawl, startSeo, type SeoStub } from './support.js';
 import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
@@ -43,13 +44,21 @@ async function readStreamStepping(
   });
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
+  const seen = { frames: 0, pings: 0 };
+  const frames = createFrameReader({
+    frame: () => seen.frames++,
+    comment: (text) => {
+      if (text.startsWith('ping')) seen.pings++;
+    },
+  });
   let text = '';
   for (;;) {
     const { value, done } = await reader.read();
     if (done) break;
-    text += decoder.decode(value, { stream: true });
-    const blocks = text.split('\n\n').slice(0, -1);
-    step({ frames: blocks.filter((b) => /^data:/m.test(b)).length, pings: blocks.filter((b) => b.startsWith(': ping')).length });
+    const chunk = decoder.decode(value, { stream: true });
+    text += chunk;
+    frames.push(chunk);
+    step({ ...seen });
   }
   text += decoder.decode();
   const parsed = contract.streamErrors('/crawl/{jobId}/stream', 'get', text);

@@ -123,7 +123,7 @@ describe('npm run pack:clients', () => {
     const installed = JSON.parse(readFileSync(path.join(app, 'node_modules', '@platform', 'contracts', 'package.json'), 'utf8'));
     const root = JSON.parse(readFileSync(path.join(defaultRoot, 'package.json'), 'utf8'));
     expect(installed.version).toBe(root.version);
-    expect(installed.dependencies).toEqual({ 'openapi-fetch': '0.17.0', 'ajv-formats': root.devDependencies['ajv-formats'] });
+    expect(installed.dependencies).toEqual({ 'openapi-fetch': '0.17.0', 'ajv-formats': root.devDependencies['ajv-formats'], 'eventsource-parser': root.dependencies['eventsource-parser'] });
     for (const subpath of ['./seo', './seo/schemas', './mail', './coder', './chain-rpc']) {
       expect(installed.exports[subpath]).toMatchObject({ types: expect.stringMatching(/\.d\.ts$/), default: expect.stringMatching(/\.js$/) });
     }

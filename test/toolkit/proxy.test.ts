@@ -161,6 +161,24 @@ describe('in front of a broken backend', () => {
     }
   });
 
+  test("a stream is read as a client reads it and written again by the stubs' writer: line ends, split chunks, comments and retry pass", async () => {
+    const app = express();
+    app.get('/seo/crawl/:jobId/stream', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('retry: 1500\r\n\r\n: ping\r\n\r\nevent: progress\r\nda');
+      res.end('ta: {"status":{}}\r\n\r\nevent: complete\ndata: {"status":{}}\n\n');
+    });
+    const upstream = await listen(app);
+    const proxy = await proxyTo(`${upstream.url}/seo`);
+    try {
+      const text = await (await fetch(`${proxy.url}/seo/crawl/${project.id}/stream?projectId=${project.id}`, { headers: key })).text();
+      expect(text).toBe('retry: 1500\n\n: ping\n\nevent: progress\ndata: {"status":{}}\n\nevent: complete\ndata: {"status":{}}\n\n');
+    } finally {
+      await proxy.close();
+      await upstream.close();
+    }
+  });
+
   test('nothing listening upstream: 502 in the service body', async () => {
     const proxy = await proxyTo('http://127.0.0.1:9/seo');
     try {

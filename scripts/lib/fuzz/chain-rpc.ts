@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv';
 import fc from 'fast-check';
 import { createAjv } from '../../../server-stubs/lib/openapi/ajv.js';
+import { isJsonType } from '../../../server-stubs/lib/media-types.js';
 import { createSchemaArbitraries, encodeJson, nastyString, RawJson, Repeat, withOwnKey, type JsonSchema } from './arbitraries.js';
 import { leakViolations, type Violation } from './oracle.js';
 import type { FuzzTarget } from './runner.js';
@@ -371,7 +372,7 @@ export function createChainRpcOracle() {
     const out = leakViolations(o, bodyText(r.body, 64 * 1024) ?? '');
     const type = String(o.headers['content-type'] ?? '');
     if (o.status >= 500) out.push({ kind: 'HTTP 5xx', detail: `${o.status} for ${r.case}` });
-    const isJson = /^application\/(?:[\w.+-]+\+)?json\b/i.test(type);
+    const isJson = isJsonType(type);
     if (r.plainHttp) {
       if (o.body !== '' && !isJson) out.push({ kind: 'answer is not JSON', detail: `${r.method} /chain-rpc${r.path}: ${o.status} ${type || '(no content-type)'}` });
       return out;

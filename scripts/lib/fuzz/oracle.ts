@@ -3,7 +3,7 @@
  * G-3). It returns violations instead of throwing, so one run collects all of them and the report
  * can group them by kind.
  */
-import { documentsOnlyFailures } from '../../../server-stubs/lib/contract.js';
+import { documentsOnlyFailures, responseKeyFor } from '../../../server-stubs/lib/contract.js';
 import { deref, type Operation } from '../../../server-stubs/lib/openapi/document.js';
 import type { OperationModel, ServiceModel } from './contract-model.js';
 import { bodyText, type FuzzRequest, type Observed } from './wire.js';
@@ -61,16 +61,6 @@ export function leakViolations(o: Observed, requestText: string): Violation[] {
   return out;
 }
 
-/** Which documented response of the operation a status falls under: exact, `4XX`, then `default`. */
-function responseKey(operation: Operation, status: number): string | undefined {
-  const responses = operation.op.responses ?? {};
-  if (String(status) in responses) return String(status);
-  const range = `${String(status)[0]}XX`;
-  if (range in responses) return range;
-  if ('default' in responses) return 'default';
-  return undefined;
-}
-
 export function createHttpOracle(model: ServiceModel) {
   const { checker, document } = model;
   const byRoute = new Map(model.operations.map((m) => [`${m.operation.method.toUpperCase()} ${m.operation.path}`, m]));
@@ -126,7 +116,7 @@ export function createHttpOracle(model: ServiceModel) {
       if (isHead) return o.body === '' ? [] : [{ kind: 'HEAD answer has a body', detail: m.label }];
       return check501(m, o);
     }
-    const key = responseKey(m.operation, o.status);
+    const key = responseKeyFor(m.operation, o.status);
     // An operation that declares no responses at all (3.1 allows it) has no answer to hold to.
     const declaresAny = Object.keys(m.operation.op.responses ?? {}).length > 0;
     if (!key && !declaresAny) {
@@ -185,7 +175,7 @@ export function createHttpOracle(model: ServiceModel) {
   function declaresHtml(r: FuzzRequest, o: Observed): boolean {
     const path = model.match(r.path);
     const m = path && byRoute.get(`${r.method === 'HEAD' ? 'GET' : r.method} ${path.template}`);
-    const key = m && responseKey(m.operation, o.status);
+    const key = m && responseKeyFor(m.operation, o.status);
     if (!m || !key) return false;
     const content = deref(document, m.operation.op.responses?.[key])?.content ?? {};
     return Object.keys(content).some((type) => type.toLowerCase() === 'text/html');
@@ -195,7 +185,7 @@ export function createHttpOracle(model: ServiceModel) {
   function isDocumentedAnswer(r: FuzzRequest, o: Observed): boolean {
     const path = model.match(r.path);
     const m = path && byRoute.get(`${r.method === 'HEAD' ? 'GET' : r.method} ${path.template}`);
-    return Boolean(m && responseKey(m.operation, o.status) && documentsOnlyFailures(m.operation));
+    return Boolean(m && responseKeyFor(m.operation, o.status) && documentsOnlyFailures(m.operation));
   }
 
   return function oracle(r: FuzzRequest, o: Observed): Violation[] {

@@ -9,7 +9,7 @@ import type { PackageEntry } from './plan.js';
 export const packageName = '@platform/contracts';
 
 /** What the compiled code imports at run time; versions are the repo's exact pins. */
-export const runtimeDependencies = ['openapi-fetch', 'ajv-formats'] as const;
+export const runtimeDependencies = ['openapi-fetch', 'ajv-formats', 'eventsource-parser'] as const;
 
 /** Imported only by `./chain-rpc` (Node's WebSocket client); the other subpaths run without it. */
 export const optionalPeers = ['ws'] as const;

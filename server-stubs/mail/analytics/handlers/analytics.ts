@@ -4,6 +4,7 @@ import type { ContactRecord } from '../../audience/contacts-store.js';
 import { mailHandlers, type MailDeps } from '../../context.js';
 import { iso } from '../../identity/handlers/paging.js';
 import { analyticsReport } from '../report.js';
+import { invalidRequest } from '../../../lib/failures.js';
 
 type Identified = { email?: string; contact_id?: string };
 
@@ -27,8 +28,8 @@ export function analyticsHandlers({ outbox, engagement, campaigns, contacts, tra
       const today = Math.floor(clock.now() / day) * day;
       const to = query.to === undefined ? today : Date.parse(`${query.to}T00:00:00Z`);
       const from = query.from === undefined ? to - 29 * day : Date.parse(`${query.from}T00:00:00Z`);
-      if (from > to) fail(400, undefined, 'Validation failed', { details: { fieldErrors: { from: ['Must not be after to'] } } });
-      if ((to - from) / day + 1 > maxRangeDays) fail(400, undefined, 'Validation failed', { details: { fieldErrors: { from: [`The range is at most ${maxRangeDays} days`] } } });
+      if (from > to) invalidRequest({ fieldErrors: { from: ['Must not be after to'] } });
+      if ((to - from) / day + 1 > maxRangeDays) invalidRequest({ fieldErrors: { from: [`The range is at most ${maxRangeDays} days`] } });
       const campaignId = campaignOf(principal.userId, query.campaign_id, fail);
       const messages = campaignId === null ? outbox.all(principal.userId) : outbox.ofCampaign(campaignId);
       return { status: 200, body: { success: true, data: analyticsReport(messages, engagement, from, to, query.granularity, campaignId) } };

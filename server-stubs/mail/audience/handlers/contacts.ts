@@ -6,6 +6,7 @@ import { iso, pageOf } from '../../identity/handlers/paging.js';
 import { planNames, withinQuota } from '../../identity/plans.js';
 import { csvRows, importRows, jsonRows } from '../contact-import.js';
 import type { ContactFields, ContactRecord } from '../contacts-store.js';
+import { invalidRequest } from '../../../lib/failures.js';
 
 type Contact = components['schemas']['Contact'];
 type ImportRequest = components['schemas']['ImportContactsRequest'];
@@ -55,7 +56,7 @@ function jsonUpload(body: ImportRequest, query: ImportQuery, fail: Fail<400>) {
   const misplaced = (['update_existing', 'tags'] as const).filter((name) => query[name] !== undefined);
   if (misplaced.length > 0) {
     const fieldErrors = Object.fromEntries(misplaced.map((name) => [name, [`Only for CSV uploads; a JSON body carries ${name} itself`]]));
-    fail(400, undefined, 'Validation failed', { details: { fieldErrors } });
+    invalidRequest({ fieldErrors });
   }
   return { rows: jsonRows(body), errors: [], options: { updateExisting: body.update_existing ?? false, tags: body.tags ?? [] } };
 }
@@ -68,7 +69,7 @@ export function contactHandlers({ contacts, events, identity, clock }: MailDeps)
     const record = contacts.get(userId, id) ?? fail(404, undefined, 'Contact not found');
     const other = body.email === undefined ? undefined : contacts.byEmail(userId, body.email);
     // The updates declare no 409: an address another contact has is a field error of the body.
-    if (other && other.id !== record.id) fail(400, undefined, 'Validation failed', { details: { fieldErrors: { email: ['Another contact has this address'] } } });
+    if (other && other.id !== record.id) invalidRequest({ fieldErrors: { email: ['Another contact has this address'] } });
     const wasUnsubscribed = record.status === 'unsubscribed';
     const changedFields = contacts.update(record, fieldsOf(body));
     events.emit('contact.updated', { userId, contactId: record.id, changedFields });

@@ -5,6 +5,7 @@ import { iso, pageOf } from '../../identity/handlers/paging.js';
 import type { ContactRecord } from '../contacts-store.js';
 import { criteriaProblems, evaluate, type FilterGroup } from '../segment-filter.js';
 import type { SegmentRecord } from '../segments-store.js';
+import { invalidRequest } from '../../../lib/failures.js';
 
 type Segment = components['schemas']['Segment'];
 type SampleContact = components['schemas']['SampleContact'];
@@ -32,7 +33,7 @@ function sample(c: ContactRecord): SampleContact {
 /** Criteria the schema admits but the engine cannot evaluate are a validation failure naming the rule path. */
 function checked(criteria: FilterGroup, fail: Fail<400>): FilterGroup {
   const problems = criteriaProblems(criteria);
-  if (Object.keys(problems).length > 0) fail(400, undefined, 'Validation failed', { details: { fieldErrors: problems } });
+  if (Object.keys(problems).length > 0) invalidRequest({ fieldErrors: problems });
   return criteria;
 }
 

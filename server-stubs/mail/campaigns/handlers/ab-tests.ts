@@ -6,6 +6,7 @@ import { iso, pageOf } from '../../identity/handlers/paging.js';
 import { requireFeature } from '../../identity/plans.js';
 import type { AbTestRecord } from '../ab-tests-store.js';
 import type { CampaignRuns } from '../campaign-runs.js';
+import { invalidRequest } from '../../../lib/failures.js';
 
 type AbTest = components['schemas']['AbTest'];
 
@@ -39,7 +40,7 @@ export function abTestHandlers({ abTests, campaigns, campaignRuns, identity }: M
       gate(principal);
       const campaign = campaigns.get(principal.userId, body.campaign_id) ?? fail(404, undefined, 'Campaign not found');
       const names = body.variants.map((v) => v.name);
-      if (new Set(names).size !== names.length) fail(400, undefined, 'Validation failed', { details: { fieldErrors: { variants: ['Variant names must differ'] } } });
+      if (new Set(names).size !== names.length) invalidRequest({ fieldErrors: { variants: ['Variant names must differ'] } });
       if (campaign.status !== 'draft') fail(409, undefined, 'Only a draft campaign can be tested');
       if (abTests.ofCampaign(campaign.id)) fail(409, undefined, 'Campaign already has an A/B test');
       const record = abTests.create(principal.userId, {

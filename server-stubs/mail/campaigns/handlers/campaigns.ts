@@ -7,6 +7,7 @@ import type { Outbox } from '../../sending/outbox.js';
 import type { EngagementLog } from '../../tracking/engagement-log.js';
 import { refuseForeignSender, refuseOverQuota } from '../../sending/sender-rules.js';
 import { editable, type CampaignFields, type CampaignRecord } from '../campaigns-store.js';
+import { invalidRequest } from '../../../lib/failures.js';
 
 type Campaign = components['schemas']['Campaign'];
 type UpdateRequest = components['schemas']['UpdateCampaignRequest'];
@@ -65,7 +66,7 @@ export function campaignHandlers({ campaigns, abTests, campaignRuns, segments, i
       placeholders({ subject: fields.subject ?? '', html: fields.html ?? '', text: fields.text ?? null });
     } catch (error) {
       if (!(error instanceof TemplateSyntaxError)) throw error;
-      fail(400, undefined, 'Validation failed', { details: { fieldErrors: { [error.field]: [error.message] } } });
+      invalidRequest({ fieldErrors: { [error.field]: [error.message] } });
     }
   };
 
@@ -73,7 +74,7 @@ export function campaignHandlers({ campaigns, abTests, campaignRuns, segments, i
   const checkReferences = (userId: string, named: CampaignFields, body: { templateId: string | null; html: string | null }, fail: Fail<400 | 404>) => {
     if (named.templateId && !campaignRuns.templateExists(userId, named.templateId)) fail(404, undefined, 'Template not found');
     if (named.segmentId && !segments.get(userId, named.segmentId)) fail(404, undefined, 'Segment not found');
-    if (body.templateId && body.html) fail(400, undefined, 'Validation failed', { details: { formErrors: ['Give html or template_id, not both'] } });
+    if (body.templateId && body.html) invalidRequest({ formErrors: ['Give html or template_id, not both'] });
   };
 
   return mailHandlers({
@@ -121,7 +122,7 @@ export function campaignHandlers({ campaigns, abTests, campaignRuns, segments, i
       refuseForeignSender(identity, principal, record.from.email, fail);
       const sandbox = headers['x-service-sandbox'] === true;
       const at = body?.scheduled_at === undefined ? undefined : Date.parse(body.scheduled_at);
-      if (at !== undefined && at <= clock.now()) fail(400, undefined, 'Validation failed', { details: { fieldErrors: { scheduled_at: ['Must be in the future'] } } });
+      if (at !== undefined && at <= clock.now()) invalidRequest({ fieldErrors: { scheduled_at: ['Must be in the future'] } });
       if (at !== undefined) campaignRuns.schedule(record, at, sandbox);
       else {
         const recipients = campaignRuns.recipientsOf(record);

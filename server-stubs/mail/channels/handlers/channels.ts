@@ -2,6 +2,7 @@ import { mailHandlers, type MailDeps } from '../../context.js';
 import { requireFeature } from '../../identity/plans.js';
 import type { WhatsAppMessage } from '../adapters.js';
 import { approvedTemplate } from '../whatsapp-templates.js';
+import { invalidRequest } from '../../../lib/failures.js';
 
 /**
  * WhatsApp and push sends (Max plan, scope `send`). The plan is checked before the channel's
@@ -17,7 +18,7 @@ export function channelHandlers({ identity, contacts, channels }: MailDeps) {
       if (!channels.isConfigured(userId, 'whatsapp')) fail(403, undefined, 'WhatsApp channel not configured');
       const contactId = body.contact_id ?? null;
       // Only 400 and 422 are declared here: a link to a contact that is not the caller's is a field error of the body.
-      if (contactId !== null && !contacts.get(userId, contactId)) fail(400, undefined, 'Validation failed', { details: { fieldErrors: { contact_id: ['No contact with this id'] } } });
+      if (contactId !== null && !contacts.get(userId, contactId)) invalidRequest({ fieldErrors: { contact_id: ['No contact with this id'] } });
 
       let message: WhatsAppMessage;
       if (body.template_name !== undefined) {

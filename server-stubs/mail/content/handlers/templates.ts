@@ -4,6 +4,7 @@ import { mailHandlers, type MailDeps } from '../../context.js';
 import { iso, pageOf } from '../../identity/handlers/paging.js';
 import { MissingVariables, placeholders, RenderFailed, renderParts, TemplateSyntaxError, type TemplateParts } from '../render.js';
 import type { TemplateRecord } from '../templates-store.js';
+import { invalidRequest } from '../../../lib/failures.js';
 
 type Template = components['schemas']['Template'];
 
@@ -23,7 +24,7 @@ function shown(t: TemplateRecord): Template {
   };
 }
 
-const syntaxRefusal = (error: TemplateSyntaxError) => ({ details: { fieldErrors: { [error.field]: [error.message] } } });
+const syntaxRefusal = (error: TemplateSyntaxError) => ({ fieldErrors: { [error.field]: [error.message] } });
 
 /** The placeholder names of a template to be saved; a template that does not parse is a field error (400). */
 function checkedPlaceholders(parts: TemplateParts, fail: Fail<400>): string[] {
@@ -31,12 +32,12 @@ function checkedPlaceholders(parts: TemplateParts, fail: Fail<400>): string[] {
   try {
     names = placeholders(parts);
   } catch (error) {
-    if (error instanceof TemplateSyntaxError) fail(400, undefined, 'Validation failed', syntaxRefusal(error));
+    if (error instanceof TemplateSyntaxError) invalidRequest(syntaxRefusal(error));
     throw error;
   }
   const unnamed = names.filter((name) => !placeholderName.test(name));
   if (unnamed.length > 0) {
-    fail(400, undefined, 'Validation failed', { details: { formErrors: unnamed.map((name) => `Placeholder names are letters, digits and underscores: ${name}`) } });
+    invalidRequest({ formErrors: unnamed.map((name) => `Placeholder names are letters, digits and underscores: ${name}`) });
   }
   return names;
 }
@@ -67,7 +68,7 @@ export function templateHandlers({ templates }: MailDeps) {
         }
         if (error instanceof RenderFailed) fail(422, undefined, error.message);
         // Only an inline template can fail to parse: a stored one was parsed when it was saved.
-        if (error instanceof TemplateSyntaxError) fail(400, undefined, 'Validation failed', syntaxRefusal(error));
+        if (error instanceof TemplateSyntaxError) invalidRequest(syntaxRefusal(error));
         throw error;
       }
     },

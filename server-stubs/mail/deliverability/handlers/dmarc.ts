@@ -5,6 +5,7 @@ import { iso } from '../../identity/handlers/paging.js';
 import { planNames, withinQuota } from '../../identity/plans.js';
 import { fullCheck, isDkimSelector, isDomainName, normalizedDomain } from '../dns-check.js';
 import type { MonitoredDomainRecord } from '../monitored-domains-store.js';
+import { invalidRequest } from '../../../lib/failures.js';
 
 type MonitoredDomain = components['schemas']['MonitoredDomain'];
 
@@ -45,7 +46,7 @@ export function dmarcHandlers({ monitoredDomains, identity, dns, clock }: MailDe
         ...(!isDomainName(body.domain) && { domain: ['Invalid hostname'] }),
         ...(!isDkimSelector(body.dkim_selector) && { dkim_selector: ['Invalid DKIM selector'] }),
       };
-      if (Object.keys(fieldErrors).length > 0) fail(400, undefined, 'Validation failed', { details: { fieldErrors } });
+      if (Object.keys(fieldErrors).length > 0) invalidRequest({ fieldErrors });
       const domain = normalizedDomain(body.domain);
       refuseUnlessRoom(userId, domain, fail);
       const { dnsCheck, status } = await fullCheck(dns, domain, body.dkim_selector);

@@ -3,6 +3,7 @@ import { mailHandlers, type MailDeps } from '../../context.js';
 import { iso, pageOf } from '../../identity/handlers/paging.js';
 import { isDomainName, normalizedDomain } from '../dns-check.js';
 import { dnsRecordsOf, type SendingDomainRecord } from '../sending-domains-store.js';
+import { invalidRequest } from '../../../lib/failures.js';
 
 type SendingDomain = components['schemas']['SendingDomain'];
 
@@ -21,7 +22,7 @@ export function domainHandlers({ sendingDomains }: MailDeps) {
     },
 
     createDomain: async ({ principal, body, fail }) => {
-      if (!isDomainName(body.domain)) fail(400, undefined, 'Validation failed', { details: { fieldErrors: { domain: ['Invalid hostname'] } } });
+      if (!isDomainName(body.domain)) invalidRequest({ fieldErrors: { domain: ['Invalid hostname'] } });
       const domain = normalizedDomain(body.domain);
       if (sendingDomains.byDomain(principal.userId, domain)) fail(409, undefined, alreadyAdded);
       const record = (await sendingDomains.add(principal.userId, domain)) ?? fail(409, undefined, alreadyAdded);

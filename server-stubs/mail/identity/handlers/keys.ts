@@ -4,6 +4,7 @@ import type { MailPrincipal } from '../../auth.js';
 import { withinQuota, planNames } from '../plans.js';
 import type { ApiKeyRecord, IdentityStore } from '../store.js';
 import { iso, pageOf } from './paging.js';
+import { invalidRequest } from '../../../lib/failures.js';
 
 type ListedKey = components['schemas']['ApiKeyListResponse']['data'][number];
 
@@ -50,7 +51,7 @@ export function keyHandlers({ identity }: MailDeps) {
     createApiKey: ({ principal, body, fail }) => {
       const accountId = body.allowed_account_id ?? null;
       if (accountId !== null && identity.account(principal.userId, accountId) === undefined) {
-        fail(400, undefined, 'Validation failed', { details: { fieldErrors: { allowed_account_id: ['Account not found'] } } });
+        invalidRequest({ fieldErrors: { allowed_account_id: ['Account not found'] } });
       }
       const user = identity.user(principal.userId)!;
       if (!withinQuota(user.plan, 'api_keys', identity.activeKeys(user.id, 'dashboard').length)) {

@@ -3,6 +3,7 @@ import { mailHandlers, type MailDeps } from '../../context.js';
 import { planNames } from '../plans.js';
 import { SsoTokenRefused } from '../sso.js';
 import { seededUsers, type MailUser } from '../store.js';
+import { invalidRequest } from '../../../lib/failures.js';
 
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -46,7 +47,7 @@ export function sessionHandlers({ identity, sso, referrals }: MailDeps) {
 
     logInAsUser: ({ req, body, fail }) => {
       const user = seededUsers.some((u) => u.id === body.user_id) ? identity.user(body.user_id) : undefined;
-      if (!user) return fail(400, undefined, 'Validation failed', { details: { fieldErrors: { user_id: ['Unknown user'] } } });
+      if (!user) return invalidRequest({ fieldErrors: { user_id: ['Unknown user'] } });
       const session = identity.createSession(user.id);
       return { status: 303, headers: { Location: body.return_to ?? `${req.baseUrl}/api/auth/login`, 'Set-Cookie': sessionCookie(req, session) } };
     },

@@ -3,6 +3,7 @@ import { mailHandlers, type MailDeps } from '../../context.js';
 import { normalizedDomain } from '../../deliverability/dns-check.js';
 import { iso, pageOf } from '../../identity/handlers/paging.js';
 import type { AliasRecord } from '../aliases.js';
+import { invalidRequest } from '../../../lib/failures.js';
 
 type Alias = components['schemas']['Alias'];
 
@@ -30,7 +31,7 @@ export function aliasHandlers({ infrastructure, sendingDomains }: MailDeps) {
     createAlias: ({ principal, body, fail }) => {
       const userId = principal.userId;
       const problems = forwardingProblems(body.alias, body.forward_to);
-      if (problems.length > 0) fail(400, undefined, 'Validation failed', { details: { fieldErrors: { forward_to: problems } } });
+      if (problems.length > 0) invalidRequest({ fieldErrors: { forward_to: problems } });
       const domain =
         sendingDomains.byDomain(userId, normalizedDomain(body.alias.slice(body.alias.lastIndexOf('@') + 1))) ?? fail(422, undefined, 'Alias domain is not a sending domain of the account');
       if (aliases.byAddress(userId, body.alias)) fail(409, undefined, 'Alias already exists');
@@ -41,7 +42,7 @@ export function aliasHandlers({ infrastructure, sendingDomains }: MailDeps) {
     updateAlias: ({ principal, query, body, fail }) => {
       const record = aliases.get(principal.userId, query.id) ?? fail(404, undefined, notFound);
       const problems = body.forward_to === undefined ? [] : forwardingProblems(record.alias, body.forward_to);
-      if (problems.length > 0) fail(400, undefined, 'Validation failed', { details: { fieldErrors: { forward_to: problems } } });
+      if (problems.length > 0) invalidRequest({ fieldErrors: { forward_to: problems } });
       aliases.update(record, { forwardTo: body.forward_to, enabled: body.enabled });
       return { status: 200, body: { success: true, data: shown(record) } };
     },

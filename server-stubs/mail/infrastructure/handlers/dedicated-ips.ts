@@ -5,6 +5,7 @@ import { iso, pageOf } from '../../identity/handlers/paging.js';
 import { requireFeature } from '../../identity/plans.js';
 import type { DedicatedIpPool, DedicatedIpRecord } from '../dedicated-ips.js';
 import { resolvesTo } from '../dns-checks.js';
+import { invalidRequest } from '../../../lib/failures.js';
 
 type DedicatedIp = components['schemas']['DedicatedIp'];
 
@@ -41,7 +42,7 @@ export function dedicatedIpHandlers({ infrastructure, identity, dns }: MailDeps)
       let reverseDns = record.reverseDns;
       if (body.reverse_dns !== undefined && body.reverse_dns !== null) {
         // The schema's `hostname` format also lets IP literals through; a PTR target is a name.
-        if (!isDomainName(body.reverse_dns)) fail(400, undefined, 'Validation failed', { details: { fieldErrors: { reverse_dns: ['Invalid hostname'] } } });
+        if (!isDomainName(body.reverse_dns)) invalidRequest({ fieldErrors: { reverse_dns: ['Invalid hostname'] } });
         const ip = record.ip ?? fail(422, undefined, 'reverse_dns must resolve to the IP: no address is assigned yet (the IP is provisioning)');
         const check = await resolvesTo(dns, body.reverse_dns, ip);
         if (!check.confirmed) fail(422, undefined, check.reason);

@@ -5,6 +5,7 @@ import { iso, pageOf } from '../../identity/handlers/paging.js';
 import { publishesInboundMx } from '../dns-checks.js';
 import { inboundExchanges, type InboundRouteRecord } from '../inbound-routes.js';
 import { loopbackHint } from '../../../lib/net-guard.js';
+import { invalidRequest } from '../../../lib/failures.js';
 
 type InboundRoute = components['schemas']['InboundRoute'];
 
@@ -34,7 +35,7 @@ export function inboundHandlers({ infrastructure, webhooks, dns, clock }: MailDe
         ...(!isDomainName(body.domain) && { domain: ['Invalid hostname'] }),
         ...(webhooks.engine.refusesUrl(body.webhook_url) && { webhook_url: [`Must not point at a loopback, private or link-local address${loopbackHint(body.webhook_url)}`] }),
       };
-      if (Object.keys(fieldErrors).length > 0) fail(400, undefined, 'Validation failed', { details: { fieldErrors } });
+      if (Object.keys(fieldErrors).length > 0) invalidRequest({ fieldErrors });
       const domain = normalizedDomain(body.domain);
       if (routes.forDomain(domain)) fail(409, undefined, alreadyConfigured);
       const record = routes.add(principal.userId, domain, body.webhook_url, body.secret ?? null);

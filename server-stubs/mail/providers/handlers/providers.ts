@@ -4,6 +4,7 @@ import { applyMailServerAEvent } from '../mailserver-a.js';
 import { applyMailServerBEvent, UnusableEvent } from '../mailserver-b.js';
 import { RecipientOutcomes, sentMessage } from '../recipient-outcomes.js';
 import { canonicalLanguage, markingTranslator, type Translator } from '../translation.js';
+import { invalidRequest } from '../../../lib/failures.js';
 
 /** The content types the feedback-loop webhook takes, as its health check publishes them. */
 const feedbackLoopAccepts: ['message/rfc822', 'application/json', 'text/plain'] = ['message/rfc822', 'application/json', 'text/plain'];
@@ -71,7 +72,7 @@ export function providerHandlers(deps: MailDeps, translator: Translator = markin
     translateStoredEmail: async ({ body, fail }) => {
       const targetLanguage = canonicalLanguage(body.targetLanguage);
       if (!targetLanguage) {
-        return fail(400, undefined, 'Validation failed', { details: { fieldErrors: { targetLanguage: ['Must be a BCP-47 language tag, for example de or pt-BR'] } } });
+        return invalidRequest({ fieldErrors: { targetLanguage: ['Must be a BCP-47 language tag, for example de or pt-BR'] } });
       }
       const email = deps.outbox.get(body.emailId);
       if (!email) return fail(404, undefined, 'Email not found');

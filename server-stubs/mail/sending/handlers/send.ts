@@ -3,6 +3,7 @@ import { mailHandlers, type MailDeps, type SendAnswer } from '../../context.js';
 import { iso, pageOf } from '../../identity/handlers/paging.js';
 import type { Address, OutboxMessage } from '../outbox.js';
 import { refuseForeignSender, refuseOverQuota } from '../sender-rules.js';
+import { invalidRequest } from '../../../lib/failures.js';
 
 type SendRequest = components['schemas']['SendEmailRequest'];
 
@@ -42,7 +43,7 @@ export function sendHandlers({ identity, contacts, outbox, delivery, sendKeys, c
         if (seen.kind === 'replay') return seen.answer;
         if (seen.kind === 'conflict') fail(422, undefined, 'idempotency_key was already used with a different request');
       }
-      if (!body.html && !body.text) fail(400, undefined, 'Validation failed', { details: { formErrors: ['Provide html or text'] } });
+      if (!body.html && !body.text) invalidRequest({ formErrors: ['Provide html or text'] });
       refuseForeignSender(identity, principal, body.from.email, fail);
 
       const recipients = distinct(body.to);

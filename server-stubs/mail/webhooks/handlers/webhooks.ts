@@ -4,6 +4,7 @@ import { mailHandlers, type MailDeps } from '../../context.js';
 import { iso } from '../../identity/handlers/paging.js';
 import type { FormAEndpoint, FormBAttempt, FormBEndpoint, WebhooksStore } from '../webhooks-store.js';
 import { loopbackHint } from '../../../lib/net-guard.js';
+import { invalidRequest } from '../../../lib/failures.js';
 
 type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
 type WebhookDelivery = components['schemas']['WebhookDelivery'];
@@ -48,7 +49,7 @@ function shownA(e: FormAEndpoint): DashboardWebhook {
 /** A URL the SSRF guard would refuse by its address alone is refused when it is set. */
 function refuseBlockedUrl(url: string | undefined, webhooks: WebhooksStore, fail: Fail<400>): void {
   if (url !== undefined && webhooks.engine.refusesUrl(url)) {
-    fail(400, undefined, 'Validation failed', { details: { fieldErrors: { url: [`URL points at an address webhooks may not reach${loopbackHint(url)}`] } } });
+    invalidRequest({ fieldErrors: { url: [`URL points at an address webhooks may not reach${loopbackHint(url)}`] } });
   }
 }
 

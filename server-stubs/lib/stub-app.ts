@@ -1,0 +1,45 @@
+import type { Principal } from './auth.js';
+import type { Clock } from './clock.js';
+import { loadContract } from './contract.js';
+import { createServiceRouter, type ServiceRouterOptions } from './service-router.js';
+import { passedThrough, type RouterSwitches, type StubEnvironment, type StubService } from './service.js';
+import type { StateStore } from './store.js';
+
+export interface StubAppParts<Ops, P extends Principal, Defaults, S extends StateStore | undefined> extends Omit<ServiceRouterOptions<Ops, P, Defaults>, 'clock' | keyof ReturnType<typeof passedThrough>> {
+  /** the service's state: a reset puts it back to its seeds; `/_stub/state` and `STUB_STATE_DIR` export and keep it */
+  state?: S;
+  /** what a reset puts back beyond the state and the rate windows (a provider's switch, a platform's jobs) */
+  reset?: () => void | Promise<void>;
+}
+
+/**
+ * One stub service's app: its router (from the contract, mounted at the contract's base path), a
+ * reset that puts the state back to its seeds and clears the rate windows and whatever else the
+ * service names, and the state for `/_stub/state` when it keeps one.
+ */
+export function createStubApp<Ops, P extends Principal, Defaults, S extends StateStore | undefined = undefined>(
+  options: StubEnvironment & RouterSwitches & { clock: Clock },
+  parts: StubAppParts<Ops, P, Defaults, S>,
+) {
+  const { state, reset: resetMore, ...routerOptions } = parts;
+  const { router, contract, limiter, unimplemented } = createServiceRouter<Ops, P, Defaults>({ ...routerOptions, clock: options.clock, ...passedThrough(options) });
+  const reset = () => {
+    state?.reset();
+    limiter.reset();
+    return resetMore?.();
+  };
+  return { router, limiter, basePath: contract.basePath, unimplemented, reset, state: state as S };
+}
+
+/**
+ * A service's descriptor (the default export of its `app.ts`). Its base path is the contract's
+ * (`servers`), read when first asked for, so discovering a service does not load its contract.
+ */
+export function stubService<Options>(descriptor: Omit<StubService<Options>, 'basePath'>): StubService<Options> {
+  return {
+    ...descriptor,
+    get basePath() {
+      return loadContract(descriptor.slug).basePath;
+    },
+  };
+}
