@@ -43,6 +43,8 @@ export function compareTrees(freshDir: string, committedDir: string): DriftRepor
 export interface CheckOptions {
   /** the commit to compare with for breaking changes (`--base REF`); default: the merge base with main */
   base?: string;
+  /** `--no-eslint-cache`: lint every file as a fresh clone does, the cache neither read nor written */
+  eslintCache?: boolean;
 }
 
 export interface CheckResult {
@@ -106,9 +108,16 @@ export interface CodeLintResult {
   files: number;
 }
 
-/** ESLint over the repository with its eslint.config.js (type-aware rules on the hand-written TypeScript). */
-export async function lintCode(root: string): Promise<CodeLintResult> {
-  const eslint = new ESLint({ cwd: root });
+/** Where ESLint keeps what it found per file between local runs (a fresh clone's `npm ci` starts without). */
+export const eslintCacheLocation = (root: string) => path.join(root, 'node_modules', '.cache', 'eslint', '.eslintcache');
+
+/**
+ * ESLint over the repository with its eslint.config.js (type-aware rules on the hand-written
+ * TypeScript). A file whose content and config are unchanged since the last run is not linted
+ * again (`cache`); `npm run lint` shares that cache, `npx eslint .` ignores it.
+ */
+export async function lintCode(root: string, options: { cache?: boolean } = {}): Promise<CodeLintResult> {
+  const eslint = new ESLint({ cwd: root, cache: options.cache ?? true, cacheLocation: eslintCacheLocation(root), cacheStrategy: 'content' });
   const results = await eslint.lintFiles(['.']);
   const errors: string[] = [];
   const warnings: string[] = [];
@@ -123,20 +132,22 @@ export async function lintCode(root: string): Promise<CodeLintResult> {
   return { errors, warnings, files: results.length };
 }
 
-/** `--base REF` or `--base=REF`; anything else is refused. */
+/** `--base REF` or `--base=REF`, `--no-eslint-cache`; anything else is refused. */
 export function parseCheckArgs(argv: string[]): CheckOptions {
   const options: CheckOptions = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--base' && argv[i + 1] && !argv[i + 1]!.startsWith('--')) options.base = argv[++i];
     else if (arg.startsWith('--base=') && arg.length > '--base='.length) options.base = arg.slice('--base='.length);
-    else throw new Error(`unknown argument ${arg} (usage: npm run check -- [--base REF])`);
+    else if (arg === '--no-eslint-cache') options.eslintCache = false;
+    else throw new Error(`unknown argument ${arg} (usage: npm run check -- [--base REF] [--no-eslint-cache])`);
   }
   return options;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const started = performance.now();
+  const say = (line: string) => console.log(`${((performance.now() - started) / 1000).toFixed(1).padStart(6)} s  ${line}`);
   let options: CheckOptions;
   try {
     options = parseCheckArgs(process.argv.slice(2));
@@ -144,6 +155,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.error(`check: ${(error as Error).message}`);
     process.exit(2);
   }
+  say('contracts: Redocly lint, build, Spectral, drift of generated/, breaking changes…');
   const { ok, messages, advice, warnings, notes } = await check(defaultRoot, options);
   const contractsMs = Math.round(performance.now() - started);
   for (const n of notes) console.log(n);
@@ -152,8 +164,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   for (const a of advice) console.error(a);
   console.log(`contracts ${String(contractsMs).padStart(7)} ms  lint, build, Spectral, drift, breaking changes: ${messages.length} problems`);
   // After the contract steps, not beside them: both are CPU-bound, and running them together on two cores gains little.
+  const eslintCache = options.eslintCache ?? true;
+  say(`eslint: the hand-written TypeScript and JavaScript${eslintCache ? ' (files unchanged since the last run from node_modules/.cache/eslint)' : ', every file'}…`);
   const eslintStarted = performance.now();
-  const code = await lintCode(defaultRoot);
+  const code = await lintCode(defaultRoot, { cache: eslintCache });
   const eslintMs = Math.round(performance.now() - eslintStarted);
   for (const w of code.warnings) console.warn(`eslint: ${w}`);
   for (const e of code.errors) console.error(`eslint: ${e}`);
