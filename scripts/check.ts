@@ -7,7 +7,7 @@
  * error in the hand-written TypeScript. Changes nothing.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import os, { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { ESLint } from 'eslint';
 import type { OpenAPI3 } from 'openapi-typescript';
@@ -45,6 +45,8 @@ export interface CheckOptions {
   base?: string;
   /** `--no-eslint-cache`: lint every file as a fresh clone does, the cache neither read nor written */
   eslintCache?: boolean;
+  /** processes sharing the fresh build (as `npm run build`'s); default 1, the caller's own */
+  workers?: number;
 }
 
 export interface CheckResult {
@@ -63,7 +65,7 @@ export async function check(root: string, options: CheckOptions = {}): Promise<C
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'contracts-check-'));
   const messages: string[] = [];
   try {
-    const result = await build({ root, outDir: tmp, force: true, docs: false, register: false });
+    const result = await build({ root, outDir: tmp, force: true, docs: false, register: false, workers: options.workers ?? 1 });
     // The platform's own contracts lint clean, warnings included; a document brought in is held to
     // OpenAPI validity only (DECISIONS I-1): its style findings are the vendor's, counted, not failed.
     const services = findApiServices(root);
@@ -156,7 +158,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.exit(2);
   }
   say('contracts: Redocly lint, build, Spectral, drift of generated/, breaking changes…');
-  const { ok, messages, advice, warnings, notes } = await check(defaultRoot, options);
+  // Alone on the machine, as `npm run build` is: the fresh build shares the cores.
+  const { ok, messages, advice, warnings, notes } = await check(defaultRoot, { ...options, workers: availableParallelism() });
   const contractsMs = Math.round(performance.now() - started);
   for (const n of notes) console.log(n);
   for (const w of warnings) console.warn(`warning: ${w}`);
