@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import CostSequencer from './test/helpers/cost-sequencer.js';
 
 export default defineConfig({
   test: {
@@ -7,6 +8,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: files run in parallel on two workers; the mock tests start Prism processes.
     maxWorkers: 2,
+    // Costliest files first, and shards of equal cost rather than equal count (test/helpers/file-costs.json).
+    sequence: { sequencer: CostSequencer },
     reporters: ['default', './test/reporters/summary-line.ts'],
   },
 });

@@ -3,12 +3,13 @@
  * turned into one row per test file (wall time from the file's start to its end on its worker, and
  * its number of tests), costliest first, under the times of the steps before it (check, typecheck).
  *
- * `npx tsx bench/lib/test-timings.ts <report.json> [check=S typecheck=S vitest=S]` prints the table
- * for a report taken elsewhere (the "before" table of bench/RESULTS.md came from one).
+ * `npx tsx bench/lib/test-timings.ts <report.json> [check=S typecheck=S vitest=S] [--write-costs]`
+ * prints the table for a report taken elsewhere (the "before" table of bench/RESULTS.md came from
+ * one); with `--write-costs`, also writes the per-file costs the test sequencer orders and shards by.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The part of vitest's JSON report read here (it is Jest's format). */
 export interface VitestJsonReport {
@@ -34,6 +35,15 @@ export function fileTimings(report: VitestJsonReport): FileTiming[] {
   return report.testResults
     .map((r) => ({ file: fromTestDir(r.name), seconds: (r.endTime - r.startTime) / 1000, tests: r.assertionResults.length }))
     .sort((a, b) => b.seconds - a.seconds || a.file.localeCompare(b.file));
+}
+
+/** Where the test sequencer reads each file's cost (test/helpers/cost-sequencer.ts). */
+export const fileCostsPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test/helpers/file-costs.json');
+
+/** `{ "test/x.test.ts": seconds }`, in the order of the paths (a stable diff from run to run). */
+export function fileCostsJson(report: VitestJsonReport): string {
+  const rows = fileTimings(report).sort((a, b) => a.file.localeCompare(b.file));
+  return `${JSON.stringify(Object.fromEntries(rows.map((r) => [r.file, Math.round(r.seconds * 10) / 10])), null, 2)}\n`;
 }
 
 /** `npm test`'s steps, seconds of wall time each; the vitest step is the whole run, workers in parallel. */
@@ -74,10 +84,14 @@ export function parseSteps(args: string[]): StepTimes {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const [reportFile, ...stepArgs] = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  const writeCosts = args.includes('--write-costs');
+  const [reportFile, ...stepArgs] = args.filter((a) => a !== '--write-costs');
   if (!reportFile) {
-    console.error('usage: npx tsx bench/lib/test-timings.ts <vitest-report.json> [step=seconds ...]');
+    console.error('usage: npx tsx bench/lib/test-timings.ts <vitest-report.json> [step=seconds ...] [--write-costs]');
     process.exit(2);
   }
-  console.log(timingTable(JSON.parse(readFileSync(reportFile, 'utf8')) as VitestJsonReport, parseSteps(stepArgs)));
+  const report = JSON.parse(readFileSync(reportFile, 'utf8')) as VitestJsonReport;
+  console.log(timingTable(report, parseSteps(stepArgs)));
+  if (writeCosts) writeFileSync(fileCostsPath, fileCostsJson(report));
 }

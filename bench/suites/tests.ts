@@ -1,15 +1,16 @@
 /**
  * The test suite's own time: `npm test`'s steps as scripts/test.ts runs them (check with ESLint's
  * cache off, as on a fresh clone; typecheck; vitest with a JSON report beside its usual output),
- * each timed, then the per-file table of the vitest run, costliest first.
+ * each timed, then the per-file table of the vitest run, costliest first. Also rewrites
+ * test/helpers/file-costs.json, the costs the test sequencer orders and shards the files by.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { planTests } from '../../scripts/test.js';
 import { root } from '../lib/processes.js';
-import { timingTable, type StepTimes, type VitestJsonReport } from '../lib/test-timings.js';
+import { fileCostsJson, fileCostsPath, timingTable, type StepTimes, type VitestJsonReport } from '../lib/test-timings.js';
 import type { Suite, Target } from '../suite.js';
 
 /** Runs `node <args>` in the repository with its output shown; its wall time in s and its output. */
@@ -40,6 +41,8 @@ export const suite: Suite = {
       const typechecked = await runShown(typecheck!.args);
       const tested = await runShown([...vitest!.args, '--reporter=default', '--reporter=json', `--outputFile.json=${reportFile}`]);
       const report = JSON.parse(readFileSync(reportFile, 'utf8')) as VitestJsonReport;
+      // The test sequencer orders and shards by these: kept as fresh as this section.
+      writeFileSync(fileCostsPath, fileCostsJson(report));
       const steps: StepTimes = { check: checked.seconds, 'check: contracts': stepMs('contracts'), 'check: ESLint': stepMs('eslint'), typecheck: typechecked.seconds, vitest: tested.seconds };
       const total = checked.seconds + typechecked.seconds + tested.seconds;
       const targets: Target[] = [{ name: 'npm test, check + typecheck + vitest, s (< 180)', measured: Math.round(total), met: total < 180 }];
