@@ -12,6 +12,7 @@ import path from 'node:path';
 import { ESLint } from 'eslint';
 import type { OpenAPI3 } from 'openapi-typescript';
 import { breakingGate } from './lib/breaking-gate.js';
+import { cachedByContent } from './lib/content-cache.js';
 import { build } from './lib/pipeline.js';
 import { defaultRoot } from '../server-stubs/lib/root.js';
 import { findApiServices, findSchemaSets, isImported, listFiles } from './lib/project.js';
@@ -38,6 +39,18 @@ export function compareTrees(freshDir: string, committedDir: string): DriftRepor
   }
   for (const f of committed) if (!fresh.has(f)) report.extra.push(f);
   return report;
+}
+
+/** What Spectral's findings depend on besides the bundle: the ruleset, its functions, Spectral's own versions. */
+function spectralRulesetInputs(root: string): string[] {
+  const functionsDir = path.join(root, 'scripts', 'spectral');
+  const functions = existsSync(functionsDir) ? listFiles(functionsDir).sort().map((f) => `${path.relative(root, f)}\n${readFileSync(f, 'utf8')}`) : [];
+  const versions = ['spectral-core', 'spectral-rulesets', 'spectral-ruleset-bundler'].map((name) => {
+    const manifest = path.join(root, 'node_modules', '@stoplight', name, 'package.json');
+    return existsSync(manifest) ? `${name}@${(JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version}` : name;
+  });
+  const rulesetFile = path.join(root, '.spectral.yaml');
+  return [existsSync(rulesetFile) ? readFileSync(rulesetFile, 'utf8') : '', ...functions, ...versions];
 }
 
 export interface CheckOptions {
@@ -75,14 +88,20 @@ export async function check(root: string, options: CheckOptions = {}): Promise<C
     if (importedWarnings > 0) console.warn(`lint: ${importedWarnings} style warnings in documents brought in by add-service (${[...imported].join(', ')}); npx redocly lint <slug> lists them`);
     for (const f of result.failures) messages.push(`build: ${f}`);
     // An independent linter agrees on the platform's own: Spectral's `oas` ruleset (.spectral.yaml),
-    // errors fail, warnings print. A document brought in is judged by the validity rules above alone.
+    // errors fail, warnings print. A document brought in is judged by the validity rules above alone,
+    // so Spectral does not read it at all.
+    const ruleset = spectralRulesetInputs(root);
     for (const { slug } of services) {
+      if (imported.has(slug)) continue;
       const bundle = path.join(tmp, slug, 'openapi.json');
       if (!existsSync(bundle)) continue; // a bundle failure is already reported
-      for (const p of await lintWithSpectral(bundle, { root })) {
+      // The same bundle under the same ruleset and Spectral has the same findings: a check of a copy
+      // with unchanged services (the pipeline tests) does not lint them again.
+      const problems = await cachedByContent(root, 'spectral', [readFileSync(bundle), ...ruleset], () => lintWithSpectral(bundle, { root }));
+      for (const p of problems) {
         const line = `spectral: ${formatSpectralProblem(`generated/${slug}/openapi.json`, p)}`;
-        if (p.severity === 'error' && !imported.has(slug)) messages.push(line);
-        else if ((p.severity === 'error' || p.severity === 'warn') && !imported.has(slug)) console.warn(line);
+        if (p.severity === 'error') messages.push(line);
+        else if (p.severity === 'warn') console.warn(line);
       }
     }
     const drift = compareTrees(tmp, path.join(root, 'generated'));
