@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import CostSequencer from './test/helpers/cost-sequencer.js';
 
 export default defineConfig({
   test: {
@@ -9,6 +10,8 @@ export default defineConfig({
     maxWorkers: 2,
     // No test keeps stub state in the tree: those that keep it give a folder of their own.
     env: { STUB_STATE_DIR: 'off' },
+    // Costliest files first, and shards of equal cost rather than equal count (test/helpers/file-costs.json).
+    sequence: { sequencer: CostSequencer },
     reporters: ['default', './test/reporters/summary-line.ts'],
   },
 });

@@ -7,11 +7,12 @@
  * error in the hand-written TypeScript. Changes nothing.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import os, { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { ESLint } from 'eslint';
 import type { OpenAPI3 } from 'openapi-typescript';
 import { breakingGate } from './lib/breaking-gate.js';
+import { cachedByContent } from './lib/content-cache.js';
 import { build } from './lib/pipeline.js';
 import { defaultRoot } from '../server-stubs/lib/root.js';
 import { findApiServices, findSchemaSets, isImported, listFiles } from './lib/project.js';
@@ -40,9 +41,25 @@ export function compareTrees(freshDir: string, committedDir: string): DriftRepor
   return report;
 }
 
+/** What Spectral's findings depend on besides the bundle: the ruleset, its functions, Spectral's own versions. */
+function spectralRulesetInputs(root: string): string[] {
+  const functionsDir = path.join(root, 'scripts', 'spectral');
+  const functions = existsSync(functionsDir) ? listFiles(functionsDir).sort().map((f) => `${path.relative(root, f)}\n${readFileSync(f, 'utf8')}`) : [];
+  const versions = ['spectral-core', 'spectral-rulesets', 'spectral-ruleset-bundler'].map((name) => {
+    const manifest = path.join(root, 'node_modules', '@stoplight', name, 'package.json');
+    return existsSync(manifest) ? `${name}@${(JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version}` : name;
+  });
+  const rulesetFile = path.join(root, '.spectral.yaml');
+  return [existsSync(rulesetFile) ? readFileSync(rulesetFile, 'utf8') : '', ...functions, ...versions];
+}
+
 export interface CheckOptions {
   /** the commit to compare with for breaking changes (`--base REF`); default: the merge base with main */
   base?: string;
+  /** `--no-eslint-cache`: lint every file as a fresh clone does, the cache neither read nor written */
+  eslintCache?: boolean;
+  /** processes sharing the fresh build (as `npm run build`'s); default 1, the caller's own */
+  workers?: number;
 }
 
 export interface CheckResult {
@@ -61,7 +78,7 @@ export async function check(root: string, options: CheckOptions = {}): Promise<C
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'contracts-check-'));
   const messages: string[] = [];
   try {
-    const result = await build({ root, outDir: tmp, force: true, docs: false, register: false });
+    const result = await build({ root, outDir: tmp, force: true, docs: false, register: false, workers: options.workers ?? 1 });
     // The platform's own contracts lint clean, warnings included; a document brought in is held to
     // OpenAPI validity only (DECISIONS I-1): its style findings are the vendor's, counted, not failed.
     const services = findApiServices(root);
@@ -71,14 +88,20 @@ export async function check(root: string, options: CheckOptions = {}): Promise<C
     if (importedWarnings > 0) console.warn(`lint: ${importedWarnings} style warnings in documents brought in by add-service (${[...imported].join(', ')}); npx redocly lint <slug> lists them`);
     for (const f of result.failures) messages.push(`build: ${f}`);
     // An independent linter agrees on the platform's own: Spectral's `oas` ruleset (.spectral.yaml),
-    // errors fail, warnings print. A document brought in is judged by the validity rules above alone.
+    // errors fail, warnings print. A document brought in is judged by the validity rules above alone,
+    // so Spectral does not read it at all.
+    const ruleset = spectralRulesetInputs(root);
     for (const { slug } of services) {
+      if (imported.has(slug)) continue;
       const bundle = path.join(tmp, slug, 'openapi.json');
       if (!existsSync(bundle)) continue; // a bundle failure is already reported
-      for (const p of await lintWithSpectral(bundle, { root })) {
+      // The same bundle under the same ruleset and Spectral has the same findings: a check of a copy
+      // with unchanged services (the pipeline tests) does not lint them again.
+      const problems = await cachedByContent(root, 'spectral', [readFileSync(bundle), ...ruleset], () => lintWithSpectral(bundle, { root }));
+      for (const p of problems) {
         const line = `spectral: ${formatSpectralProblem(`generated/${slug}/openapi.json`, p)}`;
-        if (p.severity === 'error' && !imported.has(slug)) messages.push(line);
-        else if ((p.severity === 'error' || p.severity === 'warn') && !imported.has(slug)) console.warn(line);
+        if (p.severity === 'error') messages.push(line);
+        else if (p.severity === 'warn') console.warn(line);
       }
     }
     const drift = compareTrees(tmp, path.join(root, 'generated'));
@@ -106,9 +129,16 @@ export interface CodeLintResult {
   files: number;
 }
 
-/** ESLint over the repository with its eslint.config.js (type-aware rules on the hand-written TypeScript). */
-export async function lintCode(root: string): Promise<CodeLintResult> {
-  const eslint = new ESLint({ cwd: root });
+/** Where ESLint keeps what it found per file between local runs (a fresh clone's `npm ci` starts without). */
+export const eslintCacheLocation = (root: string) => path.join(root, 'node_modules', '.cache', 'eslint', '.eslintcache');
+
+/**
+ * ESLint over the repository with its eslint.config.js (type-aware rules on the hand-written
+ * TypeScript). A file whose content and config are unchanged since the last run is not linted
+ * again (`cache`); `npm run lint` shares that cache, `npx eslint .` ignores it.
+ */
+export async function lintCode(root: string, options: { cache?: boolean } = {}): Promise<CodeLintResult> {
+  const eslint = new ESLint({ cwd: root, cache: options.cache ?? true, cacheLocation: eslintCacheLocation(root), cacheStrategy: 'content' });
   const results = await eslint.lintFiles(['.']);
   const errors: string[] = [];
   const warnings: string[] = [];
@@ -123,20 +153,22 @@ export async function lintCode(root: string): Promise<CodeLintResult> {
   return { errors, warnings, files: results.length };
 }
 
-/** `--base REF` or `--base=REF`; anything else is refused. */
+/** `--base REF` or `--base=REF`, `--no-eslint-cache`; anything else is refused. */
 export function parseCheckArgs(argv: string[]): CheckOptions {
   const options: CheckOptions = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--base' && argv[i + 1] && !argv[i + 1]!.startsWith('--')) options.base = argv[++i];
     else if (arg.startsWith('--base=') && arg.length > '--base='.length) options.base = arg.slice('--base='.length);
-    else throw new Error(`unknown argument ${arg} (usage: npm run check -- [--base REF])`);
+    else if (arg === '--no-eslint-cache') options.eslintCache = false;
+    else throw new Error(`unknown argument ${arg} (usage: npm run check -- [--base REF] [--no-eslint-cache])`);
   }
   return options;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const started = performance.now();
+  const say = (line: string) => console.log(`${((performance.now() - started) / 1000).toFixed(1).padStart(6)} s  ${line}`);
   let options: CheckOptions;
   try {
     options = parseCheckArgs(process.argv.slice(2));
@@ -144,7 +176,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.error(`check: ${(error as Error).message}`);
     process.exit(2);
   }
-  const { ok, messages, advice, warnings, notes } = await check(defaultRoot, options);
+  say('contracts: Redocly lint, build, Spectral, drift of generated/, breaking changes…');
+  // Alone on the machine, as `npm run build` is: the fresh build shares the cores.
+  const { ok, messages, advice, warnings, notes } = await check(defaultRoot, { ...options, workers: availableParallelism() });
   const contractsMs = Math.round(performance.now() - started);
   for (const n of notes) console.log(n);
   for (const w of warnings) console.warn(`warning: ${w}`);
@@ -152,8 +186,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   for (const a of advice) console.error(a);
   console.log(`contracts ${String(contractsMs).padStart(7)} ms  lint, build, Spectral, drift, breaking changes: ${messages.length} problems`);
   // After the contract steps, not beside them: both are CPU-bound, and running them together on two cores gains little.
+  const eslintCache = options.eslintCache ?? true;
+  say(`eslint: the hand-written TypeScript and JavaScript${eslintCache ? ' (files unchanged since the last run from node_modules/.cache/eslint)' : ', every file'}…`);
   const eslintStarted = performance.now();
-  const code = await lintCode(defaultRoot);
+  const code = await lintCode(defaultRoot, { cache: eslintCache });
   const eslintMs = Math.round(performance.now() - eslintStarted);
   for (const w of code.warnings) console.warn(`eslint: ${w}`);
   for (const e of code.errors) console.error(`eslint: ${e}`);
