@@ -7,8 +7,8 @@ import { parseEventStream } from '../../server-stubs/lib/sse.js';
  * server the same way. It is not an independent judge of the stubs: it reads the bundle with the
  * stubs' own contract loader (server-stubs/lib/contract.ts), validates with the stubs' ajv set-up
  * (server-stubs/lib/openapi/ajv.ts) and parses event streams with the stubs' own reader
- * (server-stubs/lib/sse.ts), so a fault in those is shared by both sides. A slug reads the repository's bundle; a contract (an
- * imported document's schema view, say) is checked as given.
+ * (server-stubs/lib/sse.ts), so a fault in those is shared by both sides. A slug reads the
+ * repository's bundle; a contract (an imported document's schema view, say) is checked as given.
  */
 export function contractChecker(source: string | Contract) {
   const { document, validator } = typeof source === 'string' ? loadContract(source) : source;
