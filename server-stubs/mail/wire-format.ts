@@ -1,3 +1,5 @@
+/** How mail's answers write a list (the page envelope) and a time (ISO 8601, remembered per value). */
+
 /** One page of a list in the service's envelope (`{data, pagination: {page, limit, total, totalPages}}`). */
 export function pageOf<T>(items: T[], page: number, limit: number) {
   return {
