@@ -16,10 +16,10 @@ import {
   type SubscriptionType,
   type Transaction,
   type TransactionNotification,
-  type ValidationResult,
 } from '../../generated/schemas/chain-rpc/index.gen.js';
 import { ChainRpcError } from './errors.js';
-import { checkParams, checkResult, readEnvelope, rpcError } from './jsonrpc.js';
+import { createHttpCaller } from './http-call.js';
+import { checkParams, checkResult } from './jsonrpc.js';
 import { RpcSocket } from './socket.js';
 
 export { ChainRpcError, isChainRpcError, RpcErrorCode, type ChainRpcErrorKind, type ChainRpcErrorDetails, type RpcErrorCodeName, type RpcErrorCodeValue } from './errors.js';
@@ -124,7 +124,6 @@ export function createChainRpcClient(config: ChainRpcClientConfig): ChainRpcClie
   const headers: Record<string, string> = { ...rpcConfig.headers };
   if (rpcConfig.apiKey) headers.authorization = `Bearer ${rpcConfig.apiKey}`;
 
-  let nextHttpId = 1;
   let nextHandle = 1;
   let closed = false;
   let state: ConnectionState = 'idle';
@@ -146,57 +145,7 @@ export function createChainRpcClient(config: ChainRpcClientConfig): ChainRpcClie
     else config.onError?.(error);
   };
 
-  async function call<T>(method: string, params: unknown, check: (x: unknown) => ValidationResult<T>): Promise<T> {
-    if (closed) throw new ChainRpcError('closed', `${method}: the client is closed`, { method });
-    const id = nextHttpId++;
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
-    let response: Response;
-    let text: string;
-    try {
-      response = await doFetch(rpcConfig.endpoint, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
-        body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
-        signal: controller.signal,
-      });
-      text = await response.text();
-    } catch (err) {
-      if (controller.signal.aborted) throw new ChainRpcError('timeout', `${method}: no answer within ${timeoutMs} ms`, { method, cause: err });
-      throw new ChainRpcError('transport', `${method}: ${err instanceof Error ? err.message : String(err)}`, { method, cause: err });
-    } finally {
-      clearTimeout(timer);
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch (err) {
-      if (!response.ok) {
-        throw new ChainRpcError('transport', `${method}: HTTP ${response.status} without a JSON-RPC body`, { method, status: response.status, data: text, cause: err });
-      }
-      throw new ChainRpcError('invalid_response', `${method}: the node's answer is not JSON`, { method, status: response.status, data: text, issues: [{ path: '', message: 'must be JSON' }], cause: err });
-    }
-    let env;
-    try {
-      env = readEnvelope(body, method);
-    } catch (err) {
-      if (!response.ok && err instanceof ChainRpcError) {
-        throw new ChainRpcError('transport', `${method}: HTTP ${response.status} without a JSON-RPC body`, { method, status: response.status, data: body, cause: err });
-      }
-      throw err;
-    }
-    // JSON-RPC answers errors it could not tie to a request (unparsable or oversized body) with id null.
-    if (env.kind === 'error' && env.id === null) throw rpcError(method, env, response.status);
-    if (env.id !== id) {
-      throw new ChainRpcError('invalid_response', `${method}: the answer's id ${JSON.stringify(env.id)} is not the request's ${id}`, {
-        method,
-        data: body,
-        issues: [{ path: '/id', message: `must be ${id}` }],
-      });
-    }
-    if (env.kind === 'error') throw rpcError(method, env, response.status);
-    return checkResult(method, env.result, check);
-  }
+  const call = createHttpCaller({ endpoint: rpcConfig.endpoint, headers, timeoutMs, fetch: doFetch, isClosed: () => closed });
 
   // ---- WebSocket and subscriptions
 

@@ -194,7 +194,7 @@ export async function oasdiffBreaking(service: string, base: OpenAPI3, head: Ope
 
 /** Every breaking change of one service: oasdiff for `paths`, ours for webhooks and streams. */
 export async function serviceBreaking(service: string, base: OpenAPI3, head: OpenAPI3): Promise<Finding[]> {
-  const ours = breakingChanges(base, head, { scope: 'uncovered' }).map((c) => ({ service, ...c, id: 'contracts', source: 'contracts' as const }));
+  const ours = breakingChanges(base, head).map((c) => ({ service, ...c, id: 'contracts', source: 'contracts' as const }));
   return [...(await oasdiffBreaking(service, base, head)), ...ours];
 }
 

@@ -1,5 +1,5 @@
 import type { OpenAPI3 } from 'openapi-typescript';
-import { deref, listOperations, listWebhooks, requestBodyOf, responsesOf, type JsonDocument, type Operation, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { deref, listOperations, listWebhooks, requestBodyOf, responsesOf, type JsonDocument, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 /**
  * Changes between two bundles of one service that break existing clients: what a client sends may
@@ -7,8 +7,7 @@ import { deref, listOperations, listWebhooks, requestBodyOf, responsesOf, type J
  *
  * oasdiff (scripts/lib/breaking-gate.ts) is the gate for `paths`; this comparison covers what it
  * does not: the 3.1 top-level `webhooks` (payloads and headers the subscribers read), the frames of
- * `text/event-stream` responses (`oneOf` frame unions) and the standalone JSON Schema files. The
- * whole-document comparison of `paths` stays as the designers' quick view and for the tests.
+ * `text/event-stream` responses (`oneOf` frame unions) and the standalone JSON Schema files.
  */
 export interface BreakingChange {
   where: string; // `POST /projects`, `webhook formA:contact.created`, `schema Block.json`
@@ -29,7 +28,6 @@ interface Sides {
   read: boolean;
   frames?: boolean;
 }
-const WRITE: Sides = { write: true, read: false };
 const READ: Sides = { write: false, read: true };
 const BOTH: Sides = { write: true, read: true };
 
@@ -176,72 +174,40 @@ function compareSchema(before: JsonDocument, after: JsonDocument, a: JsonNode | 
   }
 }
 
-export interface CompareOptions {
-  /**
-   * `all` (the default): every operation, webhook and stream. `uncovered`: only what oasdiff does
-   * not compare, the webhooks and the `text/event-stream` frames.
-   */
-  scope?: 'all' | 'uncovered';
-}
-
 export const EVENT_STREAM = 'text/event-stream';
 
-export function breakingChanges(before: OpenAPI3, after: OpenAPI3, options: CompareOptions = {}): BreakingChange[] {
-  const all = (options.scope ?? 'all') === 'all';
+/** What oasdiff does not compare between two bundles of one service: the frames of its event streams, and its webhooks. */
+export function breakingChanges(before: OpenAPI3, after: OpenAPI3): BreakingChange[] {
+  return [...streamChanges(before, after), ...webhookChanges(before, after)];
+}
+
+/**
+ * The frames of each `text/event-stream` success response, read by the client. A removed operation
+ * or response is oasdiff's finding; a stream's are ours alone, so they name the operation too.
+ */
+function streamChanges(before: OpenAPI3, after: OpenAPI3): BreakingChange[] {
   const changes: BreakingChange[] = [];
   const afterOps = new Map(listOperations(after).map((o) => [o.label, o]));
   for (const old of listOperations(before)) {
-    const add = (change: string) => changes.push({ where: old.label, change });
     const next = afterOps.get(old.label);
-    if (!next) {
-      if (all) add('operation removed');
-      continue;
-    }
-    if (all) {
-      compareParameters(old, next, add);
-      const bodyBefore = requestBodyOf(before, old);
-      const bodyAfter = requestBodyOf(after, next);
-      if (!bodyBefore?.required && bodyAfter?.required) add('request body is now required');
-      for (const [type, media] of Object.entries<JsonNode>(bodyBefore?.content ?? {})) {
-        const mediaAfter = deref(after, bodyAfter?.content?.[type]);
-        if (!mediaAfter) add(`request body ${type} no longer accepted`);
-        else {
-          const out: string[] = [];
-          compareSchema(before, after, media.schema, mediaAfter.schema, '', out, WRITE);
-          out.forEach((c) => add(`request ${c}`));
-        }
-      }
-    }
-    const responsesBefore = responsesOf(before, old);
+    if (!next) continue;
+    const add = (change: string) => changes.push({ where: old.label, change });
     const responsesAfter = responsesOf(after, next);
-    for (const [status, response] of Object.entries<JsonNode>(responsesBefore)) {
-      if (!/^2/.test(status)) continue;
+    for (const [status, response] of Object.entries<JsonNode>(responsesOf(before, old))) {
+      const media = response.content?.[EVENT_STREAM];
       const responseAfter = responsesAfter[status];
-      if (!responseAfter) {
-        if (all) add(`response ${status} removed`);
+      if (!/^2/.test(status) || !media || !responseAfter) continue;
+      const mediaAfter = responseAfter.content?.[EVENT_STREAM];
+      if (!mediaAfter) {
+        add(`response ${status} ${EVENT_STREAM} removed`);
         continue;
       }
-      for (const [type, media] of Object.entries<JsonNode>(response.content ?? {})) {
-        const stream = type === EVENT_STREAM;
-        if (!all && !stream) continue;
-        const mediaAfter = responseAfter.content?.[type];
-        if (!mediaAfter) add(`response ${status} ${type} removed`);
-        else {
-          const out: string[] = [];
-          compareSchema(before, after, media.schema, mediaAfter.schema, '', out, stream ? { ...READ, frames: true } : READ);
-          // A stream's changes are ours alone (oasdiff never sees streams): they name the operation too.
-          const named = stream && typeof old.op.operationId === 'string' ? ` (${old.op.operationId})` : '';
-          out.forEach((c) => add(`response ${status}${stream ? ' stream' : ''}${named}: ${c}`));
-        }
-      }
-    }
-    if (all) {
-      const securityBefore = JSON.stringify(old.op.security ?? before.security ?? []);
-      const securityAfter = JSON.stringify(next.op.security ?? after.security ?? []);
-      if (securityBefore !== securityAfter) add(`security changed from ${securityBefore} to ${securityAfter}`);
+      const out: string[] = [];
+      compareSchema(before, after, media.schema, mediaAfter.schema, '', out, { ...READ, frames: true });
+      const named = typeof old.op.operationId === 'string' ? ` (${old.op.operationId})` : '';
+      out.forEach((c) => add(`response ${status} stream${named}: ${c}`));
     }
   }
-  changes.push(...webhookChanges(before, after));
   return changes;
 }
 
@@ -299,15 +265,4 @@ export function schemaBreakingChanges(name: string, before: JsonDocument | undef
   const out: string[] = [];
   compareSchema(before, after, before, after, '', out, BOTH);
   return out.map((change) => ({ where, change: change.replace(/^body /, '') }));
-}
-
-function compareParameters(old: Operation, next: Operation, add: (change: string) => void): void {
-  const key = (p: JsonNode) => `${p.in}:${p.name}`;
-  const before = new Map<string, JsonNode>((old.op.parameters ?? []).map((p: JsonNode) => [key(p), p]));
-  const after = new Set((next.op.parameters ?? []).map(key));
-  for (const p of next.op.parameters ?? []) {
-    const was = before.get(key(p));
-    if (p.required && !was?.required) add(`${p.in} parameter ${p.name} is now required`);
-  }
-  for (const [k, p] of before) if (!after.has(k) && p.in !== 'header') add(`${p.in} parameter ${p.name} was removed`);
 }

@@ -2,9 +2,13 @@ import { loadContract, type Contract } from '../../server-stubs/lib/contract.js'
 import { parseEventStream } from '../../server-stubs/lib/sse.js';
 
 /**
- * Validates what a client received against the service's bundle, as an independent check of the
- * stub (whose own response validation could be switched off or wrong). A slug reads the repository's
- * bundle; a contract (an imported document's schema view, say) is checked as given.
+ * Validates what a client received against the service's bundle, on the client's side of the wire:
+ * it catches a stub whose own response check is switched off or skipped, and checks any other
+ * server the same way. It is not an independent judge of the stubs: it reads the bundle with the
+ * stubs' own contract loader (server-stubs/lib/contract.ts), validates with the stubs' ajv set-up
+ * (server-stubs/lib/openapi/ajv.ts) and parses event streams with the stubs' own reader
+ * (server-stubs/lib/sse.ts), so a fault in those is shared by both sides. A slug reads the
+ * repository's bundle; a contract (an imported document's schema view, say) is checked as given.
  */
 export function contractChecker(source: string | Contract) {
   const { document, validator } = typeof source === 'string' ? loadContract(source) : source;

@@ -30,7 +30,7 @@ import { deref, listOperations, mountPathOf } from '../../server-stubs/lib/opena
 import { defaultRoot } from '../../server-stubs/lib/root.js';
 import { schemaView, type SchemaView } from '../../server-stubs/lib/compilable-document.js';
 import { runScenario, ScenarioSetupError, scenarioFor, stubClockAdvance } from './scenarios/index.js';
-import { fuzzConfig } from './fuzz/config.js';
+import { fuzzConfig, type FuzzConfig } from './fuzz/config.js';
 import type { CredentialSource } from './fuzz/contract-model.js';
 import { httpServiceTarget, type HttpServiceTarget } from './fuzz/http-target.js';
 import type { Violation } from './fuzz/oracle.js';
@@ -39,6 +39,7 @@ import { runFuzz, type FuzzTarget, type Judged } from './fuzz/runner.js';
 import { cleanupLines } from './fuzz/cleanup.js';
 import { createSender, curlLine, describeObserved, type FuzzRequest, type Observed, type Sender } from './fuzz/wire.js';
 import { isJsonType } from '../../server-stubs/lib/media-types.js';
+import { junitXml } from './contract-junit.js';
 
 export const DEFAULT_CONTRACT_RUNS = 300;
 
@@ -95,6 +96,8 @@ export interface ContractOptions {
 }
 
 export type CheckKind = 'examples' | 'negative' | 'scenario' | 'fuzz';
+/** The kinds of check in the order a run makes them, and its reports list them. */
+export const CHECK_KINDS: readonly CheckKind[] = ['examples', 'negative', 'scenario', 'fuzz'];
 
 export interface CheckResult {
   kind: CheckKind;
@@ -256,71 +259,52 @@ function asWireRequest(built: ReturnType<typeof exampleRequest>, kind: string): 
   return { case: kind, method: String(built.init.method ?? 'GET'), path: built.url, query: [], headers, body, expect: 'any' };
 }
 
-// ---------------------------------------------------------------------------------------- reports
-
-/** XML 1.0 text: the five special characters escaped, characters XML cannot hold replaced by U+FFFD. */
-export function xmlEscape(text: string): string {
-  return text
-    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '\uFFFD')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
-}
-
-const KINDS: CheckKind[] = ['examples', 'negative', 'scenario', 'fuzz'];
-
-export function junitXml(slug: string, results: CheckResult[]): string {
-  const seconds = (ms: number) => (ms / 1000).toFixed(3);
-  const attrs = (a: Record<string, string | number>) => Object.entries(a).map(([k, v]) => ` ${k}="${xmlEscape(String(v))}"`).join('');
-  const count = (rs: CheckResult[], outcome: CheckResult['outcome']) => rs.filter((r) => r.outcome === outcome).length;
-  const total = (rs: CheckResult[]) => rs.reduce((n, r) => n + r.ms, 0);
-  const lines = ['<?xml version="1.0" encoding="UTF-8"?>'];
-  lines.push(`<testsuites${attrs({ name: `contract ${slug}`, tests: results.length, failures: count(results, 'failed'), errors: 0, skipped: count(results, 'skipped'), time: seconds(total(results)) })}>`);
-  for (const kind of KINDS) {
-    const rs = results.filter((r) => r.kind === kind);
-    lines.push(`  <testsuite${attrs({ name: kind, tests: rs.length, failures: count(rs, 'failed'), errors: 0, skipped: count(rs, 'skipped'), time: seconds(total(rs)) })}>`);
-    for (const r of rs) {
-      const open = `    <testcase${attrs({ classname: `${slug}.${kind}`, name: r.name, time: seconds(r.ms) })}`;
-      if (r.outcome === 'passed') lines.push(`${open}/>`);
-      else if (r.outcome === 'skipped') lines.push(`${open}>`, `      <skipped${attrs({ message: r.message ?? '' })}/>`, '    </testcase>');
-      else lines.push(`${open}>`, `      <failure${attrs({ message: r.message ?? '', type: 'contract violation' })}>${xmlEscape(r.details ?? '')}</failure>`, '    </testcase>');
-    }
-    lines.push('  </testsuite>');
-  }
-  lines.push('</testsuites>');
-  return `${lines.join('\n')}\n`;
-}
-
 // ---------------------------------------------------------------------------------------- the run
 
-export async function runContract(options: ContractOptions): Promise<ContractRun> {
-  const usage = (message: string): ContractRun => ({ exitCode: 2, report: `${message}\n${USAGE}`, junit: '', results: [] });
+/** The options of a run, checked as a command line's: a bad one is a usage error (exit 2) saying what is wrong. */
+interface RunSettings {
+  base: URL;
+  bundlesDir: string;
+  slug: string;
+  given: Array<[string, string]>;
+  runs: number;
+  seed: number;
+  env: FuzzConfig;
+}
+
+function runSettings(options: ContractOptions): RunSettings | { usage: string } {
   let base: URL;
   try {
     base = new URL(options.baseUrl);
   } catch {
-    return usage(`--base-url is not a URL: ${JSON.stringify(options.baseUrl)}`);
+    return { usage: `--base-url is not a URL: ${JSON.stringify(options.baseUrl)}` };
   }
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') return usage(`--base-url must be http or https, not ${base.protocol}`);
-  if (base.search || base.hash) return usage('--base-url takes no query or fragment');
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') return { usage: `--base-url must be http or https, not ${base.protocol}` };
+  if (base.search || base.hash) return { usage: '--base-url takes no query or fragment' };
   const bundlesDir = options.bundlesDir ?? defaultBundlesDir;
   const slugs = bundledSlugs(bundlesDir).map((s) => s.slug);
   const slug = options.service ?? serviceOfBaseUrl(base.href, bundlesDir);
-  if (!slug) return usage(`no contract's base path matches ${base.pathname}; give --service <${slugs.join('|')}>`);
-  if (!slugs.includes(slug)) return usage(`unknown service ${JSON.stringify(slug)}; one of ${slugs.join(', ')}`);
+  if (!slug) return { usage: `no contract's base path matches ${base.pathname}; give --service <${slugs.join('|')}>` };
+  if (!slugs.includes(slug)) return { usage: `unknown service ${JSON.stringify(slug)}; one of ${slugs.join(', ')}` };
   let given: Array<[string, string]>;
   try {
     given = (options.headers ?? []).map(parseHeaderLine);
   } catch (error) {
-    return usage((error as Error).message);
+    return { usage: (error as Error).message };
   }
   const runs = options.runs ?? DEFAULT_CONTRACT_RUNS;
-  if (!Number.isSafeInteger(runs) || runs < 0) return usage(`--runs must be a whole number, got ${runs}`);
+  if (!Number.isSafeInteger(runs) || runs < 0) return { usage: `--runs must be a whole number, got ${runs}` };
   const env = fuzzConfig();
   const seed = options.seed ?? env.seed;
-  if (!Number.isSafeInteger(seed)) return usage(`--seed must be an integer, got ${seed}`);
+  if (!Number.isSafeInteger(seed)) return { usage: `--seed must be an integer, got ${seed}` };
+  return { base, bundlesDir, slug, given, runs, seed, env };
+}
+
+export async function runContract(options: ContractOptions): Promise<ContractRun> {
+  const usage = (message: string): ContractRun => ({ exitCode: 2, report: `${message}\n${USAGE}`, junit: '', results: [] });
+  const settings = runSettings(options);
+  if ('usage' in settings) return usage(settings.usage);
+  const { base, bundlesDir, slug, given, runs, seed, env } = settings;
 
   // Read through its schema view: a valid document whose schemas Ajv cannot take as they are
   // (3.0 `nullable`, a pattern JavaScript cannot compile) is still checked, minus what is noted.
@@ -378,7 +362,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
   const fuzzSender = createSender(baseUrl, { concurrency: env.concurrency, timeoutMs: 10_000 });
   /** The fuzz target, made on first use; its cleanup also holds what the scenario and the examples created. */
   let fuzzTarget: HttpServiceTarget | undefined;
-  const fuzzTargetOf = () => (fuzzTarget ??= httpServiceTarget(slug!, fuzzSources, fuzzSender, { basePath: '', origin: baseUrl, contract }));
+  const fuzzTargetOf = () => (fuzzTarget ??= httpServiceTarget(slug, fuzzSources, fuzzSender, { basePath: '', origin: baseUrl, contract }));
   /** Notes what a request of the run created, to remove it at the end (on a stateful target only). */
   const noteCreated = (method: string, path: string, observed: Observed, headers: Record<string, string>) => {
     if (options.stateless) return;
@@ -528,7 +512,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
     }
 
     async function scenario() {
-      const definition = await scenarioFor(slug!);
+      const definition = await scenarioFor(slug);
       if (!definition) return;
       const started = Date.now();
       const headers = given.length ? Object.fromEntries(given) : defaultCredentialHeaders(stub, document);
@@ -623,7 +607,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
   }
 
   function finish(): ContractRun {
-    for (const kind of KINDS) {
+    for (const kind of CHECK_KINDS) {
       const rs = results.filter((r) => r.kind === kind);
       const n = (o: CheckResult['outcome']) => rs.filter((r) => r.outcome === o).length;
       // Each skipped check says why below (not implemented, nothing to hold the answer to).
@@ -646,6 +630,6 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
     if (leftBehind.length) lines.push(...leftBehind, '');
     const failed = results.filter((r) => r.outcome === 'failed').length;
     lines.push(failed ? `FAILED: ${failed} check(s) broke the contract of ${slug}.` : `PASSED: ${slug} at ${baseUrl} keeps its contract.`);
-    return { exitCode: failed ? 1 : 0, report: lines.join('\n'), junit: junitXml(slug!, results), service: slug!, results };
+    return { exitCode: failed ? 1 : 0, report: lines.join('\n'), junit: junitXml(slug, results), service: slug, results };
   }
 }

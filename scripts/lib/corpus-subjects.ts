@@ -1,4 +1,9 @@
-/** The subjects of the embedded developer-docs corpus (input of scripts/generate-corpus.ts). */
+/**
+ * The subjects of the embedded developer-docs corpus (input of scripts/generate-corpus.ts), kept as
+ * data in corpus-subjects.json: one entry per area, its subjects in the order the corpus lists them.
+ */
+import { readFileSync } from 'node:fs';
+
 export interface Subject {
   area: string;
   areaSlug: string;
@@ -12,125 +17,34 @@ export interface Subject {
   practice: string;
 }
 
-type Row = [slug: string, name: string, what: string, pitfall: string, practice: string];
+type SubjectFields = Omit<Subject, 'area' | 'areaSlug'>;
+const FIELDS = ['slug', 'name', 'what', 'pitfall', 'practice'] as const satisfies ReadonlyArray<keyof SubjectFields>;
 
-const AREAS: Record<string, [areaSlug: string, rows: Row[]]> = {
-  HTTP: ['http', [
-    ['caching', 'HTTP caching', 'HTTP caching lets clients and proxies reuse responses; Cache-Control sets max-age, no-store and private, while ETag and Last-Modified allow conditional revalidation.', 'Forgetting Vary on content negotiation headers makes shared caches serve the wrong representation.', 'Send Cache-Control on every response and use ETag with If-None-Match so unchanged resources answer 304 Not Modified.'],
-    ['status-codes', 'HTTP status codes', 'HTTP status codes group responses into 1xx informational, 2xx success, 3xx redirection, 4xx client error and 5xx server error classes.', 'Answering 200 with an error payload hides failures from clients, monitors and retries.', 'Use 400 for malformed input, 401 for missing credentials, 403 for refused permission, 404 for unknown resources and 429 for rate limiting.'],
-    ['rate-limiting', 'HTTP rate limiting', 'Rate limiting caps how many requests a client may send in a window; the server answers 429 Too Many Requests when the budget is spent.', 'Omitting the Retry-After header leaves clients guessing and retrying in tight loops.', 'Return Retry-After with 429 and let clients back off exponentially with jitter.'],
-    ['cors', 'CORS', 'Cross-Origin Resource Sharing lets a browser call an API on another origin; the server answers a preflight OPTIONS request with Access-Control-Allow-Origin and allowed methods.', 'Reflecting any Origin together with Access-Control-Allow-Credentials exposes authenticated data to every site.', 'List allowed origins explicitly and answer preflights quickly with Access-Control-Max-Age.'],
-    ['content-negotiation', 'content negotiation', 'Content negotiation picks a representation from the Accept, Accept-Language and Accept-Encoding request headers.', 'Ignoring the Accept header and always returning HTML breaks API clients that expect JSON.', 'Answer 406 Not Acceptable when no representation matches and set Content-Type precisely.'],
-    ['http2', 'HTTP/2', 'HTTP/2 multiplexes many streams over one TCP connection with binary framing and HPACK header compression.', 'Domain sharding and sprite bundling, tricks from HTTP/1.1, can slow HTTP/2 down.', 'Serve HTTP/2 over TLS and keep one connection per origin.'],
-    ['idempotency', 'idempotency keys', 'An idempotent request has the same effect when repeated; GET, PUT and DELETE are idempotent while POST is not.', 'Retrying a POST after a timeout can charge a customer twice.', 'Accept an Idempotency-Key header on POST and replay the stored response for a repeated key.'],
-    ['server-sent-events', 'Server-Sent Events', 'Server-Sent Events stream text/event-stream frames over one HTTP response; each frame has optional event and id lines and a data line, separated by a blank line.', 'Proxies that buffer responses delay events until the stream closes.', 'Send a comment ping every few seconds and disable proxy buffering for event streams.'],
-    ['websockets', 'WebSockets', 'WebSockets upgrade an HTTP connection into a full-duplex message channel.', 'Missing heartbeats leave half-open connections that hold server memory.', 'Send ping frames and close idle sockets; authenticate during the upgrade request.'],
-    ['cookies', 'HTTP cookies', 'Cookies store small state in the browser; attributes Secure, HttpOnly, SameSite and Max-Age control how they travel.', 'A session cookie without HttpOnly can be read by injected scripts.', 'Mark session cookies Secure, HttpOnly and SameSite=Lax or Strict.'],
-    ['redirects', 'HTTP redirects', 'Redirects send the client to another URL; 301 and 308 are permanent, 302, 303 and 307 temporary.', 'Using 302 after a POST lets some clients repeat the POST at the new location.', 'Use 303 See Other after a form POST and 308 to move an API permanently.'],
-    ['compression', 'HTTP compression', 'Response compression with gzip or Brotli shrinks text payloads; the client advertises support in Accept-Encoding.', 'Compressing secrets alongside attacker-controlled input enables BREACH-style attacks.', 'Compress JSON and HTML, skip already compressed images, and set Vary: Accept-Encoding.'],
-  ]],
-  TypeScript: ['typescript', [
-    ['generics', 'TypeScript generics', 'Generics let a function or type work over many types while keeping the relation between input and output types.', 'Adding type parameters that appear only once gives no safety and hurts readability.', 'Constrain type parameters with extends and let inference supply them at call sites.'],
-    ['strict-mode', 'TypeScript strict mode', 'The strict compiler flag turns on strictNullChecks, noImplicitAny and related checks.', 'Turning strict on late in a project surfaces thousands of errors at once.', 'Start projects with strict and noUncheckedIndexedAccess enabled.'],
-    ['union-types', 'union and discriminated union types', 'A discriminated union shares a literal tag property so the compiler narrows each variant in a switch.', 'Checking variants with in-operator tests instead of a tag makes narrowing brittle.', 'Add a type field to each variant and an exhaustive switch with a never check.'],
-    ['satisfies', 'the satisfies operator', 'The satisfies operator checks that an expression matches a type without widening the inferred type.', 'Annotating a constant with its type loses literal types that satisfies would keep.', 'Use satisfies on configuration objects and handler maps so missing keys fail compilation.'],
-    ['modules', 'TypeScript modules', 'TypeScript follows ECMAScript modules; moduleResolution NodeNext mirrors how Node resolves import paths with file extensions.', 'Omitting the .js extension in relative imports breaks at runtime under NodeNext.', 'Use module and moduleResolution NodeNext for Node projects and write .js in relative imports.'],
-    ['type-guards', 'type guards', 'A type guard is a function returning a type predicate such as value is User, which narrows the argument for the compiler.', 'A guard that checks too little lies to the compiler and moves the crash elsewhere.', 'Validate untrusted JSON with a schema validator and derive guards from the schema.'],
-    ['utility-types', 'utility types', 'Utility types such as Partial, Required, Pick, Omit and Record transform existing types.', 'Deeply nested mapped types slow down the compiler and editor.', 'Prefer a few named types over long chains of utility types.'],
-    ['declaration-files', 'declaration files', 'Declaration files with the .d.ts extension describe the types of JavaScript code without implementation.', 'Hand-written declarations drift from the library they describe.', 'Generate declarations with the declaration compiler option and publish them with the package.'],
-    ['enums', 'TypeScript enums', 'Enums name a set of constants; const enums are inlined at compile time.', 'Numeric enums accept any number, which weakens type checks.', 'Prefer unions of string literals or as const objects over numeric enums.'],
-    ['decorators', 'TypeScript decorators', 'Decorators annotate classes and members; TypeScript 5 implements the standard ECMAScript decorators proposal.', 'Mixing legacy experimentalDecorators code with standard decorators causes confusing errors.', 'Choose one decorator mode per project and keep decorators free of side effects at import time.'],
-  ]],
-  'Node.js': ['node', [
-    ['event-loop', 'the Node.js event loop', 'The event loop runs callbacks in phases: timers, pending callbacks, poll, check and close; microtasks run between them.', 'CPU-heavy synchronous work blocks the event loop and stalls every request.', 'Move heavy computation to worker threads and measure event loop delay.'],
-    ['streams', 'Node.js streams', 'Streams process data in chunks; readable, writable, duplex and transform streams handle backpressure.', 'Ignoring the return value of write() buffers unbounded data in memory.', 'Connect streams with pipeline() from node:stream/promises so errors and cleanup propagate.'],
-    ['esm', 'ECMAScript modules in Node', 'Node loads ECMAScript modules for .mjs files or when package.json has type module.', 'Mixing require and import in one package leads to dual package hazards.', 'Set type module, use import.meta.url for paths, and declare exports in package.json.'],
-    ['worker-threads', 'worker threads', 'Worker threads run JavaScript in parallel isolates that communicate through messages and SharedArrayBuffer.', 'Starting a new worker per request costs more than the work it offloads.', 'Keep a fixed pool of workers and transfer buffers instead of copying them.'],
-    ['error-handling', 'error handling in Node', 'Errors in Node surface as thrown exceptions, rejected promises and error events on emitters.', 'An unhandled promise rejection terminates the process in current Node versions.', 'Await every promise, attach error listeners to emitters and log with a cause chain.'],
-    ['package-json', 'package.json', 'package.json declares name, version, dependencies, scripts and entry points of a Node package.', 'Caret ranges pull new minor versions that may break a build.', 'Commit the lockfile and run npm ci in continuous integration.'],
-    ['fetch', 'fetch in Node', 'Node ships the WHATWG fetch API, built on undici, with Request, Response and Headers.', 'Not consuming the response body keeps connections open.', 'Set an AbortSignal.timeout on every outbound fetch and read or cancel the body.'],
-    ['test-runner', 'the Node test runner', 'node:test provides describe, it, mocks and coverage without extra dependencies.', 'Tests that depend on wall-clock time fail intermittently.', 'Inject a clock into code under test and use mock timers.'],
-    ['environment-variables', 'environment variables', 'process.env exposes environment variables as strings to a Node process.', 'Reading process.env deep inside modules hides configuration and complicates tests.', 'Parse and validate configuration once at startup and pass it down explicitly.'],
-    ['express', 'Express', 'Express is a minimal web framework for Node built on middleware functions and routers; Express 5 forwards rejected promises to error handlers.', 'Registering the error-handling middleware before routes means it never sees their errors.', 'Mount routers per resource and finish with a single error handler that shapes every error body.'],
-  ]],
-  Databases: ['databases', [
-    ['indexes', 'database indexes', 'An index is a B-tree or hash structure that lets the database find rows without scanning the whole table.', 'Every extra index slows down inserts and updates.', 'Index the columns used in WHERE and JOIN clauses and check plans with EXPLAIN.'],
-    ['transactions', 'database transactions', 'A transaction groups statements so they commit or roll back together, with ACID guarantees.', 'Long transactions hold locks and block other writers.', 'Keep transactions short and retry on serialization failures.'],
-    ['isolation-levels', 'isolation levels', 'Isolation levels read committed, repeatable read and serializable trade consistency for concurrency.', 'Read committed allows lost updates when two clients read then write the same row.', 'Use SELECT FOR UPDATE or serializable isolation for read-modify-write sequences.'],
-    ['postgresql', 'PostgreSQL', 'PostgreSQL is a relational database with MVCC, JSONB columns, full-text search and extensions.', 'Autovacuum falling behind leads to table bloat and slow queries.', 'Monitor dead tuples and tune autovacuum for busy tables.'],
-    ['connection-pooling', 'connection pooling', 'A connection pool reuses a bounded set of database connections across requests.', 'A pool larger than the database can serve causes contention and timeouts.', 'Size the pool from the database core count and put PgBouncer in front for many processes.'],
-    ['migrations', 'schema migrations', 'Migrations version database schema changes as ordered scripts applied by a tool.', 'Renaming a column in one step breaks application instances still running the old code.', 'Expand then contract: add the new column, backfill, switch reads, then drop the old one.'],
-    ['n-plus-one', 'the N+1 query problem', 'The N+1 problem issues one query for a list and one more per item.', 'ORM lazy loading hides N+1 queries until production traffic arrives.', 'Load relations eagerly with joins or batch queries and count queries in tests.'],
-    ['redis', 'Redis', 'Redis is an in-memory data store with strings, hashes, lists, sorted sets and streams.', 'Using KEYS in production blocks the server while it scans every key.', 'Use SCAN for iteration and set TTLs on cache entries.'],
-    ['sql-injection', 'SQL injection', 'SQL injection happens when user input is concatenated into a query string.', 'Escaping input by hand misses edge cases such as multibyte encodings.', 'Always use parameterized queries or prepared statements.'],
-    ['sharding', 'database sharding', 'Sharding splits data across databases by a shard key so each holds a subset.', 'A poorly chosen shard key creates hot shards.', 'Pick a high-cardinality key that matches the main access pattern.'],
-  ]],
-  OpenAPI: ['openapi', [
-    ['document-structure', 'OpenAPI document structure', 'An OpenAPI document has info, servers, paths, components and security; version 3.1 aligns schemas with JSON Schema 2020-12.', 'One huge YAML file becomes hard to review.', 'Split the document into path and component files and bundle it with Redocly.'],
-    ['components', 'OpenAPI components', 'Components hold reusable schemas, parameters, responses, examples and security schemes referenced with $ref.', 'Inlining the same schema in many places lets copies drift apart.', 'Reference shared schemas from components and name them after domain concepts.'],
-    ['examples', 'OpenAPI examples', 'Examples show request and response payloads; named examples appear in documentation and mocks.', 'Examples that do not match the schema mislead client developers.', 'Validate every example against its schema in tests.'],
-    ['security-schemes', 'OpenAPI security schemes', 'Security schemes describe API keys, HTTP bearer tokens, OAuth 2 flows and OpenID Connect.', 'Forgetting a global security requirement leaves operations documented as public.', 'Declare the scheme in components and require it on every operation that needs it.'],
-    ['code-generation', 'generating code from OpenAPI', 'Generators produce types, clients and server stubs from an OpenAPI document.', 'Editing generated files by hand loses the changes at the next generation.', 'Commit generated code and regenerate it in CI to detect drift.'],
-    ['versioning', 'API versioning', 'APIs are versioned in the path, a header or the media type so clients can migrate.', 'Breaking changes shipped without a new version break existing integrations.', 'Run a breaking-change check on every contract change.'],
-    ['request-validation', 'request validation', 'Request validation checks parameters and bodies against the OpenAPI schema before handlers run.', 'Validating only in handlers lets the contract and the code disagree.', 'Validate with the bundled document and map validation errors to the published error body.'],
-    ['json-schema', 'JSON Schema', 'JSON Schema describes JSON data with type, properties, required, enum, oneOf and format keywords.', 'additionalProperties false on responses breaks tolerant readers when fields are added.', 'Use the 2020-12 dialect with $id and title on every schema.'],
-    ['pagination', 'API pagination', 'Pagination splits large collections with limit and offset or opaque cursors.', 'Offset pagination skips or repeats items when data changes between pages.', 'Return an opaque next cursor and a stable sort order.'],
-    ['problem-details', 'problem details', 'RFC 9457 problem details define application/problem+json with type, title, status and detail.', 'Returning different error shapes per endpoint forces clients to special-case each one.', 'Use one error shape across the API and document every status.'],
-  ]],
-  Security: ['security', [
-    ['oauth2', 'OAuth 2.0', 'OAuth 2.0 lets a client obtain an access token from an authorization server on behalf of a user.', 'The implicit flow exposes tokens in the browser history.', 'Use the authorization code flow with PKCE for browser and mobile clients.'],
-    ['jwt', 'JSON Web Tokens', 'A JWT is a signed token with a header, claims and a signature, encoded as base64url segments.', 'Accepting the none algorithm or not checking exp lets forged tokens through.', 'Pin the expected algorithm, verify audience and issuer, and keep lifetimes short.'],
-    ['api-keys', 'API keys', 'API keys identify a calling application and are sent in a header such as Authorization: Bearer.', 'Keys committed to a repository leak to anyone with read access.', 'Prefix keys by product, store only hashes and support revocation and rotation.'],
-    ['password-hashing', 'password hashing', 'Password hashing stores a slow salted hash such as Argon2id, scrypt or bcrypt instead of the password.', 'Fast hashes such as SHA-256 let attackers test billions of guesses per second.', 'Use Argon2id with a per-user salt and rehash when parameters change.'],
-    ['ssrf', 'server-side request forgery', 'SSRF tricks a server into requesting internal addresses such as cloud metadata endpoints.', 'Checking the hostname before DNS resolution misses names that resolve to private ranges.', 'Resolve the address, block private and loopback ranges, and pin the resolved IP for the request.'],
-    ['xss', 'cross-site scripting', 'XSS injects script into pages viewed by other users through unescaped output.', 'Building HTML by string concatenation escapes some contexts and misses others.', 'Escape by context, use a templating engine and set a Content-Security-Policy.'],
-    ['csrf', 'cross-site request forgery', 'CSRF makes a victim browser send an authenticated request the user did not intend.', 'Relying only on cookies for authentication of state-changing requests invites CSRF.', 'Use SameSite cookies and anti-CSRF tokens on forms.'],
-    ['tls', 'TLS', 'TLS encrypts traffic and authenticates the server with a certificate chain.', 'Disabling certificate verification in clients removes the protection entirely.', 'Use TLS 1.2 or 1.3, automate certificate renewal and enable HSTS.'],
-    ['secrets-management', 'secrets management', 'Secrets management stores credentials in a vault and injects them at runtime.', 'Secrets in environment dumps and logs leak through error reports.', 'Redact secrets in logs and rotate them on a schedule.'],
-    ['webhook-signatures', 'webhook signatures', 'Webhook signatures let receivers verify a payload with an HMAC over the body and a timestamp.', 'Comparing signatures with a plain string comparison leaks timing information.', 'Use a constant-time comparison and reject stale timestamps to stop replays.'],
-  ]],
-  Testing: ['testing', [
-    ['unit-tests', 'unit tests', 'Unit tests check one module in isolation with fast, deterministic assertions.', 'Mocking every collaborator tests the mocks rather than the behaviour.', 'Test behaviour through public interfaces and fake only slow or external boundaries.'],
-    ['contract-tests', 'contract tests', 'Contract tests verify that a provider and its consumers agree on request and response shapes.', 'A stub that never validates responses drifts from the real contract.', 'Validate responses against the OpenAPI document in tests.'],
-    ['property-based-testing', 'property-based testing', 'Property-based testing generates many inputs and checks invariants, shrinking failures to a minimal case.', 'Properties that restate the implementation catch nothing.', 'Write properties as round trips, invariants and comparisons with a simple model.'],
-    ['flaky-tests', 'flaky tests', 'A flaky test passes and fails without code changes, often because of time, ordering or shared state.', 'Sleeping for a fixed time to wait for work makes tests slow and still flaky.', 'Inject clocks, await explicit signals and isolate state per test.'],
-    ['fuzzing', 'API fuzzing', 'Fuzzing sends generated, often malformed requests to find crashes and contract violations.', 'Fuzzers without a contract only find crashes, not wrong answers.', 'Generate requests from the OpenAPI schema and check every response against it.'],
-    ['vitest', 'Vitest', 'Vitest is a test runner with a Jest-compatible API, native ESM and TypeScript support.', 'Sharing module state across test files hides order dependencies.', 'Start servers per test file and close them in afterAll.'],
-  ]],
-  Containers: ['containers', [
-    ['dockerfile', 'Dockerfiles', 'A Dockerfile builds an image layer by layer from a base image.', 'Copying the whole context before installing dependencies invalidates the cache on every change.', 'Use multi-stage builds and copy the lockfile first.'],
-    ['kubernetes-probes', 'Kubernetes probes', 'Liveness, readiness and startup probes tell Kubernetes when to restart a container or send it traffic.', 'A liveness probe that checks the database restarts healthy pods during a database outage.', 'Keep liveness checks local and put dependency checks in readiness probes.'],
-    ['resource-limits', 'container resource limits', 'Requests and limits reserve and cap CPU and memory for containers.', 'A memory limit below the heap size gets the process killed without a stack trace.', 'Set the runtime heap size from the container memory limit.'],
-    ['health-checks', 'health check endpoints', 'A health endpoint reports whether a service can serve traffic.', 'Health endpoints that require heavy work become a source of load.', 'Answer health checks from cached state and keep them cheap.'],
-    ['twelve-factor', 'twelve-factor apps', 'The twelve-factor method keeps configuration in the environment, processes stateless and logs as event streams.', 'Writing state to the local disk breaks when a container is rescheduled.', 'Store state in backing services and treat containers as disposable.'],
-  ]],
-  Observability: ['observability', [
-    ['structured-logging', 'structured logging', 'Structured logs are machine-readable records, usually JSON, with fields such as level, message and request id.', 'Logging whole request bodies leaks personal data and secrets.', 'Log a request id on every line and redact sensitive fields.'],
-    ['metrics', 'metrics', 'Metrics are numeric time series such as request rate, error rate and latency histograms.', 'Labels with unbounded values such as user ids explode metric cardinality.', 'Track rate, errors and duration per route with bounded labels.'],
-    ['distributed-tracing', 'distributed tracing', 'Distributed tracing follows a request across services with trace and span ids, for example with OpenTelemetry.', 'Dropping the traceparent header at a proxy breaks traces into pieces.', 'Propagate W3C trace context on every outbound call.'],
-    ['slos', 'service level objectives', 'An SLO is a target for a service level indicator such as the share of requests served under 300 ms.', 'Alerting on every error instead of on the error budget causes alert fatigue.', 'Alert on error budget burn rate over short and long windows.'],
-  ]],
-  Git: ['git', [
-    ['branching', 'Git branching', 'Git branches are movable pointers to commits; trunk-based development keeps branches short-lived.', 'Long-lived feature branches accumulate painful merge conflicts.', 'Merge small changes often and hide unfinished work behind feature flags.'],
-    ['rebase', 'git rebase', 'Rebase replays commits on top of another base to keep history linear.', 'Rebasing commits that others have already pulled rewrites shared history.', 'Rebase only local branches and use --force-with-lease when pushing.'],
-    ['commit-messages', 'commit messages', 'A commit message has a short summary line and a body that explains why the change was made.', 'Messages such as fix stuff make history useless for later debugging.', 'Write an imperative summary under 72 characters and explain the motivation in the body.'],
-    ['bisect', 'git bisect', 'git bisect finds the commit that introduced a bug by binary search over history.', 'Flaky tests make bisect point at the wrong commit.', 'Automate bisect with git bisect run and a deterministic test.'],
-  ]],
-  'Web performance': ['web-performance', [
-    ['core-web-vitals', 'Core Web Vitals', 'Core Web Vitals measure loading with LCP, interactivity with INP and visual stability with CLS.', 'Images without width and height attributes cause layout shifts.', 'Reserve space for media, preload the largest image and defer non-critical scripts.'],
-    ['cdn', 'content delivery networks', 'A CDN caches content at edge locations close to users.', 'Caching personalized responses at the edge shows one user data to another.', 'Cache static assets with long max-age and fingerprinted file names.'],
-    ['lazy-loading', 'lazy loading', 'Lazy loading defers images and code until they are needed, for example with loading=lazy.', 'Lazy loading the main above-the-fold image delays the largest contentful paint.', 'Load critical content eagerly and lazy load only below the fold.'],
-    ['bundle-size', 'JavaScript bundle size', 'Bundle size is the amount of JavaScript shipped to the browser after bundling and minification.', 'Importing a whole utility library for one function bloats the bundle.', 'Split code by route, tree-shake ES modules and track size budgets in CI.'],
-  ]],
-  'Search and retrieval': ['search', [
-    ['full-text-search', 'full-text search', 'Full-text search tokenizes documents into terms and builds an inverted index from terms to documents.', 'Searching with LIKE %term% cannot use ordinary indexes and scans the table.', 'Use a full-text index with stemming and rank results by relevance.'],
-    ['bm25', 'BM25 ranking', 'BM25 scores documents by term frequency, inverse document frequency and document length normalization.', 'Without length normalization long documents dominate every result list.', 'Tune k1 and b on a sample of real queries.'],
-    ['embeddings', 'text embeddings', 'Embeddings map text to vectors so that similar meanings lie close together under cosine similarity.', 'Comparing embeddings from different models gives meaningless scores.', 'Store the model name with each vector and re-embed when the model changes.'],
-    ['retrieval-augmented-generation', 'retrieval-augmented generation', 'Retrieval-augmented generation retrieves documents for a question and grounds the generated answer in them with citations.', 'Answers that cite sources they did not use mislead readers.', 'Cite the exact passages used and show the sources next to the answer.'],
-    ['tokenization', 'tokenization for language models', 'Language models read text as tokens; byte pair encodings such as cl100k_base split words into subword units.', 'Counting characters instead of tokens overflows a model context window.', 'Count tokens with the tokenizer of the target model before sending a prompt.'],
-  ]],
-};
+interface Area {
+  area: string;
+  areaSlug: string;
+  subjects: SubjectFields[];
+}
 
-export const SUBJECTS: Subject[] = Object.entries(AREAS).flatMap(([area, [areaSlug, rows]]) =>
-  rows.map(([slug, name, what, pitfall, practice]) => ({ area, areaSlug, slug, name, what, pitfall, practice })),
+/** The areas of a parsed corpus-subjects.json, refused with the place of the first field that is not text. */
+function readAreas(parsed: unknown, file: string): Area[] {
+  const fail = (where: string): never => {
+    throw new Error(`${file}: ${where} must be a string`);
+  };
+  if (!Array.isArray(parsed)) throw new Error(`${file}: must be an array of areas`);
+  return parsed.map((entry: Partial<Record<string, unknown>>, i) => {
+    if (typeof entry.area !== 'string') fail(`[${i}].area`);
+    if (typeof entry.areaSlug !== 'string') fail(`[${i}].areaSlug`);
+    if (!Array.isArray(entry.subjects)) throw new Error(`${file}: [${i}].subjects must be an array`);
+    for (const [j, subject] of (entry.subjects as Array<Partial<Record<string, unknown>>>).entries()) {
+      for (const field of FIELDS) if (typeof subject[field] !== 'string') fail(`[${i}].subjects[${j}].${field}`);
+    }
+    return entry as unknown as Area;
+  });
+}
+
+const file = new URL('./corpus-subjects.json', import.meta.url);
+
+export const SUBJECTS: Subject[] = readAreas(JSON.parse(readFileSync(file, 'utf8')), 'corpus-subjects.json').flatMap(({ area, areaSlug, subjects }) =>
+  subjects.map(({ slug, name, what, pitfall, practice }) => ({ area, areaSlug, slug, name, what, pitfall, practice })),
 );

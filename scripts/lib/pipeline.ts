@@ -123,8 +123,8 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   };
   const stale = units.filter(isStale);
   const shares = options.workers && options.workers > 1 && !options.only ? shareUnits(stale, options.workers) : [stale.map((u) => u.key)];
-  // Forking a linter costs a second of loading Redocly again, on both cores: worth it for a large
-  // contract, whose lint is the longest step (seconds), not for mail's (1.5 s).
+  // Forking a linter pays for loading Redocly again, on both cores: worth it for a large contract,
+  // whose lint is the longest step, not for one of the platform's own (bench/RESULTS.md).
   const spareCore = (options.workers ?? 1) > shares.length;
   const lintApart = (unit: (typeof units)[number]) => options.lintApart ?? (spareCore && unitWeight(unit) > LINT_APART_BYTES);
   const others = shares.slice(1).map((keys) => buildInWorker({ ...options, only: keys, workers: 1, compare, register: false, compile: false }, log));
@@ -396,7 +396,7 @@ type WeighedUnit = { key: string; knownInputs?: string[]; set?: SchemaSet };
 /** The size of a unit's sources, in bytes: what its build time grows with. */
 const unitWeight = (unit: WeighedUnit) => (unit.knownInputs ?? unit.set?.files ?? []).reduce((sum, file) => sum + (existsSync(file) ? statSync(file).size : 0), 0);
 
-/** Sources from which a contract is linted apart when a core is idle (the 3,000-operation benchmark contract has 11 MB; mail 1 MB). */
+/** Sources from which a contract is linted apart when a core is idle: the scale benchmark's contracts are above it, the platform's own below. */
 const LINT_APART_BYTES = 4_000_000;
 
 /**

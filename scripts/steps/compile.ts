@@ -4,7 +4,7 @@
  * lazy imports behave as in the sources) into a mirror, `.cache/js/`, where every other file (a
  * bundle, a corpus, a template) is a symlink to the original. Paths a module computes from its own
  * location therefore land on the same files as from the sources. Transpiling at start with tsx cost
- * every start about half a second; this runs once per change (only what changed), and a no-op build
+ * every start its time; this runs once per change (only what changed), and a no-op build
  * only compares the folders' file list, sizes and times with the last compile.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';

@@ -65,14 +65,14 @@ export function portalEntry(slug: string, document: OpenAPI3): PortalEntry {
 
 /**
  * Operations Redoc draws in one go. Beyond it a page draws one tag whole and the rest as headings
- * (docs/assets/reference.js). In Chromium on two shared, busy cores a page of 4 operations took 2 s
- * to be usable, blog's 12 operations (6,400 elements drawn) 3.5 s (bench/RESULTS.md, docs).
+ * (docs/assets/reference.js): the time to a usable page grows with the elements Redoc draws
+ * (bench/RESULTS.md, docs portal).
  */
 export const WHOLE_REFERENCE_LIMIT = 10;
 
 /**
  * Redoc's options. Native scrollbars: the emulated ones (perfect-scrollbar) measured the whole
- * drawn page at start, 0.7 s of mail's load.
+ * drawn page at start, a large share of a big page's load (bench/RESULTS.md).
  */
 const REDOC_OPTIONS = {
   hideDownloadButton: true,

@@ -5,7 +5,7 @@ import type { ApiService } from '../lib/project.js';
 
 /**
  * Redocly's example rules compile an ajv validator for every example's schema and run it once:
- * most of a lint's time (3 of 6 s on a 3,000-operation contract). ajv's code optimizer (its
+ * most of a lint's time on a large contract (bench/RESULTS.md, scale). ajv's code optimizer (its
  * `code.optimize` option, which Redocly does not expose) only shortens the generated code, which
  * pays off for validators run many times, not once; it is switched off for Redocly's ajv.
  */

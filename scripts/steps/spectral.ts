@@ -27,7 +27,7 @@ const severities: SpectralSeverity[] = ['error', 'warn', 'info', 'hint'];
 type Spectral = import('@stoplight/spectral-core').Spectral;
 const linters = new Map<string, Promise<Spectral>>();
 
-/** One Spectral per ruleset file, its ruleset loaded once (about 0.3 s). */
+/** One Spectral per ruleset file, its ruleset (slow to load) loaded once. */
 function linterFor(rulesetFile: string): Promise<Spectral> {
   let linter = linters.get(rulesetFile);
   if (!linter) {

@@ -25,8 +25,8 @@ export async function generateApiTypes(slug: string, document: OpenAPI3): Promis
 
 /**
  * openapi-typescript's own entry (`openapiTS`) with its Redocly lint and bundle left out: it parses,
- * lints and bundles its input again, and the input here is the bundle the lint step passed. On a
- * 5,000-operation document that was two walks of 3-4 s each for nothing. The options are
+ * lints and bundles its input again, and the input here is the bundle the lint step passed: two
+ * whole-document walks for nothing, long on a large document. The options are
  * openapi-typescript 7.13's (pinned): the ones this toolkit sets, the rest at that version's defaults.
  */
 async function transformBundle(schema: JsonNode, options: { defaultNonNullable: boolean; rootTypes: boolean; rootTypesNoSchemaPrefix: boolean; rootTypesKeepCasing: boolean; transform: (schema: JsonNode) => unknown }) {

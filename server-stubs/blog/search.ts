@@ -124,8 +124,3 @@ export function searchCorpus(query: Required<Pick<SearchQuery, 'type' | 'sort' |
   }
   return results;
 }
-
-/** The corpus itself, for tests that check the search against what it holds. */
-export function blogCorpus(): Corpus {
-  return loadIndexes().corpus;
-}

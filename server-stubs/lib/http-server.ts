@@ -15,8 +15,8 @@ import type { Express, Request, RequestHandler, Response } from 'express';
  */
 export function createExpressServer(app: Express, options: http.ServerOptions = {}, listener: (req: Request, res: Response) => void = app): http.Server {
   // Node's constructors are plain functions, so each is called on an object V8 made from the
-  // subclass's prototype. (`Reflect.construct` with a new target does the same, but measured three
-  // times slower per request; a class could not be called, so a change in Node fails at once here.)
+  // subclass's prototype. (`Reflect.construct` with a new target does the same, but costs more per
+  // request, bench/RESULTS.md; a class could not be called, so a change in Node fails at once here.)
   function AppRequest(this: http.IncomingMessage, socket: import('node:net').Socket) {
     http.IncomingMessage.call(this, socket);
   }

@@ -4,8 +4,8 @@
  * schemes are named, not referenced: all of them stay).
  *
  * express-openapi-validator resolves, preprocesses and compiles whatever document it is given.
- * Given the whole contract, a service's first request paid for every operation: 0.46 s of mail's
- * cold start, 6 s for a 3,000-operation contract. Given the slice, it pays for what it validates.
+ * Given the whole contract, a service's first request paid for every operation, a cost that grows
+ * with the contract (bench/RESULTS.md, cold start). Given the slice, it pays for what it validates.
  */
 import type { OpenAPI3 } from 'openapi-typescript';
 import { deref, HTTP_METHODS, pointerTokens, type JsonNode } from './openapi/document.js';

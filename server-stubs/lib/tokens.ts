@@ -3,8 +3,8 @@ import { createRequire } from 'node:module';
 /**
  * Token counts for every service that reports usage (coder, dev): one BPE tokenizer (o200k_base,
  * gpt-tokenizer's; the dev tests check it against js-tiktoken's) for every model, so counts are
- * estimates of any vendor's, and the same input always counts the same. It is loaded on first use
- * (about 0.1 s), so a stub that never counts starts without it. Special-token text such as
+ * estimates of any vendor's, and the same input always counts the same. Loading it is slow enough to
+ * matter at start, so it is loaded on first use and a stub that never counts starts without it. Special-token text such as
  * `<|endoftext|>` in a prompt is counted as the text it is, not refused.
  *
  * BPE is quadratic in the length of one pre-token, so a long unbroken run (a megabyte of `x`)

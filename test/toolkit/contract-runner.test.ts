@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock/server.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
 import { runContract } from '../../scripts/contract.js';
-import { xmlEscape } from '../../scripts/lib/contract-runner.js';
+import { junitXml } from '../../scripts/lib/contract-junit.js';
 import { seoScenario } from '../../scripts/lib/scenarios/seo.js';
 
 /** what the seo scenario checks: each call, and each refusal */
@@ -21,10 +21,11 @@ const seoChecks = Object.keys(seoScenario.calls).length + (seoScenario.refusals?
 
 /**
  * A strict little XML reader, enough for JUnit: well-formed nesting, quoted attributes, only the
- * five named entities and character references. Returns the elements as [name, attributes, depth].
+ * five named entities, character references and CDATA sections. Returns the elements as [name, attributes, depth].
  */
 function parseXml(xml: string): Array<{ name: string; attrs: Record<string, string>; depth: number }> {
-  const body = xml.replace(/^<\?xml [^?]*\?>\s*/, '');
+  // A CDATA section (failure details, system-out) is text: only where it stands is checked.
+  const body = xml.replace(/^<\?xml [^?]*\?>\s*/, '').replace(/<!\[CDATA\[[\s\S]*?\]\]>/g, '');
   const token = /<(\/?)([A-Za-z_][\w.-]*)((?:\s+[A-Za-z_][\w.:-]*="[^"<]*")*)\s*(\/?)>|([^<]+)/gy;
   const stack: string[] = [];
   const elements: Array<{ name: string; attrs: Record<string, string>; depth: number }> = [];
@@ -184,10 +185,21 @@ describe('npm run contract', () => {
     expect((await runContract({ baseUrl: 'http://127.0.0.1:1/seo', service: 'nope' })).exitCode).toBe(2);
   });
 
-  test('the XML escaper keeps any text well-formed', () => {
-    const nasty = `<a href="x">&amp; 'q' \u0000\u0007 \uD800 ok</a>`;
-    const [root] = parseXml(`<r v="${xmlEscape(nasty)}">${xmlEscape(nasty)}</r>`);
-    expect(root?.attrs.v).toContain('&lt;a href=&quot;x&quot;&gt;&amp;amp;');
-    expect(xmlEscape(nasty)).not.toMatch(/[\u0000\u0007\uD800]/);
+  test('the JUnit report keeps any text a server sent well-formed', () => {
+    const nasty = `<a href="x">&amp; 'q' \u0000\u0007 \uD800 ok]]></a>`;
+    const xml = junitXml('seo', [
+      { kind: 'negative', name: nasty, outcome: 'failed', message: nasty, details: nasty, ms: 12 },
+      { kind: 'fuzz', name: 'skipped one', outcome: 'skipped', message: nasty, ms: 0 },
+      { kind: 'examples', name: 'GET /projects', outcome: 'passed', ms: 3 },
+    ]);
+    const elements = parseXml(xml);
+    expect(elements.filter((e) => e.name === 'testsuite').map((e) => [e.attrs.name, e.attrs.tests, e.attrs.failures, e.attrs.skipped])).toEqual([
+      ['examples', '1', '0', '0'],
+      ['negative', '1', '1', '0'],
+      ['scenario', '0', '0', '0'],
+      ['fuzz', '1', '0', '1'],
+    ]);
+    expect(elements.find((e) => e.name === 'testcase' && e.attrs.classname === 'seo.negative')?.attrs.name).toContain('&lt;a href=&quot;x&quot;>&amp;amp;');
+    expect(xml).not.toMatch(/[\u0000\u0007\uD800]/);
   });
 });

@@ -32,7 +32,7 @@ export function consoleCredentials(service: Pick<StubService, 'credentials'> | u
 export function createDocsRouter(options: DocsRouterOptions): express.Router {
   const router = express.Router();
   // A page and a portal entry are worked out once per bundle: services.js, asked by every page,
-  // walked every bundle for its counts on each load (100-400 ms of a page's load on busy cores).
+  // walked every bundle for its counts on each load, a visible part of every page's load.
   const cache = new Map<string, { mtimeMs: number; document: OpenAPI3; page?: string; portal?: PortalEntry }>();
 
   /** Re-read when the build rewrote the bundle, so a running server shows the latest contract. */

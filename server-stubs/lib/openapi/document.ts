@@ -40,8 +40,8 @@ export interface Operation {
 }
 
 /**
- * JSON Pointer tokens (RFC 6901). @redocly/openapi-core has these too, but importing it costs a stub
- * half a second of start-up, for two one-liners.
+ * JSON Pointer tokens (RFC 6901). @redocly/openapi-core has these too, but importing it would load
+ * all of it into a stub's start-up, for two one-liners.
  */
 export const escapePointerToken = (token: string) => token.replaceAll('~', '~0').replaceAll('/', '~1');
 export const unescapePointerToken = (token: string) => token.replaceAll('~1', '/').replaceAll('~0', '~');

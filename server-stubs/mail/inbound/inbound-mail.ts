@@ -4,7 +4,7 @@ import { simpleParser } from './mail-parser.js';
 import type { WebhookPayload } from '../../../generated/mail/webhooks.gen.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Collection, StateStore } from '../../lib/store.js';
-import { iso } from '../identity/handlers/paging.js';
+import { iso } from '../wire-format.js';
 import type { InboundRoutes, InboundRouteRecord } from '../infrastructure/inbound-routes.js';
 import type { DeliveryEngine, DeliveryOutcome } from '../webhooks/delivery-engine.js';
 import { deliveryTimeoutMs, type WebhooksStore } from '../webhooks/webhooks-store.js';

@@ -1,8 +1,6 @@
 /** The scopes the authorization server grants (document: "Scopes supported"), in the published order. */
 export const supportedScopes = ['read', 'write', 'send', 'send:transactional', 'send:marketing', 'contacts'] as const;
 
-export type OAuthScope = (typeof supportedScopes)[number];
-
 export const defaultScope = 'read';
 
 /** A space-separated scope parameter as a list without repeats (RFC 6749 §3.3: order does not matter). */

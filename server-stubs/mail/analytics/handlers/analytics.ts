@@ -2,7 +2,7 @@ import type { components } from '../../../../generated/mail/types.gen.js';
 import type { Fail } from '../../../lib/handlers.js';
 import type { ContactRecord } from '../../audience/contacts-store.js';
 import { mailHandlers, type MailDeps } from '../../context.js';
-import { iso } from '../../identity/handlers/paging.js';
+import { iso } from '../../wire-format.js';
 import { analyticsReport } from '../report.js';
 import { invalidRequest } from '../../../lib/failures.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { components } from '../../../../generated/mail/types.gen.js';
 import type { Fail } from '../../../lib/handlers.js';
 import { mailHandlers, type MailDeps } from '../../context.js';
-import { iso, pageOf } from '../../identity/handlers/paging.js';
+import { iso, pageOf } from '../../wire-format.js';
 import { planNames, withinQuota } from '../../identity/plans.js';
 import { csvRows, importRows, jsonRows } from '../contact-import.js';
 import type { ContactFields, ContactRecord } from '../contacts-store.js';

@@ -1,7 +1,7 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
 import type { Fail } from '../../../lib/handlers.js';
 import { mailHandlers, type MailDeps } from '../../context.js';
-import { iso, pageOf } from '../../identity/handlers/paging.js';
+import { iso, pageOf } from '../../wire-format.js';
 import type { ContactRecord } from '../contacts-store.js';
 import { criteriaProblems, evaluate, type FilterGroup } from '../segment-filter.js';
 import type { SegmentRecord } from '../segments-store.js';

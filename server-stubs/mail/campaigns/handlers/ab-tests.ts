@@ -2,7 +2,7 @@ import type { components } from '../../../../generated/mail/types.gen.js';
 import type { Fail } from '../../../lib/handlers.js';
 import type { MailPrincipal } from '../../auth.js';
 import { mailHandlers, type MailDeps } from '../../context.js';
-import { iso, pageOf } from '../../identity/handlers/paging.js';
+import { iso, pageOf } from '../../wire-format.js';
 import { requireFeature } from '../../identity/plans.js';
 import type { AbTestRecord } from '../ab-tests-store.js';
 import type { CampaignRuns } from '../campaign-runs.js';

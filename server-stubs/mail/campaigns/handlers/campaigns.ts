@@ -1,7 +1,7 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
 import type { Fail } from '../../../lib/handlers.js';
 import { mailHandlers, type MailDeps } from '../../context.js';
-import { iso, pageOf } from '../../identity/handlers/paging.js';
+import { iso, pageOf } from '../../wire-format.js';
 import { placeholders, TemplateSyntaxError } from '../../content/render.js';
 import type { Outbox } from '../../sending/outbox.js';
 import type { EngagementLog } from '../../tracking/engagement-log.js';

@@ -1,7 +1,7 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
 import type { Fail } from '../../../lib/handlers.js';
 import { mailHandlers, type MailDeps } from '../../context.js';
-import { iso, pageOf } from '../../identity/handlers/paging.js';
+import { iso, pageOf } from '../../wire-format.js';
 import { MissingVariables, placeholders, RenderFailed, renderParts, TemplateSyntaxError, type TemplateParts } from '../render.js';
 import type { TemplateRecord } from '../templates-store.js';
 import { invalidRequest } from '../../../lib/failures.js';

@@ -1,7 +1,7 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
 import type { Fail } from '../../../lib/handlers.js';
 import { mailHandlers, type MailDeps } from '../../context.js';
-import { iso } from '../../identity/handlers/paging.js';
+import { iso } from '../../wire-format.js';
 import { planNames, withinQuota } from '../../identity/plans.js';
 import { fullCheck, isDkimSelector, isDomainName, normalizedDomain } from '../dns-check.js';
 import type { MonitoredDomainRecord } from '../monitored-domains-store.js';

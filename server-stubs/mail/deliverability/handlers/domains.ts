@@ -1,6 +1,6 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
 import { mailHandlers, type MailDeps } from '../../context.js';
-import { iso, pageOf } from '../../identity/handlers/paging.js';
+import { iso, pageOf } from '../../wire-format.js';
 import { isDomainName, normalizedDomain } from '../dns-check.js';
 import { dnsRecordsOf, type SendingDomainRecord } from '../sending-domains-store.js';
 import { invalidRequest } from '../../../lib/failures.js';

@@ -1,6 +1,6 @@
 import { mailHandlers, type MailDeps } from '../../context.js';
 import type { MailAccount } from '../store.js';
-import { iso, pageOf } from './paging.js';
+import { iso, pageOf } from '../../wire-format.js';
 
 const shown = (a: MailAccount) => ({ id: a.id, name: a.name, email: a.email, is_default: a.isDefault, created_at: iso(a.createdAt)! });
 

@@ -3,7 +3,7 @@ import { mailHandlers, type MailDeps } from '../../context.js';
 import type { MailPrincipal } from '../../auth.js';
 import { withinQuota, planNames } from '../plans.js';
 import type { ApiKeyRecord, IdentityStore } from '../store.js';
-import { iso, pageOf } from './paging.js';
+import { iso, pageOf } from '../../wire-format.js';
 import { invalidRequest } from '../../../lib/failures.js';
 
 type ListedKey = components['schemas']['ApiKeyListResponse']['data'][number];

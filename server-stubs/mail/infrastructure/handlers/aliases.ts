@@ -1,7 +1,7 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
 import { mailHandlers, type MailDeps } from '../../context.js';
 import { normalizedDomain } from '../../deliverability/dns-check.js';
-import { iso, pageOf } from '../../identity/handlers/paging.js';
+import { iso, pageOf } from '../../wire-format.js';
 import type { AliasRecord } from '../aliases.js';
 import { invalidRequest } from '../../../lib/failures.js';
 

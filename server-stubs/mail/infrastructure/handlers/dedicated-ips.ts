@@ -1,7 +1,7 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
 import { mailHandlers, type MailDeps } from '../../context.js';
 import { isDomainName, normalizedDomain } from '../../deliverability/dns-check.js';
-import { iso, pageOf } from '../../identity/handlers/paging.js';
+import { iso, pageOf } from '../../wire-format.js';
 import { requireFeature } from '../../identity/plans.js';
 import type { DedicatedIpPool, DedicatedIpRecord } from '../dedicated-ips.js';
 import { resolvesTo } from '../dns-checks.js';

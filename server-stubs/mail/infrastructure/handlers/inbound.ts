@@ -1,7 +1,7 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
 import { mailHandlers, type MailDeps } from '../../context.js';
 import { isDomainName, normalizedDomain } from '../../deliverability/dns-check.js';
-import { iso, pageOf } from '../../identity/handlers/paging.js';
+import { iso, pageOf } from '../../wire-format.js';
 import { publishesInboundMx } from '../dns-checks.js';
 import { inboundExchanges, type InboundRouteRecord } from '../inbound-routes.js';
 import { loopbackHint } from '../../../lib/net-guard.js';

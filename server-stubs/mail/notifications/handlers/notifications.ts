@@ -1,6 +1,6 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
 import { mailHandlers, type MailDeps } from '../../context.js';
-import { iso } from '../../identity/handlers/paging.js';
+import { iso } from '../../wire-format.js';
 import { subscribeNotices } from '../notices.js';
 import type { NotificationRecord } from '../notifications-store.js';
 

@@ -1,6 +1,6 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
 import { mailHandlers, type MailDeps } from '../../context.js';
-import { iso } from '../../identity/handlers/paging.js';
+import { iso } from '../../wire-format.js';
 import { leaderboardSize, maskedName, rankedReferrers } from '../leaderboard.js';
 import { milestones, type MilestoneDefinition, type ReferralRecord } from '../referrals-store.js';
 

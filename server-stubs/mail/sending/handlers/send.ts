@@ -1,6 +1,6 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
 import { mailHandlers, type MailDeps, type SendAnswer } from '../../context.js';
-import { iso, pageOf } from '../../identity/handlers/paging.js';
+import { iso, pageOf } from '../../wire-format.js';
 import type { Address, OutboxMessage } from '../outbox.js';
 import { refuseForeignSender, refuseOverQuota } from '../sender-rules.js';
 import { invalidRequest } from '../../../lib/failures.js';

@@ -1,5 +1,5 @@
 import { mailHandlers, type MailDeps } from '../../context.js';
-import { iso } from '../../identity/handlers/paging.js';
+import { iso } from '../../wire-format.js';
 import { linkAt } from '../tracked-html.js';
 
 /** A transparent 1×1 GIF. */

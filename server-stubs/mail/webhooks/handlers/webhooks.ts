@@ -1,7 +1,7 @@
 import type { components } from '../../../../generated/mail/types.gen.js';
 import type { Fail } from '../../../lib/handlers.js';
 import { mailHandlers, type MailDeps } from '../../context.js';
-import { iso } from '../../identity/handlers/paging.js';
+import { iso } from '../../wire-format.js';
 import type { FormAEndpoint, FormBAttempt, FormBEndpoint, WebhooksStore } from '../webhooks-store.js';
 import { loopbackHint } from '../../../lib/net-guard.js';
 import { invalidRequest } from '../../../lib/failures.js';

@@ -1,3 +1,5 @@
+/** How mail's answers write a list (the page envelope) and a time (ISO 8601, remembered per value). */
+
 /** One page of a list in the service's envelope (`{data, pagination: {page, limit, total, totalPages}}`). */
 export function pageOf<T>(items: T[], page: number, limit: number) {
   return {
@@ -10,7 +12,7 @@ const isoTexts = new Map<number, string>();
 
 /**
  * A stored time as the API writes it. Lists write the same times on every read (a contact page is
- * dozens of them), so the texts are remembered: formatting was a twentieth of a list's CPU.
+ * dozens of them), so the texts are remembered: formatting showed in a list's CPU profile.
  */
 export const iso = (epochMs: number | null | undefined) => {
   if (epochMs == null) return null;
