@@ -3,20 +3,13 @@
  * `topPerformingPost` and `avgEngagementRate` computed from the posts the list shows (manual clock).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { after, FREE_KEY, HOUR, iso, listPosts, newPost, startSocial, stats, type SocialStub } from './support.js';
+import { after, expectRoundedTo4Decimals, FREE_KEY, HOUR, iso, listPosts, newPost, startSocial, stats, type SocialStub } from './support.js';
 
 let social: SocialStub;
 beforeAll(async () => {
   social = await startSocial();
 });
 afterAll(() => social.close());
-
-/** `value` is `exact` rounded to 4 decimals: a whole number of ten-thousandths, at most half of one away. */
-function expectRoundedTo4Decimals(value: number, exact: number) {
-  const tenThousandths = value * 10_000;
-  expect(Math.abs(tenThousandths - Math.round(tenThousandths)), `${value} has more than 4 decimals`).toBeLessThan(1e-6);
-  expect(Math.abs(tenThousandths - exact * 10_000), `${value} is not ${exact} rounded to 4 decimals`).toBeLessThanOrEqual(0.5 + 1e-6);
-}
 
 test('the rounding check refuses a value off by one ten-thousandth or with a fifth decimal', () => {
   expectRoundedTo4Decimals(0.0513, 0.05126);
