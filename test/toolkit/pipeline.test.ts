@@ -25,6 +25,7 @@ beforeAll(() => {
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
+// Whole-project builds: seconds on a quiet machine, minutes on a busy one; the limits only catch a hang.
 describe('a new service dropped into openapi/', () => {
   test('gets every output and is registered, with one timed line per step', async () => {
     const lines: string[] = [];
@@ -41,12 +42,12 @@ describe('a new service dropped into openapi/', () => {
     for (const step of ['lint', 'bundle', 'types', 'client', 'docs']) {
       expect(lines.some((l) => new RegExp(`^${step}\\s+widgets\\s+\\d+ ms`).test(l)), step).toBe(true);
     }
-  });
+  }, 600_000);
 
   test('a second build skips every unit', async () => {
     const result = await build({ root });
     expect(result.rebuilt).toEqual([]);
-  });
+  }, 600_000);
 
   test('a build shared among worker processes writes the same outputs and one merged state', async () => {
     const outputs = () => Object.fromEntries(['widgets/openapi.json', 'widgets/types.gen.ts', 'seo/types.gen.ts', 'schemas/seo/validators.gen.js'].map((f) => [f, readFileSync(path.join(root, 'generated', f), 'utf8')]));
@@ -64,7 +65,7 @@ describe('a new service dropped into openapi/', () => {
     const apart = await build({ root, force: true, only: ['api:widgets'], lintApart: true, log: (l) => lines.push(l) });
     expect(apart.failures).toEqual([]);
     expect(outputs()).toEqual(serial);
-  }, 180_000);
+  }, 600_000);
 
   test('the check passes once built, and fails on a spec edited without a rebuild', async () => {
     expect((await check(root)).messages).toEqual([]);
@@ -74,7 +75,7 @@ describe('a new service dropped into openapi/', () => {
     expect(ok).toBe(false);
     expect(messages).toContain('drift: generated/widgets/openapi.json differs from a fresh build (run npm run build)');
     // Two whole checks of a copy with every service: seconds each on a quiet machine, more on a busy one.
-  }, 180_000);
+  }, 600_000);
 
   test('a lint error names the file and line and fails the build', async () => {
     const file = path.join(root, 'openapi/widgets/paths/widgets.yaml');
@@ -87,7 +88,7 @@ describe('a new service dropped into openapi/', () => {
     const problem = result.lint.find((p) => p.rule === 'no-invalid-media-type-examples');
     expect(problem?.severity).toBe('error');
     expect(problem?.where).toMatch(new RegExp(`^openapi/widgets/paths/widgets\\.yaml:${line}:\\d+$`));
-  });
+  }, 120_000);
 
   test('linted in a process of its own (a core to spare), the verdict is the same: a document breaking only style or house rules is built and fails', async () => {
     const serial = await build({ root });
@@ -101,7 +102,7 @@ describe('a new service dropped into openapi/', () => {
     expect(readFileSync(path.join(root, 'generated/widgets/openapi.json'), 'utf8')).toMatch(/"id": 2\b/);
     // Not recorded as built: the next build lints it again.
     expect((await build({ root })).failures).toEqual(['lint widgets']);
-  });
+  }, 120_000);
 
   test('a document that is not valid OpenAPI writes nothing, linted here or apart', async () => {
     const bundle = path.join(root, 'generated/widgets/openapi.json');
@@ -120,11 +121,11 @@ describe('a new service dropped into openapi/', () => {
     } finally {
       writeFileSync(file, text);
     }
-  });
+  }, 120_000);
 
   test('a removed service leaves no generated code behind', async () => {
     rmSync(path.join(root, 'openapi/widgets'), { recursive: true });
     await build({ root });
     expect(existsSync(path.join(root, 'generated/widgets/types.gen.ts'))).toBe(false);
-  });
+  }, 120_000);
 });
