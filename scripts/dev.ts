@@ -56,24 +56,26 @@ export async function startDevServer(options: DevOptions = {}): Promise<DevServe
   const first = await build({ root, log: quiet });
   if (!first.ok) log(`build failed: ${first.failures.join('; ')} (serving what was built before; fix and save to rebuild)`);
   const generatedDir = path.join(root, 'generated');
+  const stubsDir = path.join(root, 'server-stubs');
   let mock: MockServer | undefined;
   const platform = await startPlatformServer(options.port ?? 4000, host, {
     importApp: freshImport,
     generatedDir,
     stateDir: 'stateDir' in options ? options.stateDir : stateDirFromEnv(root),
     log,
+    stubsDir,
     // The docs' console offers the mock on the port it was given, not the contract's 4010.
     docsServers: () => (mock ? [{ port: mock.port, description: 'the mock of npm run dev' }] : []),
   });
   /** Every served service: those with an app, and bundles served from their contract alone. */
-  const servedSlugs = () => [...serviceSlugs(), ...contractOnlySlugs(generatedDir)];
-  mock = options.mock === false ? undefined : await startMockServer(options.mockPort ?? 4010, host);
+  const servedSlugs = () => [...serviceSlugs(stubsDir), ...contractOnlySlugs(generatedDir, stubsDir)];
+  mock = options.mock === false ? undefined : await startMockServer(options.mockPort ?? 4010, host, { bundlesDir: generatedDir });
 
   const reload = async (slug: string) => {
     const started = performance.now();
     try {
-      const fromContract = !serviceSlugs().includes(slug) && contractOnlySlugs(generatedDir).includes(slug);
-      await platform.replace(fromContract ? loadContractService(slug, generatedDir) : await loadService(slug, freshImport));
+      const fromContract = !serviceSlugs(stubsDir).includes(slug) && contractOnlySlugs(generatedDir, stubsDir).includes(slug);
+      await platform.replace(fromContract ? loadContractService(slug, generatedDir) : await loadService(slug, freshImport, stubsDir));
       const broken = platform.broken.find((b) => b.slug === slug);
       log(broken ? `reload   ${slug}: failed to start, answers 503: ${broken.error}` : `reload   ${slug.padEnd(20)}${ms(started).padStart(8)}  serving`);
     } catch (error) {

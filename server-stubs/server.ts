@@ -54,19 +54,22 @@ export type AppImporter = (file: string) => Promise<unknown>;
 const importOnce: AppImporter = (file) => import(pathToFileURL(file).href);
 
 /** A service's app module: the source, or the compiled JavaScript when this runs from `.cache/js/` (`npm start`). */
-const appFile = (slug: string) => ['app.ts', 'app.js'].map((name) => path.join(here, slug, name)).find((file) => existsSync(file));
+const appFile = (slug: string, stubsDir: string) => ['app.ts', 'app.js'].map((name) => path.join(stubsDir, slug, name)).find((file) => existsSync(file));
 
-/** The slugs of server-stubs/<slug>/app.ts. */
-export function serviceSlugs(): string[] {
-  return readdirSync(here, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && d.name !== 'lib' && appFile(d.name))
+/**
+ * The slugs of server-stubs/<slug>/app.ts; `stubsDir` is another project's server-stubs/ (`npm run
+ * dev` on a copy of the project, as its tests run it).
+ */
+export function serviceSlugs(stubsDir: string = here): string[] {
+  return readdirSync(stubsDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && d.name !== 'lib' && appFile(d.name, stubsDir))
     .map((d) => d.name)
     .sort();
 }
 
 /** Imports one service's app module; throws with a message naming the file when it has no StubService. */
-export async function loadService(slug: string, importApp: AppImporter = importOnce): Promise<StubService> {
-  const file = appFile(slug);
+export async function loadService(slug: string, importApp: AppImporter = importOnce, stubsDir: string = here): Promise<StubService> {
+  const file = appFile(slug, stubsDir);
   if (!file) throw new Error(`server-stubs/${slug}/app.ts does not exist`);
   const module = (await importApp(file)) as { default?: StubService };
   if (!module.default?.create) throw new Error(`server-stubs/${slug}/app.ts has no default StubService export`);
@@ -74,9 +77,9 @@ export async function loadService(slug: string, importApp: AppImporter = importO
 }
 
 /** The slugs with a bundle in `generatedDir` and no server-stubs/<slug>/app.ts: served from their contract alone. */
-export function contractOnlySlugs(generatedDir: string = repoGenerated): string[] {
+export function contractOnlySlugs(generatedDir: string = repoGenerated, stubsDir: string = here): string[] {
   if (!existsSync(generatedDir)) return [];
-  const withApp = new Set(serviceSlugs());
+  const withApp = new Set(serviceSlugs(stubsDir));
   return readdirSync(generatedDir, { withFileTypes: true })
     .filter((d) => d.isDirectory() && !notServices.has(d.name) && !withApp.has(d.name) && existsSync(path.join(generatedDir, d.name, 'openapi.json')))
     .map((d) => d.name)
@@ -107,17 +110,18 @@ function bundleMountPath(slug: string, generatedDir: string): string {
 export async function discoverServices(
   importApp: AppImporter = importOnce,
   generatedDir: string = repoGenerated,
+  stubsDir: string = here,
 ): Promise<{ services: StubService[]; broken: BrokenService[] }> {
   const services: StubService[] = [];
   const broken: BrokenService[] = [];
-  for (const slug of serviceSlugs()) {
+  for (const slug of serviceSlugs(stubsDir)) {
     try {
-      services.push(await loadService(slug, importApp));
+      services.push(await loadService(slug, importApp, stubsDir));
     } catch (error) {
       broken.push({ slug, basePath: bundleMountPath(slug, generatedDir), error: (error as Error).message });
     }
   }
-  for (const slug of contractOnlySlugs(generatedDir)) {
+  for (const slug of contractOnlySlugs(generatedDir, stubsDir)) {
     try {
       services.push(loadContractService(slug, generatedDir));
     } catch (error) {
@@ -163,6 +167,8 @@ export interface PlatformOptions {
   switches?: RouterSwitches;
   /** where the bundles are (the repo's generated/ unless given): those without an app are served from their contract */
   generatedDir?: string;
+  /** where the services' folders are (the repo's server-stubs/ unless given) */
+  stubsDir?: string;
   /** the other servers running beside this one (`npm run dev`'s mock), offered by the docs' console */
   docsServers?: () => PortalServer[];
   /**
@@ -198,7 +204,8 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
   // comes first, so one service's first answer does not wait for every other service's modules.
   const lazy = options.lazy === true && !options.services;
   const generatedDir = options.generatedDir ?? repoGenerated;
-  const discovered = options.services ? { services: options.services, broken: [] } : lazy ? { services: [], broken: [] } : await discoverServices(options.importApp, generatedDir);
+  const stubsDir = options.stubsDir ?? here;
+  const discovered = options.services ? { services: options.services, broken: [] } : lazy ? { services: [], broken: [] } : await discoverServices(options.importApp, generatedDir, stubsDir);
   const broken = [...discovered.broken];
   const clock = options.clock ?? stubClockFromEnv();
   const keeper = StateKeeper.open({ dir: options.stateDir, clock, log: options.log });
@@ -261,8 +268,8 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
       setBroken({ slug: service.slug, basePath: service.basePath, error: (error as Error).message });
     }
   };
-  const contractSlugs = new Set(lazy ? contractOnlySlugs(generatedDir) : []);
-  const lazySlugs = lazy ? [...serviceSlugs(), ...contractSlugs] : [];
+  const contractSlugs = new Set(lazy ? contractOnlySlugs(generatedDir, stubsDir) : []);
+  const lazySlugs = lazy ? [...serviceSlugs(stubsDir), ...contractSlugs] : [];
   /** Where a lazy service is mounted before it loads: where its bundle's `servers` says, as once loaded. */
   const lazyMountPath = (slug: string) => bundleMountPath(slug, generatedDir);
   /** The lazy services no request or background load has started yet. */
@@ -272,7 +279,7 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
     const slot = slots.get(slug);
     if (slot) return 'loading' in slot ? slot.loading : Promise.resolve();
     unloaded.delete(slug);
-    const service = contractSlugs.has(slug) ? Promise.resolve().then(() => loadContractService(slug, generatedDir)) : loadService(slug, options.importApp);
+    const service = contractSlugs.has(slug) ? Promise.resolve().then(() => loadContractService(slug, generatedDir)) : loadService(slug, options.importApp, stubsDir);
     const basePath = lazyMountPath(slug);
     const loading = service.then(start, (error: unknown) => setBroken({ slug, basePath, error: (error as Error).message }));
     slots.set(slug, { loading });

@@ -24,7 +24,7 @@ import type { OpenAPI3 } from 'openapi-typescript';
 import { discoverServices } from '../../server-stubs/server.js';
 import { answerableKeys, contractOf, declares, documentsOnlyFailures, isSecured, responseKeyFor, type OperationInfo } from '../../server-stubs/lib/contract.js';
 import { contractChecker } from './contract-checker.js';
-import { credentialHeadersOf, defaultCredentialHeaders, placeholderCredentials, placeholderFor, seededCredentials } from './credentials.js';
+import { credentialHeadersOf, defaultCredentialHeaders, placeholderCredentials, placeholderFor, seededCredentials, seededOrPlaceholder } from './credentials.js';
 import { exampleRequest } from './example-request.js';
 import { deref, listOperations, mountPathOf } from '../../server-stubs/lib/openapi/document.js';
 import { defaultRoot } from '../../server-stubs/lib/root.js';
@@ -109,6 +109,8 @@ export interface CheckResult {
   /** the request as a curl line and the answer */
   details?: string;
   ms: number;
+  /** the operation called (examples, negative and scenario checks), and the status it answered */
+  call?: { operationId: string; status: number };
 }
 
 export interface ContractRun {
@@ -334,7 +336,9 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
     fuzzSources = [{ slug, credentials: given.map(([n, v], i) => ({ label: `header ${i + 1} (${n})`, value: `${n}: ${v}` })) }];
   } else if (stub && stub.credentials.length) {
     credentialNote = `the stub's seeded credentials (${stub.credentials.filter((c) => c.valid !== false).map((c) => c.label).join(', ')})`;
-    exampleCredentials = seededCredentials(stub, document);
+    // A stateless mock checks a credential's presence only: where the stub seeds no fixed one (a
+    // signed webhook), a placeholder in the scheme's shape, as the mock accepts.
+    exampleCredentials = options.stateless ? seededOrPlaceholder(seededCredentials(stub, document)) : seededCredentials(stub, document);
     fuzzSources = services;
   } else if (!stub && Object.keys(document.components?.securitySchemes ?? {}).length > 0) {
     // A service without a stub (an imported document) has no seeds: a placeholder in each declared
@@ -379,15 +383,22 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
 
   try {
     /** Sends one request and records its check. */
-    async function check(kind: CheckKind, name: string, r: FuzzRequest, judge: (o: Observed) => string[] | 'not implemented' | { skipped: string }): Promise<Observed> {
+    async function check(
+      kind: CheckKind,
+      name: string,
+      r: FuzzRequest,
+      judge: (o: Observed) => string[] | 'not implemented' | { skipped: string },
+      operation?: OperationInfo,
+    ): Promise<Observed> {
       const observed = await sender.send('', r);
       noteCreated(r.method, r.path, observed, r.headers);
       const verdict = judge(observed);
       const replay = `${curlLine('', r, baseUrl)}\n← ${describeObserved(observed)}`;
-      if (verdict === 'not implemented') results.push({ kind, name, outcome: 'skipped', message: 'not implemented (501)', details: replay, ms: observed.ms });
-      else if ('skipped' in verdict) results.push({ kind, name, outcome: 'skipped', message: verdict.skipped, details: replay, ms: observed.ms });
-      else if (verdict.length === 0) results.push({ kind, name, outcome: 'passed', ms: observed.ms });
-      else results.push({ kind, name, outcome: 'failed', message: verdict.join('; '), details: `${verdict.map((v) => `- ${v}`).join('\n')}\n${replay}`, ms: observed.ms });
+      const call = operation && !observed.error ? { call: { operationId: operation.id, status: observed.status } } : {};
+      if (verdict === 'not implemented') results.push({ kind, name, outcome: 'skipped', message: 'not implemented (501)', details: replay, ms: observed.ms, ...call });
+      else if ('skipped' in verdict) results.push({ kind, name, outcome: 'skipped', message: verdict.skipped, details: replay, ms: observed.ms, ...call });
+      else if (verdict.length === 0) results.push({ kind, name, outcome: 'passed', ms: observed.ms, ...call });
+      else results.push({ kind, name, outcome: 'failed', message: verdict.join('; '), details: `${verdict.map((v) => `- ${v}`).join('\n')}\n${replay}`, ms: observed.ms, ...call });
       return observed;
     }
     const withExtra = (r: FuzzRequest): FuzzRequest => ({ ...r, headers: { ...extraHeaders, ...r.headers } });
@@ -449,7 +460,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
         // A declared 401 keeps the contract, but every example refused means nothing was checked.
         if (credentialed && o.status === 401) problems.unshift('the credentials sent were refused (401): check --header / CONTRACT_HEADERS');
         return problems;
-      });
+      }, operation);
     }
 
     // c. Negative cases.
@@ -465,7 +476,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
         const problems = answerProblems(checker, document, operation, o, { statuses: (s) => s === 401, what: '401' }, unchecked);
         if (!declares(operation, 401) && !fallbackRefusals) problems.unshift('the contract does not declare 401 for this secured operation');
         return problems;
-      });
+      }, operation);
     }
     for (const operation of answerable) {
       const media = Object.keys(deref(document, operation.op.requestBody)?.content ?? {});
@@ -479,6 +490,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
           : fallbackRefusals && problemFallback(operation, o, (s) => s === 400)
             ? []
             : answerProblems(checker, document, operation, o, { statuses: (s) => s >= 400 && s < 500, what: 'a declared 4xx', statusOnly: options.stateless }, unchecked),
+        operation,
       );
     }
     await check('negative', 'unknown path answers 404', withExtra({ case: 'unknown path', method: 'GET', path: unknown, query: [], headers: {}, expect: 'any' }), (o) =>
@@ -536,7 +548,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
         // A call that keeps no JSON body (a page, an image, a redirect) is held to its status; its expectation checked the rest.
         const statusOnly = outcome.stream === undefined && outcome.body === undefined;
         if (outcome.status === 501) {
-          results.push({ kind: 'scenario', name: operation.label, outcome: 'skipped', message: 'not implemented (501)', ms: each });
+          results.push({ kind: 'scenario', name: operation.label, outcome: 'skipped', message: 'not implemented (501)', ms: each, call: { operationId: operation.id, status: 501 } });
           continue;
         }
         const problems = [
@@ -545,9 +557,10 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
         ];
         const answer = `← ${outcome.status} ${observed.body.slice(0, 300)}`;
         const name = outcome.refusal === undefined ? operation.label : `${operation.label} refused with ${outcome.refusal}`;
+        const call = { operationId: operation.id, status: outcome.status };
         results.push(problems.length
-          ? { kind: 'scenario', name, outcome: 'failed', message: problems.join('; '), details: `${problems.map((p) => `- ${p}`).join('\n')}\n${answer}`, ms: each }
-          : { kind: 'scenario', name, outcome: 'passed', ms: each });
+          ? { kind: 'scenario', name, outcome: 'failed', message: problems.join('; '), details: `${problems.map((p) => `- ${p}`).join('\n')}\n${answer}`, ms: each, call }
+          : { kind: 'scenario', name, outcome: 'passed', ms: each, call });
       }
     }
 

@@ -249,7 +249,7 @@ describe('subscriptions', () => {
     expect(validate.Subscription(sub.subscription).ok).toBe(true);
     expect(sub.subscription.type).toBe('blocks');
     const [mined] = node.instance.node.store.mine();
-    const n = await waitFor(() => got[0], 2000, 'block notification');
+    const n = await waitFor(() => got[0], undefined, 'block notification');
     expect(n).toEqual({ type: 'block', block: mined });
     expect(n.block.height).toBe(3);
   });
@@ -264,9 +264,9 @@ describe('subscriptions', () => {
     const funding = await seededOutput(1); // pays alice
     const raw = encodeStubTransaction({ spends: { txid: funding.txid, vout: 0 }, outputs: [{ address: 'carol', amount: '1000' }] });
     const { txid } = await client.sendTransaction({ raw });
-    await waitFor(() => (carol.length >= 1 && alice.length >= 1 ? true : undefined), 2000, 'pending notifications');
+    await waitFor(() => (carol.length >= 1 && alice.length >= 1 ? true : undefined), undefined, 'pending notifications');
     node.instance.node.store.mine();
-    await waitFor(() => (carol.length >= 2 && alice.length >= 2 ? true : undefined), 2000, 'confirmed notifications');
+    await waitFor(() => (carol.length >= 2 && alice.length >= 2 ? true : undefined), undefined, 'confirmed notifications');
     expect(carol.map((n) => [n.type, n.address, n.transaction.txid, n.transaction.status])).toEqual([
       ['transaction', 'carol', txid, 'pending'],
       ['transaction', 'carol', txid, 'confirmed'],
@@ -289,7 +289,7 @@ describe('subscriptions', () => {
     await client.sendTransaction({ raw: spend('dave') }); // replaces the first
     node.instance.node.store.mine();
     await client.sendTransaction({ raw: spend('erin') }); // conflicts with a confirmed one: failed
-    await waitFor(() => (all.length >= 5 ? true : undefined), 2000, 'transaction notifications');
+    await waitFor(() => (all.length >= 5 ? true : undefined), undefined, 'transaction notifications');
     expect(all).toEqual(['pending', 'replaced', 'pending', 'confirmed', 'failed']);
     expect(pool).toEqual(['pending', 'replaced', 'pending', 'confirmed']);
   });
@@ -304,7 +304,7 @@ describe('subscriptions', () => {
     const other: unknown[] = [];
     await client.subscribe({ type: 'blocks' }, (n) => other.push(n));
     node.instance.node.store.mine();
-    await waitFor(() => other[0], 2000, 'the other subscription');
+    await waitFor(() => other[0], undefined, 'the other subscription');
     expect(got).toEqual([]);
   });
 
@@ -328,7 +328,7 @@ describe('subscriptions', () => {
     const firstNodeId = blockSub.subscription.id;
 
     node.instance.dropConnections();
-    await waitFor(() => reconnects[0], 2000, 'reconnect');
+    await waitFor(() => reconnects[0], undefined, 'reconnect');
     expect(reconnects).toEqual([2]);
     expect(states).toEqual(['connecting', 'open', 'reconnecting', 'open']);
     expect(blockSub.active && carolSub.active).toBe(true);
@@ -339,15 +339,15 @@ describe('subscriptions', () => {
     const raw = encodeStubTransaction({ spends: { txid: funding.txid, vout: 0 }, outputs: [{ address: 'carol', amount: '5' }] });
     await c.sendTransaction({ raw });
     node.instance.node.store.mine();
-    await waitFor(() => (blocks.length >= 1 && carol.length >= 2 ? true : undefined), 2000, 'notifications after reconnect');
+    await waitFor(() => (blocks.length >= 1 && carol.length >= 2 ? true : undefined), undefined, 'notifications after reconnect');
     expect(blocks.map((b) => b.block.height)).toEqual([3]);
     expect(carol.map((n) => n.transaction.status)).toEqual(['pending', 'confirmed']);
 
     // and again: a second drop is survived too
     node.instance.dropConnections();
-    await waitFor(() => reconnects[1], 2000, 'second reconnect');
+    await waitFor(() => reconnects[1], undefined, 'second reconnect');
     node.instance.node.store.mine();
-    await waitFor(() => blocks[1], 2000, 'block after the second reconnect');
+    await waitFor(() => blocks[1], undefined, 'block after the second reconnect');
     expect(blocks[1]!.block.height).toBe(4);
   });
 
@@ -356,7 +356,7 @@ describe('subscriptions', () => {
     const c = newClient({ reconnect: { initialDelayMs: 5, maxDelayMs: 10, maxAttempts: 2 } });
     const sub = await c.subscribe({ type: 'blocks' }, () => undefined, { onError: (e) => errors.push(e) });
     await node.close(); // the whole node goes away
-    const err = await waitFor(() => errors[0], 3000, 'give-up error');
+    const err = await waitFor(() => errors[0], undefined, 'give-up error');
     expect(err.kind).toBe('closed');
     expect(err.message).toMatch(/gave up reconnecting after 2 attempts/);
     expect(sub.active).toBe(false);
@@ -371,7 +371,7 @@ describe('subscriptions', () => {
       clients.push(c);
       const heights: number[] = [];
       await c.subscribe({ type: 'blocks' }, (n) => heights.push(n.block.height));
-      await waitFor(() => (heights.length >= 2 ? true : undefined), 2000, 'two interval blocks');
+      await waitFor(() => (heights.length >= 2 ? true : undefined), undefined, 'two interval blocks');
       expect(heights[1]).toBe(heights[0]! + 1);
     } finally {
       await fast.close();

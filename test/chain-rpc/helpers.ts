@@ -45,7 +45,7 @@ export async function rawCall(endpoint: string, body: unknown): Promise<{ status
 }
 
 /** Resolves with the first value `pick` returns (not undefined) among the items pushed to `list`. */
-export function waitFor<T>(probe: () => T | undefined, timeoutMs = 2000, what = 'condition'): Promise<T> {
+export function waitFor<T>(probe: () => T | undefined, timeoutMs = 20_000, what = 'condition'): Promise<T> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const tick = () => {

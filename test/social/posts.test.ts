@@ -4,7 +4,7 @@
  * other workspaces' posts; the list and its filters; bulk approve and reject of drafts.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { after, contract, edit, expectError, FREE_KEY, HOUR, iso, listPosts, MINUTE, newPost, outcome, raw, startSocial, UNKNOWN_ID, type SocialStub } from './support.js';
+import { after, contract, edit, expectError, expectRoundedTo4Decimals, FREE_KEY, HOUR, iso, listPosts, MINUTE, newPost, outcome, raw, startSocial, UNKNOWN_ID, type SocialStub } from './support.js';
 
 const patchAt = { path: '/api/posts/{id}', method: 'patch' };
 const draftsAt = { path: '/api/drafts', method: 'post' };
@@ -32,7 +32,7 @@ describe('statuses follow the clock', () => {
     const published = (await listPosts(social.client(), { status: 'published' })).find((p) => p.id === post.id)!;
     expect(published).toMatchObject({ status: 'published', publishedAt: iso(scheduledAt) });
     const e = published.engagement!;
-    expect(e.engagementRate).toBe(Math.round(((e.likes + e.comments + e.shares) / e.impressions) * 10_000) / 10_000);
+    expectRoundedTo4Decimals(e.engagementRate, (e.likes + e.comments + e.shares) / e.impressions);
     // the figures are the post's own: the same on every read
     expect((await listPosts(social.client(), { status: 'published' })).find((p) => p.id === post.id)!.engagement).toEqual(e);
   });

@@ -3,13 +3,19 @@
  * `topPerformingPost` and `avgEngagementRate` computed from the posts the list shows (manual clock).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { after, FREE_KEY, HOUR, iso, listPosts, newPost, startSocial, stats, type SocialStub } from './support.js';
+import { after, expectRoundedTo4Decimals, FREE_KEY, HOUR, iso, listPosts, newPost, startSocial, stats, type SocialStub } from './support.js';
 
 let social: SocialStub;
 beforeAll(async () => {
   social = await startSocial();
 });
 afterAll(() => social.close());
+
+test('the rounding check refuses a value off by one ten-thousandth or with a fifth decimal', () => {
+  expectRoundedTo4Decimals(0.0513, 0.05126);
+  expect(() => expectRoundedTo4Decimals(0.0512, 0.05126)).toThrow();
+  expect(() => expectRoundedTo4Decimals(0.05126, 0.05126)).toThrow();
+});
 
 describe('GET /api/stats', () => {
   test('a workspace without posts: zeros and no top post', async () => {
@@ -43,15 +49,20 @@ describe('GET /api/stats', () => {
     const now = await stats(client);
     const published = await listPosts(client, { status: 'published' });
     expect(published).toHaveLength(4);
-    const rates = published.map((p) => p.engagement!.engagementRate);
+    const figures = published.map((p) => p.engagement!);
     expect(now).toMatchObject({
       asOf: iso(social.clock.now()),
       totalPosts: 7,
       postsByStatus: { draft: 1, pending: 1, queued: 0, published: 4, rejected: 1 },
-      totalImpressions: published.reduce((sum, p) => sum + p.engagement!.impressions, 0),
-      totalEngagements: published.reduce((sum, p) => sum + p.engagement!.likes + p.engagement!.comments + p.engagement!.shares, 0),
-      avgEngagementRate: Math.round((rates.reduce((a, b) => a + b, 0) / rates.length) * 10_000) / 10_000,
+      totalImpressions: figures.reduce((sum, e) => sum + e.impressions, 0),
+      totalEngagements: figures.reduce((sum, e) => sum + e.likes + e.comments + e.shares, 0),
     });
+    // The engagement figures are made up per post id (random), so the rules are checked as the
+    // schemas state them: a post's rate is (likes + comments + shares) / impressions and the
+    // average the mean of those rates, each a fraction rounded to 4 decimals.
+    for (const e of figures) expectRoundedTo4Decimals(e.engagementRate, (e.likes + e.comments + e.shares) / e.impressions);
+    const rates = figures.map((e) => e.engagementRate);
+    expectRoundedTo4Decimals(now.avgEngagementRate, rates.reduce((a, b) => a + b, 0) / rates.length);
     expect(now.topPerformingPost!.engagement!.engagementRate).toBe(Math.max(...rates));
     expect(published).toContainEqual(now.topPerformingPost);
     expect(now.totalImpressions).toBeGreaterThan(0);

@@ -104,3 +104,10 @@ export async function stats(client: SocialClient) {
 }
 
 export const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+
+/** `value` is `exact` rounded to 4 decimals: a whole number of ten-thousandths, at most half of one away. */
+export function expectRoundedTo4Decimals(value: number, exact: number) {
+  const tenThousandths = value * 10_000;
+  expect(Math.abs(tenThousandths - Math.round(tenThousandths)), `${value} has more than 4 decimals`).toBeLessThan(1e-6);
+  expect(Math.abs(tenThousandths - exact * 10_000), `${value} is not ${exact} rounded to 4 decimals`).toBeLessThanOrEqual(0.5 + 1e-6);
+}

@@ -43,12 +43,12 @@ describe('a new service dropped into openapi/', { timeout: 900_000 }, () => {
     for (const step of ['lint', 'bundle', 'types', 'client', 'docs']) {
       expect(lines.some((l) => new RegExp(`^${step}\\s+widgets\\s+\\d+ ms`).test(l)), step).toBe(true);
     }
-  });
+  }, 600_000);
 
   test('a second build skips every unit', async () => {
     const result = await build({ root });
     expect(result.rebuilt).toEqual([]);
-  });
+  }, 600_000);
 
   test('a build shared among worker processes writes the same outputs and one merged state', async () => {
     const outputs = () => Object.fromEntries(['widgets/openapi.json', 'widgets/types.gen.ts', 'seo/types.gen.ts', 'schemas/seo/validators.gen.js'].map((f) => [f, readFileSync(path.join(root, 'generated', f), 'utf8')]));
@@ -88,7 +88,7 @@ describe('a new service dropped into openapi/', { timeout: 900_000 }, () => {
     const problem = result.lint.find((p) => p.rule === 'no-invalid-media-type-examples');
     expect(problem?.severity).toBe('error');
     expect(problem?.where).toMatch(new RegExp(`^openapi/widgets/paths/widgets\\.yaml:${line}:\\d+$`));
-  });
+  }, 120_000);
 
   test('linted in a process of its own (a core to spare), the verdict is the same: a document breaking only style or house rules is built and fails', async () => {
     const serial = await build({ root });
@@ -102,7 +102,7 @@ describe('a new service dropped into openapi/', { timeout: 900_000 }, () => {
     expect(readFileSync(path.join(root, 'generated/widgets/openapi.json'), 'utf8')).toMatch(/"id": 2\b/);
     // Not recorded as built: the next build lints it again.
     expect((await build({ root })).failures).toEqual(['lint widgets']);
-  });
+  }, 120_000);
 
   test('a document that is not valid OpenAPI writes nothing, linted here or apart', async () => {
     const bundle = path.join(root, 'generated/widgets/openapi.json');
@@ -121,11 +121,11 @@ describe('a new service dropped into openapi/', { timeout: 900_000 }, () => {
     } finally {
       writeFileSync(file, text);
     }
-  });
+  }, 120_000);
 
   test('a removed service leaves no generated code behind', async () => {
     rmSync(path.join(root, 'openapi/widgets'), { recursive: true });
     await build({ root });
     expect(existsSync(path.join(root, 'generated/widgets/types.gen.ts'))).toBe(false);
-  });
+  }, 120_000);
 });

@@ -2,11 +2,10 @@
  * SIGTERM (what a process manager, an IDE's stop button or `kill` sends) and SIGINT to `npm start`,
  * `npm run mock` or `npm run dev` stop every process they started: the server, the build, the watcher. Before, the shell between npm and node died alone and left the stubs serving.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
+import { ended, lineMatching, outputOf } from '../helpers/spawned.js';
 
 /** The pids below `pid`, read from /proc (the children of the children, and so on). */
 function descendants(pid: number): number[] {
@@ -38,57 +37,52 @@ const alive = (pid: number) => {
   }
 };
 
-async function freePort(): Promise<number> {
-  const probe = http.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
 async function answers(url: string): Promise<boolean> {
   try {
-    await fetch(url, { signal: AbortSignal.timeout(1_000) });
+    await fetch(url);
     return true;
   } catch {
     return false;
   }
 }
 
-async function until(condition: () => Promise<boolean> | boolean, what: string, child: ChildProcess | undefined, output: () => string, limitMs = 90_000) {
-  for (const end = Date.now() + limitMs; Date.now() < end; ) {
-    if (await condition()) return;
-    if (child && child.exitCode !== null) throw new Error(`exited (${child.exitCode}) before ${what}:\n${output()}`);
-    await new Promise((r) => setTimeout(r, 200));
+/** The processes of the tree are reaped by their parents (or init) a moment after they end: checked until then. */
+async function reaped(tree: number[], limitMs = 60_000) {
+  for (const end = Date.now() + limitMs; tree.some(alive); ) {
+    if (Date.now() > end) throw new Error(`still running ${limitMs} ms after their output closed: ${tree.filter(alive).join(', ')}`);
+    await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`not ${what} after ${limitMs} ms:\n${output()}`);
 }
 
+// Each is started on port 0 and reads back, from the line it prints when it serves, the port it got.
 describe.each([
-  { script: 'start', signal: 'SIGTERM' as const, ports: ['PORT'], probe: (p: number[]) => `http://127.0.0.1:${p[0]}/_stub/clock` },
-  { script: 'mock', signal: 'SIGTERM' as const, ports: ['PORT'], probe: (p: number[]) => `http://127.0.0.1:${p[0]}/seo/projects` },
-  { script: 'dev', signal: 'SIGINT' as const, ports: ['PORT', 'MOCK_PORT'], probe: (p: number[]) => `http://127.0.0.1:${p[1]}/seo/projects` },
-])('npm run $script', ({ script, signal, ports, probe }) => {
+  { script: 'start', signal: 'SIGTERM' as const, ports: ['PORT'], serving: /Listening on http:\/\/localhost:(\d+)/, probe: (p: number[]) => `http://127.0.0.1:${p[0]}/_stub/clock` },
+  { script: 'mock', signal: 'SIGTERM' as const, ports: ['PORT'], serving: /Prism mocks of \d+ services on http:\/\/localhost:(\d+)/, probe: (p: number[]) => `http://127.0.0.1:${p[0]}/seo/projects` },
+  {
+    script: 'dev',
+    signal: 'SIGINT' as const,
+    ports: ['PORT', 'MOCK_PORT'],
+    serving: /^dev: stubs on http:\/\/localhost:(\d+), mock on http:\/\/localhost:(\d+)/,
+    probe: (p: number[]) => `http://127.0.0.1:${p[1]}/seo/projects`,
+  },
+])('npm run $script', ({ script, signal, ports, serving, probe }) => {
   test(`${signal} to npm stops every process it started, and the ports close`, async () => {
-    const numbers = await Promise.all(ports.map(() => freePort()));
-    const env = { ...process.env, ...Object.fromEntries(ports.map((name, i) => [name, String(numbers[i])])) };
+    const env = { ...process.env, STUB_STATE_DIR: 'off', ...Object.fromEntries(ports.map((name) => [name, '0'])) };
     const npm = spawn('npm', ['run', script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    npm.stdout.on('data', (d) => (output += d));
-    npm.stderr.on('data', (d) => (output += d));
-    const urls = numbers.map((port) => `http://127.0.0.1:${port}/`);
+    const output = outputOf(npm);
     try {
-      await until(() => answers(probe(numbers)), 'serving', npm, () => output);
+      const numbers = (await lineMatching(npm, serving, output)).slice(1).map(Number);
+      expect(numbers.every((port) => port > 0), `ports printed: ${numbers.join(', ')}`).toBe(true);
+      expect(await answers(probe(numbers)), `${probe(numbers)} answers once the ports are printed`).toBe(true);
       const tree = descendants(npm.pid!);
       expect(tree.length, 'npm runs the server below it').toBeGreaterThan(0);
 
       npm.kill(signal);
-      await until(() => tree.every((pid) => !alive(pid)), 'stopped (every process of the tree)', undefined, () => output, 15_000).catch((error: Error) => {
-        throw new Error(`${error.message}\nstill running: ${tree.filter(alive).join(', ')}`);
-      });
-      for (const url of urls) expect(await answers(url), `${url} still answers`).toBe(false);
+      await ended(npm);
+      await reaped(tree);
+      for (const port of numbers) expect(await answers(`http://127.0.0.1:${port}/`), `port ${port} still answers`).toBe(false);
     } finally {
       for (const pid of [npm.pid!, ...descendants(npm.pid!)]) if (alive(pid)) process.kill(pid, 'SIGKILL');
     }
-  }, 150_000);
+  }, 300_000);
 });
