@@ -5,11 +5,11 @@ import { createServiceRouter, type ServiceRouterOptions } from './service-router
 import { passedThrough, type RouterSwitches, type StubEnvironment, type StubService } from './service.js';
 import type { StateStore } from './store.js';
 
-export interface StubAppParts<Ops, P extends Principal, Defaults, S extends StateStore | undefined> extends Omit<ServiceRouterOptions<Ops, P, Defaults>, 'clock' | keyof ReturnType<typeof passedThrough>> {
+export interface StubAppParts<Ops, P extends Principal, Defaults, S extends StateStore | undefined, R extends void | Promise<void>> extends Omit<ServiceRouterOptions<Ops, P, Defaults>, 'clock' | keyof ReturnType<typeof passedThrough>> {
   /** the service's state: a reset puts it back to its seeds; `/_stub/state` and `STUB_STATE_DIR` export and keep it */
   state?: S;
   /** what a reset puts back beyond the state and the rate windows (a provider's switch, a platform's jobs) */
-  reset?: () => void | Promise<void>;
+  reset?: () => R;
 }
 
 /**
@@ -17,13 +17,14 @@ export interface StubAppParts<Ops, P extends Principal, Defaults, S extends Stat
  * reset that puts the state back to its seeds and clears the rate windows and whatever else the
  * service names, and the state for `/_stub/state` when it keeps one.
  */
-export function createStubApp<Ops, P extends Principal, Defaults, S extends StateStore | undefined = undefined>(
+export function createStubApp<Ops, P extends Principal, Defaults, S extends StateStore | undefined = undefined, R extends void | Promise<void> = void>(
   options: StubEnvironment & RouterSwitches & { clock: Clock },
-  parts: StubAppParts<Ops, P, Defaults, S>,
+  parts: StubAppParts<Ops, P, Defaults, S, R>,
 ) {
   const { state, reset: resetMore, ...routerOptions } = parts;
   const { router, contract, limiter, unimplemented } = createServiceRouter<Ops, P, Defaults>({ ...routerOptions, clock: options.clock, ...passedThrough(options) });
-  const reset = () => {
+  // A service's own reset may wait (coder's jobs): the app's waits with it, else it is synchronous.
+  const reset = (): R | undefined => {
     state?.reset();
     limiter.reset();
     return resetMore?.();
