@@ -105,7 +105,7 @@ export function createCoderApp(options: CoderAppOptions = {}) {
   };
   const platform = createPlatformState(state, { resolver: options.resolver, allowLoopback: options.allowLoopback, ...options.platform });
   const handlers = { ...gatewayHandlers(deps), ...platformHandlers(deps, platform) } satisfies Partial<CoderHandlers>;
-  const app = createStubApp<operations, CoderPrincipal, operationDefaults, StateStore>({ ...options, clock }, {
+  const app = createStubApp<operations, CoderPrincipal, operationDefaults, StateStore, Promise<void>>({ ...options, clock }, {
     slug: 'coder',
     handlers,
     security: { bearerAuth, apiKeyHeader },
