@@ -5,10 +5,9 @@
  * fuzzer (scripts/lib/contract-runner.ts). Exit 0 when it keeps the contract, 1 on any violation,
  * 2 on bad usage.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
+import { readOptions, writeReport } from './lib/command-line.js';
 import { runContract, USAGE } from './lib/contract-runner.js';
 
 export { runContract } from './lib/contract-runner.js';
@@ -20,9 +19,8 @@ function integer(name: string, raw: string | undefined): number | undefined {
 }
 
 async function main(): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
+  const values = readOptions(
+    {
       options: {
         'base-url': { type: 'string' },
         service: { type: 'string' },
@@ -35,19 +33,11 @@ async function main(): Promise<number> {
         help: { type: 'boolean', short: 'h', default: false },
       },
       allowPositionals: false,
-    }));
-  } catch (error) {
-    console.error(`${(error as Error).message}\n${USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    console.info(USAGE);
-    return 0;
-  }
-  if (!values['base-url']) {
-    console.error(`--base-url is required\n${USAGE}`);
-    return 2;
-  }
+    },
+    USAGE,
+    ['base-url'],
+  );
+  if (typeof values === 'number') return values;
   let seed: number | undefined;
   let runs: number | undefined;
   try {
@@ -61,7 +51,7 @@ async function main(): Promise<number> {
   const headers = values.header?.length ? values.header : fromEnv;
   let run;
   try {
-    run = await runContract({ baseUrl: values['base-url'], service: values.service, headers, stateless: values.stateless, seed, runs, bundlesDir: values.bundles });
+    run = await runContract({ baseUrl: values['base-url']!, service: values.service, headers, stateless: values.stateless, seed, runs, bundlesDir: values.bundles });
   } catch (error) {
     // A fault of the runner, not of the server checked: said in one line, not as a stack trace.
     console.error(`npm run contract could not finish: ${(error as Error).message}`);
@@ -72,11 +62,7 @@ async function main(): Promise<number> {
     return 2;
   }
   console.info(run.report);
-  if (values.junit) {
-    mkdirSync(path.dirname(path.resolve(values.junit)), { recursive: true });
-    writeFileSync(values.junit, run.junit);
-    console.info(`JUnit XML: ${values.junit}`);
-  }
+  if (values.junit) writeReport(values.junit, run.junit, 'JUnit XML');
   return run.exitCode;
 }
 

@@ -6,12 +6,11 @@
  * `--fail-under` is given and the share of declared statuses answered is below it; 2 on bad usage or
  * when the URL cannot be reached or answers anything but a coverage report.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { loadContract } from '../server-stubs/lib/contract.js';
 import type { CoverageReport } from '../server-stubs/lib/coverage.js';
+import { readOptions, writeReport } from './lib/command-line.js';
 import { junitXml, markdownReport, statusPercent, summaryText, totalsOf } from './lib/coverage-report.js';
 
 export const USAGE = `usage: npm run coverage -- --base-url URL [--service slug] [--junit FILE] [--markdown FILE] [--fail-under PERCENT]
@@ -58,16 +57,9 @@ async function fetchReport(baseUrl: string, service: string | undefined): Promis
   return report;
 }
 
-function write(file: string, content: string, what: string) {
-  mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  writeFileSync(file, content);
-  console.info(`${what}: ${file}`);
-}
-
 export async function main(argv: string[] = process.argv.slice(2)): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
+  const values = readOptions(
+    {
       args: argv,
       options: {
         'base-url': { type: 'string' },
@@ -78,19 +70,11 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
         help: { type: 'boolean', short: 'h', default: false },
       },
       allowPositionals: false,
-    }));
-  } catch (error) {
-    console.error(`${(error as Error).message}\n${USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    console.info(USAGE);
-    return 0;
-  }
-  if (!values['base-url']) {
-    console.error(`--base-url is required\n${USAGE}`);
-    return 2;
-  }
+    },
+    USAGE,
+    ['base-url'],
+  );
+  if (typeof values === 'number') return values;
   const failUnder = values['fail-under'] === undefined ? undefined : Number(values['fail-under']);
   if (failUnder !== undefined && !(values['fail-under']!.trim() !== '' && failUnder >= 0 && failUnder <= 100)) {
     console.error(`--fail-under must be a percentage from 0 to 100, got ${JSON.stringify(values['fail-under'])}\n${USAGE}`);
@@ -98,16 +82,16 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
   }
   let report: CoverageReport;
   try {
-    report = await fetchReport(values['base-url'], values.service);
+    report = await fetchReport(values['base-url']!, values.service);
   } catch (error) {
     if (!(error instanceof Unusable)) throw error;
     console.error(`npm run coverage: ${error.message}`);
     return 2;
   }
-  const origin = new URL(values['base-url']).origin;
+  const origin = new URL(values['base-url']!).origin;
   console.info(summaryText(report, origin));
-  if (values.junit) write(values.junit, junitXml(report), 'JUnit XML');
-  if (values.markdown) write(values.markdown, markdownReport(report, origin), 'Markdown');
+  if (values.junit) writeReport(values.junit, junitXml(report), 'JUnit XML');
+  if (values.markdown) writeReport(values.markdown, markdownReport(report, origin), 'Markdown');
   const answered = statusPercent(totalsOf(report));
   if (failUnder !== undefined && answered < failUnder) {
     console.error(`npm run coverage: ${Math.floor(answered * 10) / 10}% of the declared statuses were answered, under --fail-under ${failUnder}%`);
