@@ -20,7 +20,7 @@ import { runSteps, type Step } from './middleware-chain.js';
 import { compilableDocument } from './compilable-document.js';
 import { operationDocument } from './operation-document.js';
 import { securityCheck } from './security-check.js';
-import { compileOperation, contentTypeKey, OpenApiRequest, type OperationMetadata, type RequestCheck, type ResponseCheck, type ValidationOptions } from './validator-adapter.js';
+import { compileOperation, contentTypeKey, OpenApiRequest, type CompiledOperation, type OperationMetadata, type RequestCheck, type ResponseCheck, type ValidationOptions } from './validator-adapter.js';
 
 export type { ValidationOptions } from './validator-adapter.js';
 
@@ -68,7 +68,7 @@ export function contractValidation(contract: Contract, options: ValidationOption
     if (built) return run(built, req, res, next);
     let pending = building.get(operation);
     if (!pending) {
-      pending = build(operationDocument(contract.document, operation.path, operation.method), operation, options);
+      pending = build(contract.document, operation, options);
       building.set(operation, pending);
       // A failed build is not kept: the next request tries again.
       void pending.then(
@@ -103,8 +103,29 @@ function operationSteps(built: Built, checks: OperationChecks): Step[] {
   return steps;
 }
 
-async function build(slice: OpenAPI3, operation: OperationInfo, options: ValidationOptions): Promise<Built> {
-  const compiled = await compileOperation(compilableDocument(slice), operation, options);
+/**
+ * An operation's compiled validators, by the validation settings: the same for every app that serves
+ * the loaded contract (the security handlers, an app's own, are not in them), so a process compiles
+ * each once however many apps it starts (a test file starts one per test).
+ */
+const compiledOperations = new WeakMap<OperationInfo, Map<string, Promise<CompiledOperation>>>();
+
+function compiledOperation(document: OpenAPI3, operation: OperationInfo, options: ValidationOptions): Promise<CompiledOperation> {
+  let bySettings = compiledOperations.get(operation);
+  if (!bySettings) compiledOperations.set(operation, (bySettings = new Map()));
+  const settings = `${options.validateRequests} ${options.validateResponses}`;
+  let compiled = bySettings.get(settings);
+  if (!compiled) {
+    compiled = compileOperation(compilableDocument(operationDocument(document, operation.path, operation.method)), operation, options);
+    bySettings.set(settings, compiled);
+    // A failed compile is not kept: the next request tries again.
+    compiled.catch(() => bySettings.delete(settings));
+  }
+  return compiled;
+}
+
+async function build(document: OpenAPI3, operation: OperationInfo, options: ValidationOptions): Promise<Built> {
+  const compiled = await compiledOperation(document, operation, options);
   const { metadata, apiDoc } = compiled;
   const built: Built = { checks: metadata && { operation, metadata, request: new Map() } };
   if (apiDoc.components?.securitySchemes) built.security = securityCheck(apiDoc, options.security);
