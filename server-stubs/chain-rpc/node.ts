@@ -92,7 +92,8 @@ function checkSmall(params: Record<string, unknown>, fields: Record<string, Rule
 }
 
 let openRpcDocument: unknown;
-function loadOpenRpc(): unknown {
+/** The node's OpenRPC document (what `rpc.discover` answers), read once. */
+export function loadOpenRpc(): unknown {
   openRpcDocument ??= JSON.parse(readFileSync(new URL('../../schemas/chain-rpc/chain-rpc.openrpc.json', import.meta.url), 'utf8'));
   return openRpcDocument;
 }
