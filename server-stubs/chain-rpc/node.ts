@@ -92,7 +92,8 @@ function checkSmall(params: Record<string, unknown>, fields: Record<string, Rule
 }
 
 let openRpcDocument: unknown;
-function loadOpenRpc(): unknown {
+/** The node's OpenRPC document (what `rpc.discover` answers), read once. */
+export function loadOpenRpc(): unknown {
   openRpcDocument ??= JSON.parse(readFileSync(new URL('../../schemas/chain-rpc/chain-rpc.openrpc.json', import.meta.url), 'utf8'));
   return openRpcDocument;
 }
@@ -115,7 +116,12 @@ export class ChainNode {
     this.clock = options.clock ?? systemClock;
     this.store = new ChainStore({ ...options, clock: this.clock });
     this.unlisten = this.store.subscribe((event) => this.fanOut(event));
-    this.methods = {
+    this.methods = { ...this.queryMethods(), ...this.subscriptionMethods(), ...this.developmentMethods() };
+  }
+
+  /** The chain's queries and the one write (sending a transaction), over HTTP and the WebSocket alike. */
+  private queryMethods(): Record<string, Handler> {
+    return {
       chain_getBlock: (params) => {
         const req = check(validate.GetBlockRequest(params));
         const include = req.includeTransactions ?? true;
@@ -152,6 +158,12 @@ export class ChainNode {
         checkSmall(params, {}, [], 'params');
         return this.store.mempoolInfo();
       },
+    };
+  }
+
+  /** Subscriptions live on a push-capable connection (a WebSocket). */
+  private subscriptionMethods(): Record<string, Handler> {
+    return {
       chain_subscribe: (params, conn) => {
         const req = check(validate.SubscribeRequest(params));
         if (!conn.push) {
@@ -165,6 +177,12 @@ export class ChainNode {
         checkSmall(params, { id: (v) => (typeof v === 'string' && v.length > 0 ? undefined : 'must be a non-empty string') }, ['id'], 'UnsubscribeParams');
         return conn.subscriptions.delete(params.id as string);
       },
+    };
+  }
+
+  /** The stub's own: mining on demand, and OpenRPC's discovery. */
+  private developmentMethods(): Record<string, Handler> {
+    return {
       chain_mine: (params) => {
         checkSmall(
           params,
