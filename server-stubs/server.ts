@@ -104,8 +104,9 @@ export interface PlatformOptions {
 export async function startPlatformServer(port = 4000, host = '0.0.0.0', options: PlatformOptions = {}): Promise<PlatformServer> {
   const generatedDir = options.generatedDir ?? defaultGeneratedDir;
   const stubsDir = options.stubsDir ?? defaultStubsDir;
+  // Lazy (`npm start`): listen first and load the services afterwards (lib/platform/lazy-loading.ts).
   const lazy = options.lazy === true && !options.services;
-  const given = options.services ? { services: options.services, broken: [] } : lazy ? { services: [], broken: [] } : await discoverServices(options.importApp, generatedDir, stubsDir);
+  const eager = options.services ? { services: options.services, broken: [] } : lazy ? { services: [], broken: [] } : await discoverServices(options.importApp, generatedDir, stubsDir);
   const toLoad: ServiceToLoad[] = lazy ? servicesToLoad(generatedDir, stubsDir, options.importApp) : [];
   const clock = options.clock ?? stubClockFromEnv();
   const keeper = StateKeeper.open({ dir: options.stateDir, clock, log: options.log });
@@ -116,10 +117,10 @@ export async function startPlatformServer(port = 4000, host = '0.0.0.0', options
   const app = express();
   app.disable('x-powered-by');
   for (const service of toLoad) slots.expect(service);
-  app.use(wellKnownUnderIssuer([...given.services.map((s) => s.basePath), ...toLoad.map((s) => s.basePath)]));
+  app.use(wellKnownUnderIssuer([...eager.services.map((s) => s.basePath), ...toLoad.map((s) => s.basePath)]));
   app.use(loadOnFirstRequest(slots));
-  for (const service of given.services) await slots.start(service);
-  for (const b of given.broken) slots.setBroken(b);
+  for (const service of eager.services) await slots.start(service);
+  for (const b of eager.broken) slots.setBroken(b);
   app.use(slots.router);
   const { ready, allLoaded } = readiness();
   mountControls(app, slots, { clock, coverage, keeper, ready });
