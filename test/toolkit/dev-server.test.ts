@@ -23,6 +23,7 @@ describe('what a save asks for', () => {
     [[at('server-stubs', 'seo', 'handlers', 'projects.ts')], { build: false, reload: ['seo'], restartNeeded: [] }],
     [[at('server-stubs', 'lib', 'errors.ts')], { build: false, reload: ['mail', 'seo'], restartNeeded: [] }],
     [[at('server-stubs', 'server.ts')], { build: false, reload: [], restartNeeded: ['server-stubs/server.ts'] }],
+    [[at('server-stubs', 'lib', 'platform', 'service-slots.ts')], { build: false, reload: [], restartNeeded: ['server-stubs/lib/platform/service-slots.ts'] }],
   ])('%s', (changed, expected) => {
     const plan = planFor(defaultRoot, changed, services);
     expect({ ...plan, reload: [...plan.reload].sort() }).toEqual(expected);

@@ -12,14 +12,16 @@ export interface DevPlan {
 
 /**
  * Maps changed files (absolute) to the work they need. Stub code under server-stubs/<slug>/ reloads
- * that service; server-stubs/lib/ is shared, so it reloads every service. Contracts and schemas go
+ * that service; server-stubs/lib/ is shared, so it reloads every service, except server-stubs/lib/platform/,
+ * which is the platform server itself (read once, as server.ts is). Contracts and schemas go
  * through the build, whose rebuilt units then say which services to reload.
  */
 export function planFor(root: string, changed: Iterable<string>, services: string[]): DevPlan {
   const plan: DevPlan = { build: false, reload: new Set(), restartNeeded: [] };
   for (const file of changed) {
-    const [top, second] = path.relative(root, file).split(path.sep);
+    const [top, second, third] = path.relative(root, file).split(path.sep);
     if (top === 'openapi' || top === 'schemas' || top === 'redocly.yaml') plan.build = true;
+    else if (top === 'server-stubs' && second === 'lib' && third === 'platform') plan.restartNeeded.push(path.relative(root, file));
     else if (top === 'server-stubs' && second === 'lib') for (const slug of services) plan.reload.add(slug);
     else if (top === 'server-stubs' && second && services.includes(second)) plan.reload.add(second);
     else if (top === 'server-stubs' && second && !second.includes('.')) plan.reload.add(second); // a new service folder

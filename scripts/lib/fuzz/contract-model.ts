@@ -12,6 +12,7 @@ import { contractChecker, type ContractChecker } from '../contract-checker.js';
 import { createSchemaArbitraries, type JsonSchema, type PropertyHook, type SchemaArbitraries } from './arbitraries.js';
 import { credentialsFor, type OperationCredentials, type PublishedCredential } from './credentials.js';
 import { isJsonType } from '../../../server-stubs/lib/media-types.js';
+import { isSchemaNode } from '../../../server-stubs/lib/openapi/json-schema.js';
 import { hasStyleSerialization } from '../parameter-style.js';
 
 export interface ParamModel {
@@ -102,7 +103,7 @@ export function buildServiceModel(slug: string, services: ReadonlyArray<Credenti
     });
     const requestBody = requestBodyOf(document, operation);
     const body = requestBody?.content
-      ? { required: Boolean(requestBody.required), media: Object.entries(requestBody.content).map(([type, media]) => ({ type, schema: deref(document, media)?.schema })) }
+      ? { required: Boolean(requestBody.required), media: Object.entries(requestBody.content).map(([type, media]) => ({ type, schema: schemaNodeOf(deref(document, media)?.schema) })) }
       : undefined;
     return {
       operation,
@@ -210,4 +211,9 @@ function inlineRefs(document: OpenAPI3, schema: unknown, depth = 0): unknown {
     return inlineRefs(document, { ...(deref<JsonNode>(document, { $ref }) ?? {}), ...rest }, depth + 1);
   }
   return Object.fromEntries(Object.entries(node).filter(([k]) => k !== 'examples' && k !== 'example').map(([k, v]) => [k, inlineRefs(document, v, depth + 1)]));
+}
+
+/** A media type's schema as the fuzz's schema walks read it (a `$ref` object included); undefined when there is none. */
+function schemaNodeOf(schema: unknown): JsonSchema | undefined {
+  return isSchemaNode(schema) ? schema : undefined;
 }
