@@ -13,6 +13,7 @@
 import express from 'express';
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createSender, type FuzzRequest } from '../../scripts/lib/fuzz/wire.js';
 import { createExpressServer } from '../../server-stubs/lib/http-server.js';
 
 const request = (n: number) => `GET /n/${n} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
@@ -87,5 +88,65 @@ describe('a kept-alive connection the server is about to close', () => {
     const outcome = await converse(() => undefined);
     expect(outcome).toEqual({ answers: ['answer 1'] });
     expect(serverSockets.at(-1)!.destroyed).toBe(true);
+  });
+});
+
+/**
+ * The other side of the same race: the server's idle countdown starts when it sends an answer, the
+ * client's when it reads it. An answer read long after it was sent (the loop held meanwhile) leaves
+ * the connection less of the server's keep-alive than the client would keep it idle, so the fuzz
+ * sender does not pool it. Told by the answer's Date header, so a server here sets it at will.
+ */
+describe('the fuzz sender pools a connection only while the server still keeps it', () => {
+  let server: net.Server;
+  let port = 0;
+  /** `Date` header of the answers: none, or this time */
+  let dated: Date | undefined;
+  const connections: net.Socket[] = [];
+
+  beforeAll(async () => {
+    server = net.createServer((socket) => {
+      connections.push(socket);
+      let buffered = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => {
+        buffered += chunk;
+        for (let end = buffered.indexOf('\r\n\r\n'); end >= 0; end = buffered.indexOf('\r\n\r\n')) {
+          buffered = buffered.slice(end + 4);
+          const date = dated ? `Date: ${dated.toUTCString()}\r\n` : '';
+          socket.write(`HTTP/1.1 200 OK\r\n${date}Content-Type: text/plain\r\nContent-Length: 2\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\nok`);
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    for (const socket of connections) socket.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  const get: FuzzRequest = { case: 'valid', method: 'GET', path: '/x', query: [], headers: {}, expect: 'any' };
+
+  /** Two requests one after the other: how many connections they took. */
+  async function connectionsFor(date: Date | undefined): Promise<number> {
+    dated = date;
+    const before = connections.length;
+    const sender = createSender(port, { concurrency: 1 });
+    try {
+      for (let i = 0; i < 2; i++) expect(await sender.send('', get)).toMatchObject({ status: 200, body: 'ok' });
+    } finally {
+      sender.close();
+    }
+    return connections.length - before;
+  }
+
+  test('an answer without a date, or dated ahead: the connection is kept for the next request', async () => {
+    expect(await connectionsFor(undefined)).toBe(1);
+    expect(await connectionsFor(new Date(Date.now() + 60_000))).toBe(1);
+  });
+
+  test('an answer read seconds after the server sent it: the next request goes on a new connection', async () => {
+    expect(await connectionsFor(new Date(Date.now() - 10_000))).toBe(2);
   });
 });
