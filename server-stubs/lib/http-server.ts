@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { Socket } from 'node:net';
 import type { Express, Request, RequestHandler, Response } from 'express';
 
 /**
@@ -17,7 +18,7 @@ export function createExpressServer(app: Express, options: http.ServerOptions = 
   // Node's constructors are plain functions, so each is called on an object V8 made from the
   // subclass's prototype. (`Reflect.construct` with a new target does the same, but costs more per
   // request, bench/RESULTS.md; a class could not be called, so a change in Node fails at once here.)
-  function AppRequest(this: http.IncomingMessage, socket: import('node:net').Socket) {
+  function AppRequest(this: http.IncomingMessage, socket: Socket) {
     http.IncomingMessage.call(this, socket);
   }
   AppRequest.prototype = app.request;
@@ -25,10 +26,34 @@ export function createExpressServer(app: Express, options: http.ServerOptions = 
     (http.ServerResponse as unknown as (this: unknown, ...args: unknown[]) => void).call(this, req, responseOptions);
   }
   AppResponse.prototype = app.response;
-  return http.createServer(
+  const server = http.createServer(
     { ...options, IncomingMessage: AppRequest as unknown as typeof http.IncomingMessage, ServerResponse: AppResponse as unknown as typeof http.ServerResponse },
     listener as http.RequestListener,
   );
+  return closeIdleAfterReading(server);
+}
+
+/**
+ * Node closes a kept-alive connection from a timer once it has been idle for the keep-alive
+ * timeout. When the event loop was held past that instant (a synchronous load of seconds; the
+ * fuzz's server shares the test's loop), the timer runs before the read of a request a client sent
+ * on the connection meanwhile, and closing a socket over unread bytes resets that request
+ * (ECONNRESET on a reused socket). So the close waits for the loop's next read of the socket: a
+ * request that had arrived is answered (Node then stops the idle timer), a connection that is
+ * still silent is closed as before.
+ *
+ * With a `timeout` listener Node leaves timed-out sockets to it; the only socket timeout the
+ * servers arm is the keep-alive one (no `server.timeout`, no per-request timeouts).
+ */
+function closeIdleAfterReading(server: http.Server): http.Server {
+  server.on('timeout', (socket: Socket) => {
+    const read = socket.bytesRead;
+    // An immediate runs after the loop's I/O poll, which reads what the socket holds.
+    setImmediate(() => {
+      if (socket.bytesRead === read) socket.destroy();
+    });
+  });
+  return server;
 }
 
 /** Whether `url` (a request target) is `basePath` or below it. */

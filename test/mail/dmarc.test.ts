@@ -41,7 +41,9 @@ const zone: Zone = {
 };
 
 const dns = dnsServerForTests(zone);
-const mail = mailForEachTest(() => ({ dns: createRecordResolver({ dnsServer: dns.address, timeoutMs: 1000 }) }));
+// Every name in the zone is answered, so the look-up timeout never decides a test: it is long
+// enough that a busy machine (the DNS server shares the test's event loop) cannot reach it.
+const mail = mailForEachTest(() => ({ dns: createRecordResolver({ dnsServer: dns.address, timeoutMs: 10_000 }) }));
 
 const max = () => mail.key('msk_test_max');
 const path = '/v1/dmarc/domains';
@@ -128,13 +130,14 @@ describe('crafted zones: what the immediate check finds', () => {
     expect((await listed())[0]).toMatchObject({ mx_records: [], status: 'healthy' });
   });
 
+  // "At once" is told by the cause each issue quotes: the server's SERVFAIL, not the look-up's timeout.
   test('SERVFAIL: answered at once, every record "could not be checked", status unknown', async () => {
-    const started = Date.now();
     const added = await add('servfail.test');
-    expect(Date.now() - started).toBeLessThan(5000);
     for (const part of ['spf', 'dkim', 'dmarc'] as const) {
       expect(added.dns_check[part].valid).toBe(false);
-      expect(added.dns_check[part].issues).toEqual([expect.stringMatching(/could not be checked: the DNS server did not answer .*check again later/)]);
+      expect(added.dns_check[part].issues).toEqual([
+        expect.stringMatching(/could not be checked: the DNS server did not answer \(TXT look-up of (?:\S+\.)?servfail\.test failed \(ESERVFAIL\)\); check again later/),
+      ]);
     }
     expect(added.dns_check.mx).toEqual([]);
     expect(added.overall_score).toBe(0);

@@ -148,18 +148,18 @@ describe('render', () => {
     expect(include.details.fieldErrors.html[0]).toMatch(/include tag is not available/);
   });
 
-  test('a huge loop is refused with 422 quickly (allocation bound), not hung', async () => {
-    const started = performance.now();
+  // Which bound ended a render is in the answer, so no watch is needed: the allocation bound is
+  // charged when the range is built, before one iteration runs.
+  test('a huge loop is refused with 422 before it runs (allocation bound), not hung', async () => {
     const refused = await render({ subject: 'x', html: '{% for i in (1..100000000) %}x{% endfor %}' }, 422);
-    expect(refused.error).toMatch(/exceeds the render limits/);
-    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(refused.error).toBe('The html exceeds the render limits (memory alloc limit exceeded)');
   });
 
+  // The range is built once, so the allocation bound cannot end this render however fast the
+  // machine is: only the time bound can, and the answer names it.
   test('nested loops that allocate little are cut by the time bound (422), not hung', async () => {
-    const started = performance.now();
-    const refused = await render({ subject: 'x', html: '{% for i in (1..100000) %}{% for j in (1..100000) %}x{% endfor %}{% endfor %}' }, 422);
-    expect(refused.error).toMatch(/exceeds the render limits \(template render limit exceeded\)/);
-    expect(performance.now() - started).toBeLessThan(5_000);
+    const refused = await render({ subject: 'x', html: '{% assign r = (1..100000) %}{% for i in r %}{% for j in r %}x{% endfor %}{% endfor %}' }, 422);
+    expect(refused.error).toBe('The html exceeds the render limits (template render limit exceeded)');
   });
 
   test('a filter failing on a value is a 422 naming the part', async () => {

@@ -8,6 +8,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import type { Duplex } from 'node:stream';
 
 /** A piece of a body: text, `times` copies of `repeat` (multi-MB bodies stay small in memory and in reports), or raw bytes. */
 export type BodyPart = string | { repeat: string; times: number } | { bytes: number[] };
@@ -125,6 +126,39 @@ export function describeObserved(o: Observed): string {
   return `${o.status} ${type} ${JSON.stringify(o.body.slice(0, 200))}${o.body.length > 200 ? '…' : ''}`;
 }
 
+/** How long a pooled connection may stay idle on this side: well inside the 5 s a Node server keeps one. */
+const POOLED_IDLE_MS = 3_000;
+/** An answer read this long after the server sent it leaves too little of the server's keep-alive for `POOLED_IDLE_MS`. */
+const STALE_ANSWER_MS = 1_000;
+
+/**
+ * Keep-alive connections pooled only while the server still keeps them. The server's idle countdown
+ * starts when it sends an answer, this side's when it reads it; a held event loop (a server in the
+ * same process loading a tokenizer, a generator's synchronous seconds) can put seconds between the
+ * two, and a connection pooled that late outlives the server's countdown: the server closes it as a
+ * request is written onto it, and the request is reset. The answer's Date header (whole seconds)
+ * says when it was sent: the connection of an answer read a second or more after it is not pooled.
+ */
+function freshConnectionPool(client: typeof http | typeof https, maxSockets: number) {
+  const agent = new client.Agent({ keepAlive: true, maxSockets, timeout: POOLED_IDLE_MS });
+  const sentAt = new WeakMap<object, number>();
+  // Node destroys, instead of pooling, a socket this returns false for (the documented override;
+  // @types/node declares it void).
+  const pooling = agent as unknown as { keepSocketAlive(socket: Duplex): boolean };
+  const pool = pooling.keepSocketAlive.bind(agent);
+  pooling.keepSocketAlive = (socket) => {
+    const sent = sentAt.get(socket);
+    sentAt.delete(socket);
+    if (sent !== undefined && Date.now() - sent >= STALE_ANSWER_MS) return false;
+    return pool(socket);
+  };
+  const noteSent = (res: http.IncomingMessage) => {
+    const sent = Date.parse(res.headers.date ?? '');
+    if (!Number.isNaN(sent)) sentAt.set(res.socket, sent);
+  };
+  return { agent, noteSent };
+}
+
 /**
  * A bounded pool of keep-alive connections to one server. `target` is a loopback port (the tests:
  * `http://127.0.0.1:<port>`) or a base URL (`http://localhost:4000`, `https://api.example/seo`,
@@ -135,9 +169,7 @@ export function createSender(target: number | string | URL, options: { concurren
   if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error(`the sender speaks http and https, not ${base.protocol}`);
   const secure = base.protocol === 'https:';
   const client = secure ? https : http;
-  // Idle sockets are dropped after 4 s, before the server's keep-alive timeout (Node's default is
-  // 5 s) can close them under a request.
-  const agent = new client.Agent({ keepAlive: true, maxSockets: options.concurrency, timeout: 4_000 });
+  const { agent, noteSent } = freshConnectionPool(client, options.concurrency);
   const timeoutMs = options.timeoutMs ?? 15_000;
   const streamMs = options.streamMs ?? 300;
   // `[::1]` in a URL, `::1` to node.
@@ -148,33 +180,27 @@ export function createSender(target: number | string | URL, options: { concurren
   const baseUrl = `${base.origin}${prefix}`;
 
   /**
-   * A kept-alive socket the server closed while idle (its keep-alive timeout) resets the request
-   * written onto it in that instant: the race Node's docs describe for `req.reusedSocket`. Such a
-   * request is sent once more on a fresh socket; a reset on a fresh socket is the server's answer.
+   * One request, sent once: a reset is the server's answer. (The resets on reused sockets these runs
+   * saw were a kept-alive connection closed by the server as a request was written onto it: the
+   * stub servers read what has arrived before closing an idle connection, server-stubs/lib/http-server.ts,
+   * and this pool drops a connection the server may already be closing, `freshConnectionPool`.)
    */
   async function send(basePath: string, r: FuzzRequest): Promise<Observed> {
-    const { staleSocket, ...first } = await attempt(basePath, r);
-    if (!staleSocket) return first;
-    // Once more on a connection of its own: another pooled socket could be just as stale.
-    const { staleSocket: _again, ...second } = await attempt(basePath, r, false);
-    return second;
-  }
-
-  async function attempt(basePath: string, r: FuzzRequest, pooled = true): Promise<Observed & { staleSocket?: boolean }> {
     const started = Date.now();
     const payload = r.body ? bodyBytes(r.body) : undefined;
     const headers: Record<string, string | number> = { ...r.headers };
     if (payload) headers['content-length'] = payload.length;
-    return new Promise<Observed & { staleSocket?: boolean }>((resolve) => {
+    return new Promise<Observed>((resolve) => {
       let settled = false;
-      const done = (o: Omit<Observed, 'ms'> & { staleSocket?: boolean }) => {
+      const done = (o: Omit<Observed, 'ms'>) => {
         if (settled) return;
         settled = true;
         resolve({ ...o, ms: Date.now() - started });
       };
       let req: http.ClientRequest;
       try {
-        req = client.request({ hostname, port, method: r.method, path: `${prefix}${requestTarget(basePath, r)}`, headers, agent: pooled ? agent : false, timeout: timeoutMs }, (res) => {
+        req = client.request({ hostname, port, method: r.method, path: `${prefix}${requestTarget(basePath, r)}`, headers, agent, timeout: timeoutMs }, (res) => {
+          noteSent(res);
           const chunks: Buffer[] = [];
           let size = 0;
           let truncated = false;
@@ -205,9 +231,7 @@ export function createSender(target: number | string | URL, options: { concurren
         return;
       }
       req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-      req.on('error', (error: NodeJS.ErrnoException) =>
-        done({ status: 0, headers: {}, body: '', error: error.code ?? error.message, staleSocket: req.reusedSocket && error.code === 'ECONNRESET' }),
-      );
+      req.on('error', (error: NodeJS.ErrnoException) => done({ status: 0, headers: {}, body: '', error: error.code ?? error.message }));
       if (payload) req.end(payload);
       else req.end();
     });
