@@ -5,7 +5,7 @@
 import type { OpenAPI3 } from 'openapi-typescript';
 import { declares, documentsOnlyFailures, responseKeyFor, type OperationInfo } from '../../../server-stubs/lib/contract.js';
 import { deref } from '../../../server-stubs/lib/openapi/document.js';
-import { isJsonType } from '../../../server-stubs/lib/media-types.js';
+import { essence, isJsonType } from '../../../server-stubs/lib/media-types.js';
 import type { ContractChecker } from '../contract-checker.js';
 import type { Observed } from '../fuzz/wire.js';
 
@@ -29,7 +29,7 @@ export interface AnswerContext {
 export function mediaTypeOf(o: Observed): string {
   const value = o.headers['content-type'];
   const header = Array.isArray(value) ? value.join(', ') : value;
-  return (header ?? '').split(';')[0]!.trim().toLowerCase();
+  return essence(header ?? '');
 }
 
 /** What is wrong with an answer to an operation: [] when it keeps the contract. */

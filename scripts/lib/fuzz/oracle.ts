@@ -7,7 +7,7 @@ import { documentsOnlyFailures, responseKeyFor } from '../../../server-stubs/lib
 import { deref } from '../../../server-stubs/lib/openapi/document.js';
 import type { OperationModel, PathModel, ServiceModel } from './contract-model.js';
 import { bodyText, type FuzzRequest, type Observed } from './wire.js';
-import { isJsonType } from '../../../server-stubs/lib/media-types.js';
+import { essence, isJsonType } from '../../../server-stubs/lib/media-types.js';
 
 export interface Violation {
   /** stable category: the report groups by it, and it is the framework engineer's to-do item */
@@ -227,7 +227,7 @@ function contentViolations(context: OracleContext, m: OperationModel, r: FuzzReq
   if (r.method === 'HEAD') return o.body !== '' ? [{ kind: 'HEAD answer has a body', detail: m.label }] : [];
   if (Object.keys(content).length === 0) return o.body !== '' ? [{ kind: 'body on a response declared without content', detail: `${o.status} on ${m.label}` }] : [];
   if (o.body === '' && (o.status === 204 || o.status === 304)) return [];
-  const type = (header(o, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = essence(header(o, 'content-type') ?? '');
   const declared = Object.keys(content).find((t) => t.toLowerCase() === type);
   if (!declared) return [{ kind: 'response media type not declared', detail: `${o.status} ${type || '(none)'} on ${m.label} (declared ${Object.keys(content).join(', ')})` }];
   // Event streams are cut after their first moments by the sender: their frames are the stream tests' business.
