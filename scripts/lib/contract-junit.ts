@@ -4,7 +4,7 @@
  * server sent well-formed: characters XML cannot hold are dropped).
  */
 import junitReportBuilder, { type Builder } from 'junit-report-builder';
-import { CHECK_KINDS, type CheckResult } from './contract-runner.js';
+import { CHECK_KINDS, type CheckResult } from './contract-checks/check-result.js';
 
 // The package's types declare an ES default export, which TypeScript reads as a CommonJS module's
 // `default` property; Node hands an ES module the CommonJS `module.exports`, the builder itself.
