@@ -31,7 +31,7 @@ export function deserializeStyledParameters(contract: Contract) {
     for (const p of styledOf(matched.operation)) {
       if (p.in === 'path') {
         const raw = matched.pathParams[p.name];
-        if (typeof raw === 'string') (matched.pathParams as Record<string, unknown>)[p.name] = read(raw, p);
+        if (typeof raw === 'string') matched.pathParams[p.name] = read(raw, p);
       } else if (p.in === 'header') {
         const key = p.name.toLowerCase();
         const raw = req.headers[key];
