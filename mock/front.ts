@@ -8,8 +8,8 @@
  * off the contract is not passed on.
  */
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import type { OpenAPI3, ParameterObject } from 'openapi-typescript';
-import { deref, operationAt, type JsonNode } from '../server-stubs/lib/openapi/document.js';
+import type { OpenAPI3, ParameterObject, SchemaObject } from 'openapi-typescript';
+import { deref, HTTP_METHODS, operationAt } from '../server-stubs/lib/openapi/document.js';
 import { parseCookies } from '../server-stubs/lib/auth.js';
 import { browserAccess, type CorsOrigins } from '../server-stubs/lib/browser.js';
 import { answerableKeys, contractOf, declares, type Contract, type OperationInfo } from '../server-stubs/lib/contract.js';
@@ -176,14 +176,16 @@ export function proxyContract(contract: Contract): Contract {
   };
   const document = structuredClone(contract.document);
   for (const operation of contract.operations.values()) {
-    const responses: JsonNode | undefined = operationAt(document, operation.path, operation.method)?.responses;
+    const responses = operationAt(document, operation.path, operation.method)?.responses;
     if (!responses || Object.keys(responses).length === 0 || declares(operation, 400) || declares(operation, 422)) continue;
-    responses['400'] = { description: 'The request breaks the contract (RFC 9457)', content: { 'application/problem+json': { schema: {} } } };
+    // `{}`, any body: openapi-typescript's SchemaObject has no form without a `type`.
+    responses['400'] = { description: 'The request breaks the contract (RFC 9457)', content: { 'application/problem+json': { schema: {} as SchemaObject } } };
     changed = true;
   }
-  for (const item of Object.values<JsonNode>(document.paths ?? {})) {
-    for (const holder of [item, ...Object.values<JsonNode>(item ?? {})]) {
-      for (const parameter of Array.isArray(holder?.parameters) ? holder.parameters : []) {
+  for (const rawItem of Object.values(document.paths ?? {})) {
+    const item = deref(document, rawItem);
+    for (const holder of [item, ...HTTP_METHODS.map((method) => deref(document, item?.[method]))]) {
+      for (const parameter of holder?.parameters ?? []) {
         const p = deref(document, parameter);
         if (p && spread(p)) {
           p.required = false;

@@ -17,8 +17,9 @@ import { createInstance, getHttpOperationsFromSpec, ProblemJsonError, resetJSONS
 import type { IHttpOperation } from '@stoplight/types';
 import { XMLBuilder } from 'fast-xml-parser';
 import type { JSONSchemaFakerOptions } from 'json-schema-faker';
-import type { OpenAPI3 } from 'openapi-typescript';
-import { mountPathOf, deref, HTTP_METHODS, type JsonNode } from '../server-stubs/lib/openapi/document.js';
+import type { MediaTypeObject, OpenAPI3, SchemaObject } from 'openapi-typescript';
+import { mountPathOf, deref, HTTP_METHODS } from '../server-stubs/lib/openapi/document.js';
+import { isJsonObject, isSchemaNode } from '../server-stubs/lib/openapi/json-schema.js';
 import { eventStreamText } from '../server-stubs/lib/contract-answers.js';
 import { essence, isJsonType, isXmlType } from '../server-stubs/lib/media-types.js';
 import { parsePrefer } from '../server-stubs/lib/prefer.js';
@@ -54,10 +55,11 @@ export function bundledServices(dir = defaultBundlesDir): Array<{ slug: string; 
 export function prismDocument(document: OpenAPI3): OpenAPI3 | undefined {
   const copy = structuredClone(document);
   let changed = false;
-  const walk = (value: unknown) => {
-    if (!value || typeof value !== 'object') return;
-    const node = value as JsonNode;
-    const stream = !Array.isArray(node) ? node.content?.['text/event-stream'] : undefined;
+  const walk = (node: unknown) => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (!isJsonObject(node)) return;
+    // Whatever holds it (a response, a request body, a header), a `content` map's members are Media Type objects.
+    const stream = isJsonObject(node.content) ? (node.content['text/event-stream'] as MediaTypeObject | undefined) : undefined;
     if (stream) {
       // Its frames as the stubs write them; without examples, one frame sampled from the schema.
       const wire = eventStreamText(copy, stream, deref(copy, stream.schema));
@@ -77,18 +79,20 @@ export function prismDocument(document: OpenAPI3): OpenAPI3 | undefined {
   // one with an object in a path segment, any to an operation with a space- or pipe-delimited
   // parameter that is no array. Thrown, that is a 500 (createPrismService); its copy reads such
   // parameters as text instead, and the front still checks that a required one is sent.
-  const parameters = [...Object.values<JsonNode>(copy.paths ?? {}), ...Object.values<JsonNode>(copy.webhooks ?? {})].flatMap((item) => [
+  const items = [...Object.values(copy.paths ?? {}), ...Object.values(copy.webhooks ?? {})].map((item) => deref(copy, item));
+  const parameters = items.flatMap((item) => [
     ...(item?.parameters ?? []),
-    ...HTTP_METHODS.flatMap((method) => item?.[method]?.parameters ?? []),
+    ...HTTP_METHODS.flatMap((method) => deref(copy, item?.[method])?.parameters ?? []),
   ]);
-  for (const parameter of [...parameters, ...Object.values<JsonNode>(copy.components?.parameters ?? {})]) {
+  for (const parameter of [...parameters, ...Object.values(copy.components?.parameters ?? {})]) {
     const p = deref(copy, parameter);
     const type = deref(copy, p?.schema)?.type;
     const structured = type === 'array' || type === 'object';
     if (p?.in === 'path' && (structured || (p.style !== undefined && p.style !== 'simple'))) {
       // Its path readers fail on these even when present (an object, a label or matrix segment):
       // a simple-style value of any type to Prism (which reads `a,b` as a list even for a string).
-      p.schema = {};
+      // (`{}`: openapi-typescript's SchemaObject has no form without a `type`.)
+      p.schema = {} as SchemaObject;
       delete p.style;
       delete p.explode;
       changed = true;
@@ -103,15 +107,18 @@ export function prismDocument(document: OpenAPI3): OpenAPI3 | undefined {
     }
   }
   // The same reader serves form and multipart bodies whose `encoding` gives a property such a style.
-  for (const item of [...Object.values<JsonNode>(copy.paths ?? {}), ...Object.values<JsonNode>(copy.webhooks ?? {})]) {
+  for (const item of items) {
     for (const method of HTTP_METHODS) {
-      const body = deref(copy, item?.[method]?.requestBody);
-      for (const media of Object.values<JsonNode>(body?.content ?? {})) {
-        const properties: JsonNode = deref(copy, media?.schema)?.properties ?? {};
-        for (const [name, encoding] of Object.entries<JsonNode>(media?.encoding ?? {})) {
+      const body = deref(copy, deref(copy, item?.[method])?.requestBody);
+      for (const rawMedia of Object.values(body?.content ?? {})) {
+        const media = deref(copy, rawMedia);
+        const schema = deref(copy, media?.schema);
+        const properties = isSchemaNode(schema) ? (schema.properties ?? {}) : {};
+        for (const [name, encoding] of Object.entries(media?.encoding ?? {})) {
           const delimited = encoding?.style === 'spaceDelimited' || encoding?.style === 'pipeDelimited';
-          if (delimited && deref(copy, properties[name])?.type !== 'array') {
-            delete media.encoding[name];
+          const property = deref(copy, properties[name]);
+          if (delimited && (isSchemaNode(property) ? property.type : undefined) !== 'array') {
+            delete media.encoding?.[name];
             changed = true;
           }
         }

@@ -14,7 +14,8 @@
  */
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { OpenAPI3 } from 'openapi-typescript';
-import { deref, type JsonNode } from '../server-stubs/lib/openapi/document.js';
+import { deref } from '../server-stubs/lib/openapi/document.js';
+import { isSchemaNode } from '../server-stubs/lib/openapi/json-schema.js';
 import { successKey } from '../server-stubs/lib/contract-answers.js';
 import type { OperationInfo } from '../server-stubs/lib/contract.js';
 import { essence, isJsonType } from '../server-stubs/lib/media-types.js';
@@ -50,10 +51,10 @@ export function streamAccept(document: OpenAPI3, operation: OperationInfo, body:
 
 /** Whether a schema (or one of its `allOf` parts) names the property. */
 function hasProperty(document: OpenAPI3, raw: unknown, name: string, depth = 0): boolean {
-  const schema = deref<JsonNode | undefined>(document, raw);
-  if (!schema || typeof schema !== 'object' || depth > 8) return false;
+  const schema = deref(document, raw);
+  if (!isSchemaNode(schema) || depth > 8) return false;
   if (schema.properties && typeof schema.properties === 'object' && name in schema.properties) return true;
-  return Array.isArray(schema.allOf) && schema.allOf.some((part: unknown) => hasProperty(document, part, name, depth + 1));
+  return Array.isArray(schema.allOf) && schema.allOf.some((part) => hasProperty(document, part, name, depth + 1));
 }
 
 /**

@@ -14,7 +14,7 @@
  * mock and the scripts already import from here.
  */
 import type { OpenAPI3 } from 'openapi-typescript';
-import type { JsonNode } from './openapi/document.js';
+import { isJsonObject, isSchemaNode, type JsonObject, type SchemaNode } from './openapi/json-schema.js';
 
 /** Members whose values are data, not schemas or OpenAPI objects: never rewritten. */
 const dataKeys = new Set(['example', 'examples', 'default', 'enum', 'const', 'value', 'x-examples', 'x-wire-example']);
@@ -41,9 +41,8 @@ export function unknownFormats(document: OpenAPI3): string[] {
   const visit = (node: unknown, seen: Set<object>) => {
     if (node === null || typeof node !== 'object' || seen.has(node)) return;
     seen.add(node);
-    const object = node as JsonNode;
-    if (typeof object.format === 'string' && !knownFormats.has(object.format)) found.add(object.format);
-    for (const [key, value] of Object.entries<unknown>(object)) if (!dataKeys.has(key)) visit(value, seen);
+    if (isSchemaNode(node) && typeof node.format === 'string' && !knownFormats.has(node.format)) found.add(node.format);
+    for (const [key, value] of Object.entries(node)) if (!dataKeys.has(key)) visit(value, seen);
   };
   visit(document, new Set());
   for (const format of found) {
@@ -63,16 +62,19 @@ export function compilableDocument(document: OpenAPI3): OpenAPI3 {
 }
 
 /** The `content` maps of the document's request bodies, responses and parameters. */
-function contents(document: OpenAPI3): JsonNode[] {
-  const out: JsonNode[] = [];
-  const holders = (map: unknown) => (map && typeof map === 'object' ? Object.values<JsonNode>(map as JsonNode) : []);
-  const take = (holder: JsonNode | undefined) => {
-    if (holder && typeof holder === 'object' && holder.content && typeof holder.content === 'object') out.push(holder.content);
+function contents(document: OpenAPI3): JsonObject[] {
+  const out: JsonObject[] = [];
+  // The copy is walked as JSON, not as the document's types: a `$ref` holder has no `content`, and a
+  // vendor's document may hold anything where a holder should be.
+  const holders = (map: unknown): unknown[] => (isJsonObject(map) ? Object.values(map) : []);
+  const take = (holder: unknown) => {
+    if (isJsonObject(holder) && isJsonObject(holder.content)) out.push(holder.content);
   };
   for (const item of holders(document.paths)) {
-    for (const parameter of item?.parameters ?? []) take(parameter);
-    for (const op of Object.values<JsonNode>(item ?? {})) {
-      if (!op || typeof op !== 'object' || Array.isArray(op)) continue;
+    if (!isJsonObject(item)) continue;
+    for (const parameter of Array.isArray(item.parameters) ? item.parameters : []) take(parameter);
+    for (const op of Object.values(item)) {
+      if (!isJsonObject(op)) continue;
       take(op.requestBody);
       for (const parameter of Array.isArray(op.parameters) ? op.parameters : []) take(parameter);
       for (const response of holders(op.responses)) take(response);
@@ -86,8 +88,8 @@ function contents(document: OpenAPI3): JsonNode[] {
  * A media type with examples but no schema takes (and gives) anything; without a schema the
  * validator would find no response validator for its status and fail every answer.
  */
-function mediaWithoutSchema(content: JsonNode): void {
-  for (const media of Object.values<unknown>(content)) if (media && typeof media === 'object' && (media as JsonNode).schema === undefined) (media as JsonNode).schema = {};
+function mediaWithoutSchema(content: JsonObject): void {
+  for (const media of Object.values(content)) if (isJsonObject(media) && media.schema === undefined) media.schema = {};
 }
 
 function rewrite(node: unknown, seen: Set<object>, version30: boolean): void {
@@ -97,7 +99,10 @@ function rewrite(node: unknown, seen: Set<object>, version30: boolean): void {
     for (const item of node) rewrite(item, seen, version30);
     return;
   }
-  const object = node as JsonNode;
+  // Every object met is read as a schema: the rules below look at their keywords' values before
+  // relying on them, and those of other OpenAPI objects are left as they are.
+  if (!isSchemaNode(node)) return;
+  const object = node;
   nullableWithoutType(object);
   exclusiveBounds(object, version30);
   foreignPattern(object);
@@ -112,7 +117,7 @@ function rewrite(node: unknown, seen: Set<object>, version30: boolean): void {
  * validator's Ajv refuses to compile it. Without a type there is nothing null would be refused by
  * but an `enum`, which gets `null`.
  */
-function nullableWithoutType(schema: JsonNode): void {
+function nullableWithoutType(schema: SchemaNode): void {
   if (typeof schema.nullable !== 'boolean' || schema.type !== undefined) return;
   if (schema.nullable && Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null];
   delete schema.nullable;
@@ -123,7 +128,7 @@ function nullableWithoutType(schema: JsonNode): void {
  * draft 4) writes `exclusiveMinimum: true` beside `minimum`, 3.1 (2020-12) the bound itself. Vendors
  * mix them up, and the validator compiles each version with its own meta-schema only.
  */
-function exclusiveBounds(schema: JsonNode, version30: boolean): void {
+function exclusiveBounds(schema: SchemaNode, version30: boolean): void {
   for (const [exclusive, bound] of [
     ['exclusiveMinimum', 'minimum'],
     ['exclusiveMaximum', 'maximum'],
@@ -150,7 +155,7 @@ function exclusiveBounds(schema: JsonNode, version30: boolean): void {
  * refuses) cannot be checked here: it is left out, with one warning, rather than failing every
  * request of the operation.
  */
-function foreignPattern(schema: JsonNode): void {
+function foreignPattern(schema: SchemaNode): void {
   if (typeof schema.pattern !== 'string' || compilablePattern(schema.pattern)) return;
   if (!warnedPatterns.has(schema.pattern)) {
     warnedPatterns.add(schema.pattern);
@@ -178,10 +183,10 @@ const securityTypes = new Set(['apiKey', 'http', 'oauth2', 'openIdConnect', 'mut
  * 3.1 a tuple written as an `items` array. Parameters, headers, bodies and security schemes have a
  * `type` or `required` of their own, and are left alone.
  */
-function foreignKeywords(object: JsonNode, version30: boolean): void {
-  if ('in' in object || 'schema' in object || 'content' in object || securityTypes.has(object.type)) return;
+function foreignKeywords(object: SchemaNode, version30: boolean): void {
+  if ('in' in object || 'schema' in object || 'content' in object || (typeof object.type === 'string' && securityTypes.has(object.type))) return;
   if (typeof object.type === 'string' && !JSON_TYPES.has(object.type)) delete object.type;
-  else if (Array.isArray(object.type) && object.type.some((t: unknown) => !JSON_TYPES.has(String(t)))) object.type = object.type.filter((t: unknown) => JSON_TYPES.has(String(t)));
+  else if (Array.isArray(object.type) && object.type.some((t) => !JSON_TYPES.has(String(t)))) object.type = object.type.filter((t) => JSON_TYPES.has(String(t)));
   if (typeof object.required === 'boolean') delete object.required;
   if (!version30 && Array.isArray(object.items) && !Array.isArray(object.prefixItems)) {
     object.prefixItems = object.items;
@@ -194,7 +199,7 @@ function foreignKeywords(object: JsonNode, version30: boolean): void {
  * refuses the request for carrying a read-only property. A request never carries it; its default is
  * the server's business.
  */
-function unusableDefault(schema: JsonNode): void {
+function unusableDefault(schema: SchemaNode): void {
   if (schema.readOnly === true && 'default' in schema) delete schema.default;
   // A `default: null` the schema itself refuses (no `nullable`, no null type): filled in, it would fail the request it was filled into.
   if (schema.default === null && schema.nullable !== true && ![schema.type].flat().includes('null') && schema.type !== undefined) delete schema.default;
@@ -204,7 +209,7 @@ function unusableDefault(schema: JsonNode): void {
  * A parameter with examples but neither `schema` nor `content` takes any value; one without `style`
  * gets the default the specification gives it, which the validator's mutator needs spelled out.
  */
-function parameterWithoutSchema(object: JsonNode): void {
+function parameterWithoutSchema(object: JsonObject): void {
   if (typeof object.in !== 'string' || typeof object.name !== 'string') return;
   if (object.schema === undefined && object.content === undefined) object.schema = {};
   if (object.content !== undefined) return;
@@ -242,34 +247,39 @@ export function schemaView(document: OpenAPI3): SchemaView {
   const legacy = !/^3\.1/.test(String(document.openapi ?? ''));
 
   /** Copies `node` only where a member changes, so an untouched document comes back as itself. */
-  const mapMembers = (node: JsonNode, visit: (key: string, value: unknown) => unknown): JsonNode => {
-    let out: JsonNode | undefined;
+  const mapMembers = (node: JsonObject, visit: (key: string, value: unknown) => unknown): JsonObject => {
+    let out: JsonObject | undefined;
     for (const [key, value] of Object.entries(node)) {
       const next = visit(key, value);
-      if (next !== value) (out ??= (Array.isArray(node) ? [...node] : { ...node }) as JsonNode)[key] = next;
+      if (next !== value) (out ??= { ...node })[key] = next;
     }
     return out ?? node;
+  };
+  const mapItems = (list: unknown[], visit: (index: number, item: unknown) => unknown): unknown[] => {
+    const out = list.map((item, i) => visit(i, item));
+    return out.every((item, i) => item === list[i]) ? list : out;
   };
 
   /** A schema: its fixes, then its subschemas. */
   const inSchema = (node: unknown, at: string): unknown => {
-    if (!node || typeof node !== 'object' || Array.isArray(node)) return node;
-    const fixed = schemaFixes(node as JsonNode, at, legacy, notes);
+    if (!isSchemaNode(node)) return node;
+    const fixed = schemaFixes(node, at, legacy, notes);
     return mapMembers(fixed, (key, value) => {
       if (SUBSCHEMA.has(key)) return inSchema(value, `${at}/${key}`);
-      if (SUBSCHEMA_LISTS.has(key) && Array.isArray(value)) return mapMembers(value, (i, item) => inSchema(item, `${at}/${key}/${i}`));
-      if (SUBSCHEMA_MAPS.has(key) && value && typeof value === 'object') return mapMembers(value as JsonNode, (name, item) => inSchema(item, `${at}/${key}/${name}`));
+      if (SUBSCHEMA_LISTS.has(key) && Array.isArray(value)) return mapItems(value, (i, item) => inSchema(item, `${at}/${key}/${i}`));
+      if (SUBSCHEMA_MAPS.has(key) && isJsonObject(value)) return mapMembers(value, (name, item) => inSchema(item, `${at}/${key}/${name}`));
       return value;
     });
   };
 
   /** Any other OpenAPI object: schemas are found under `schema` and `components.schemas`. */
   const inDocument = (node: unknown, at: string): unknown => {
-    if (!node || typeof node !== 'object') return node;
-    return mapMembers(node as JsonNode, (key, value) => {
+    if (Array.isArray(node)) return mapItems(node, (i, item) => inDocument(item, `${at}/${i}`));
+    if (!isJsonObject(node)) return node;
+    return mapMembers(node, (key, value) => {
       if (dataKeys.has(key) || key.startsWith('x-')) return value;
       if (key === 'schema') return inSchema(value, `${at}/${key}`);
-      if (key === 'schemas' && at === '#/components' && value && typeof value === 'object') return mapMembers(value as JsonNode, (name, item) => inSchema(item, `${at}/schemas/${name}`));
+      if (key === 'schemas' && at === '#/components' && isJsonObject(value)) return mapMembers(value, (name, item) => inSchema(item, `${at}/schemas/${name}`));
       return inDocument(value, `${at}/${key}`);
     });
   };
@@ -282,7 +292,7 @@ const SUBSCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 
 /** The fixes above for one node, when it is a schema that needs them; the node itself otherwise. */
-function schemaFixes(node: JsonNode, at: string, legacy: boolean, notes: string[]): JsonNode {
+function schemaFixes(node: SchemaNode, at: string, legacy: boolean, notes: string[]): SchemaNode {
   let s = node;
   const own = () => (s === node ? (s = { ...node }) : s);
   if (typeof s.pattern === 'string' && !compilablePattern(s.pattern)) {
@@ -292,8 +302,8 @@ function schemaFixes(node: JsonNode, at: string, legacy: boolean, notes: string[
   if (s.type !== undefined && typeof s.type !== 'object' && !JSON_TYPES.has(String(s.type))) {
     notes.push(`${at}: type ${JSON.stringify(s.type)} is not a JSON Schema type; that keyword is not checked`);
     delete own().type;
-  } else if (Array.isArray(s.type) && s.type.some((t: unknown) => !JSON_TYPES.has(String(t)))) {
-    own().type = s.type.filter((t: unknown) => JSON_TYPES.has(String(t)));
+  } else if (Array.isArray(s.type) && s.type.some((t) => !JSON_TYPES.has(String(t)))) {
+    own().type = s.type.filter((t) => JSON_TYPES.has(String(t)));
   }
   if (typeof s.required === 'boolean') delete own().required;
   // A format nobody defined (`uriref`, `iso-country-code`) is an annotation in 2020-12 and ignored
@@ -307,9 +317,10 @@ function schemaFixes(node: JsonNode, at: string, legacy: boolean, notes: string[
       delete copy[bound];
     } else delete copy[exclusive];
   }
-  if (Array.isArray(s.items) && !Array.isArray(s.prefixItems)) {
+  const items = s.items;
+  if (Array.isArray(items) && !Array.isArray(s.prefixItems)) {
     const copy = own();
-    copy.prefixItems = copy.items;
+    copy.prefixItems = items;
     delete copy.items;
   }
   if ('nullable' in s && typeof s.nullable === 'boolean') {
@@ -322,10 +333,10 @@ function schemaFixes(node: JsonNode, at: string, legacy: boolean, notes: string[
 }
 
 /** A 3.0 schema with `nullable: true`: null is allowed besides what it says. */
-function withNull(schema: JsonNode): JsonNode {
+function withNull(schema: SchemaNode): SchemaNode {
   if (typeof schema.type === 'string' || Array.isArray(schema.type)) {
     const types = [schema.type].flat();
-    const out: JsonNode = { ...schema, type: types.includes('null') ? types : [...types, 'null'] };
+    const out: SchemaNode = { ...schema, type: types.includes('null') ? types : [...types, 'null'] };
     if (Array.isArray(schema.enum) && !schema.enum.includes(null)) out.enum = [...schema.enum, null];
     return out;
   }

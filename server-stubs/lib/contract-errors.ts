@@ -9,7 +9,8 @@ import { responseKeyFor, type OperationInfo } from './contract.js';
 import type { ErrorMapper, ErrorResponse, Failure } from './errors.js';
 import { chooseMediaType, isJsonType, isTextType, isXmlType } from './media-types.js';
 import { declaredExamples, sampleOf } from './schema-sample.js';
-import { deref, listOperations, type JsonNode } from './openapi/document.js';
+import { deref, listOperations } from './openapi/document.js';
+import { isJsonObject, isSchemaNode, type SchemaNode } from './openapi/json-schema.js';
 
 export const problemType = 'application/problem+json';
 
@@ -69,7 +70,7 @@ function declaredError(document: OpenAPI3, operation: OperationInfo, key: string
   if (type === undefined) return { status, body: undefined };
   const sent = type.includes('*') ? 'application/json' : type;
   const media: MediaTypeObject = content[type] ?? {};
-  const schema = deref<JsonNode | undefined>(document, media.schema);
+  const schema = schemaNodeOf(document, media.schema);
   const example = declaredExamples(document, media)[0];
   if (isJsonType(sent)) {
     const told = example !== undefined && options.toldExamples ? toldExample(document, schema, example, failure.message) : example;
@@ -80,7 +81,8 @@ function declaredError(document: OpenAPI3, operation: OperationInfo, key: string
     if (typeof example === 'string') return { status, body: undefined, text: example, contentType: sent };
     if (isXmlType(sent)) {
       const value = withMessage(document, schema, sampleOf(document, schema, { direction: 'response' }), failure.message, status);
-      return { status, body: undefined, text: xmlOf(value, typeof schema?.xml?.name === 'string' ? schema.xml.name : 'error'), contentType: sent };
+      const xml = schema?.xml;
+      return { status, body: undefined, text: xmlOf(value, isJsonObject(xml) && typeof xml.name === 'string' ? xml.name : 'error'), contentType: sent };
     }
     return { status, body: undefined, text: failure.message, contentType: sent };
   }
@@ -88,7 +90,7 @@ function declaredError(document: OpenAPI3, operation: OperationInfo, key: string
 }
 
 /** The sample with the failure's sentence in its message-like string field and its status in an integer `status`/`code`, where the schema has them. */
-function withMessage(document: OpenAPI3, schema: JsonNode | undefined, sample: unknown, message: string, status: number): unknown {
+function withMessage(document: OpenAPI3, schema: SchemaNode | undefined, sample: unknown, message: string, status: number): unknown {
   if (sample === null || typeof sample !== 'object' || Array.isArray(sample)) return sample;
   const properties = propertiesOf(document, schema);
   const out = { ...(sample as Record<string, unknown>) };
@@ -99,24 +101,30 @@ function withMessage(document: OpenAPI3, schema: JsonNode | undefined, sample: u
 }
 
 /** A declared example with the failure's sentence in a message-like string field it already has. */
-function toldExample(document: OpenAPI3, schema: JsonNode | undefined, example: unknown, message: string): unknown {
+function toldExample(document: OpenAPI3, schema: SchemaNode | undefined, example: unknown, message: string): unknown {
   if (example === null || typeof example !== 'object' || Array.isArray(example)) return example;
   const properties = propertiesOf(document, schema);
   const field = messageFields.find((name) => typeof (example as Record<string, unknown>)[name] === 'string' && isPlainType(properties[name], 'string'));
   return field ? { ...(example as Record<string, unknown>), [field]: message } : example;
 }
 
-function isPlainType(schema: JsonNode | undefined, type: string): boolean {
+function isPlainType(schema: SchemaNode | undefined, type: string): boolean {
   if (!schema || schema.enum || schema.const !== undefined || schema.pattern || schema.format) return false;
   return [schema.type].flat().includes(type);
 }
 
 /** The properties a schema declares, through `allOf` and `$ref`s. */
-function propertiesOf(document: OpenAPI3, schema: JsonNode | undefined, depth = 0): Record<string, JsonNode> {
+function propertiesOf(document: OpenAPI3, schema: SchemaNode | undefined, depth = 0): Record<string, SchemaNode | undefined> {
   if (!schema || depth > 8) return {};
-  const own = Object.fromEntries(Object.entries<unknown>(schema.properties ?? {}).map(([name, s]) => [name, deref<JsonNode>(document, s)]));
-  const parts = (schema.allOf ?? []).map((part: unknown) => propertiesOf(document, deref<JsonNode | undefined>(document, part), depth + 1));
+  const own = Object.fromEntries(Object.entries(schema.properties ?? {}).map(([name, s]) => [name, schemaNodeOf(document, s)]));
+  const parts = (schema.allOf ?? []).map((part) => propertiesOf(document, schemaNodeOf(document, part), depth + 1));
   return Object.assign({}, ...parts, own);
+}
+
+/** The schema a subschema names, where it has keywords to read (not `true`/`false`). */
+function schemaNodeOf(document: OpenAPI3, node: unknown): SchemaNode | undefined {
+  const schema = deref(document, node);
+  return isSchemaNode(schema) ? schema : undefined;
 }
 
 /** A JSON value as an XML document under one root element: objects as elements, arrays as repeated ones. */

@@ -57,7 +57,9 @@ export function contractValidation(contract: Contract, options: ValidationOption
     if (!matched || !checks) return next();
     const pathParams = { ...matched.pathParams };
     req.openapi = new OpenApiRequest(checks.metadata, pathParams);
-    req.params = pathParams;
+    // As the library's metadata middleware sets it: one object, which its mutator and the request
+    // check read and coerce in place (Express types it as text, which it is not once coerced).
+    req.params = pathParams as Request['params'];
     if (built.responseCheck) matched.checkResponse = checks.response ??= built.responseCheck(checks);
     runSteps((checks.steps ??= operationSteps(built, checks)), req, res, next);
   };

@@ -10,7 +10,8 @@ import type { OpenAPI3 } from 'openapi-typescript';
 import type { Contract } from './contract.js';
 import { failureOf } from './failures.js';
 import { essence, isFormType, isMultipartType } from './media-types.js';
-import { deref, type JsonNode } from './openapi/document.js';
+import { deref } from './openapi/document.js';
+import { isSchemaNode, type SchemaNode } from './openapi/json-schema.js';
 
 const require = createRequire(import.meta.url);
 
@@ -94,16 +95,17 @@ export function coerceFormFields(contract: Contract) {
     const type = req.headers['content-type'];
     // Most requests are JSON or have no body: they leave at the first test.
     if (!type || req.body === null || typeof req.body !== 'object' || !(isFormType(type) || isMultipartType(type))) return next();
-    const requestBody = req.matched && deref<JsonNode | undefined>(contract.document, req.matched.operation.op.requestBody);
+    const requestBody = req.matched && deref(contract.document, req.matched.operation.op.requestBody);
     if (!requestBody?.content) return next();
-    const media = Object.entries<JsonNode>(requestBody.content).find(([declared]) => essence(declared) === essence(type))?.[1];
-    const schema = deref<JsonNode | undefined>(contract.document, media?.schema);
-    if (schema) req.body = coerceObject(contract.document, schema, { ...(req.body as Record<string, unknown>) });
+    const declared = Object.entries(requestBody.content).find(([name]) => essence(name) === essence(type))?.[1];
+    const media = declared && deref(contract.document, declared);
+    const schema = deref(contract.document, media?.schema);
+    if (isSchemaNode(schema)) req.body = coerceObject(contract.document, schema, { ...(req.body as Record<string, unknown>) });
     next();
   };
 }
 
-function coerceObject(document: OpenAPI3, schema: JsonNode, fields: Record<string, unknown>): Record<string, unknown> {
+function coerceObject(document: OpenAPI3, schema: SchemaNode, fields: Record<string, unknown>): Record<string, unknown> {
   const properties = propertiesOf(document, schema);
   for (const [name, value] of Object.entries(fields)) {
     const property = properties[name];
@@ -113,8 +115,8 @@ function coerceObject(document: OpenAPI3, schema: JsonNode, fields: Record<strin
 }
 
 function coerce(document: OpenAPI3, schemaRef: unknown, value: unknown, depth: number): unknown {
-  const schema = deref<JsonNode | undefined>(document, schemaRef);
-  if (!schema || depth > 8) return value;
+  const schema = deref(document, schemaRef);
+  if (!isSchemaNode(schema) || depth > 8) return value;
   const types = [schema.type].flat().filter((t): t is string => typeof t === 'string');
   if (types.includes('array')) {
     const items = Array.isArray(value) ? value : typeof value === 'string' && value.startsWith('[') ? parsed(value) ?? [value] : [value];
@@ -136,8 +138,11 @@ function parsed(text: string): unknown {
   }
 }
 
-function propertiesOf(document: OpenAPI3, schema: JsonNode, depth = 0): Record<string, unknown> {
+function propertiesOf(document: OpenAPI3, schema: SchemaNode, depth = 0): Record<string, unknown> {
   if (depth > 8) return {};
-  const parts = [...(schema.allOf ?? []), ...(schema.oneOf ?? []), ...(schema.anyOf ?? [])].map((part: unknown) => propertiesOf(document, deref(document, part) ?? {}, depth + 1));
+  const parts = [...(schema.allOf ?? []), ...(schema.oneOf ?? []), ...(schema.anyOf ?? [])].map((part) => {
+    const resolved = deref(document, part);
+    return propertiesOf(document, isSchemaNode(resolved) ? resolved : {}, depth + 1);
+  });
   return Object.assign({}, ...parts, schema.properties ?? {});
 }

@@ -7,7 +7,8 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { OpenAPI3 } from 'openapi-typescript';
 import type { Contract, OperationInfo } from './contract.js';
-import { deref, type JsonNode } from './openapi/document.js';
+import { deref } from './openapi/document.js';
+import { isSchemaNode } from './openapi/json-schema.js';
 
 interface Styled {
   name: string;
@@ -31,7 +32,7 @@ export function deserializeStyledParameters(contract: Contract) {
     for (const p of styledOf(matched.operation)) {
       if (p.in === 'path') {
         const raw = matched.pathParams[p.name];
-        if (typeof raw === 'string') (matched.pathParams as Record<string, unknown>)[p.name] = read(raw, p);
+        if (typeof raw === 'string') matched.pathParams[p.name] = read(raw, p);
       } else if (p.in === 'header') {
         const key = p.name.toLowerCase();
         const raw = req.headers[key];
@@ -56,11 +57,11 @@ export function deserializeStyledParameters(contract: Contract) {
  */
 export function delimitedQueryReader(document: OpenAPI3, operation: OperationInfo): ((query: Record<string, unknown>) => void) | undefined {
   const delimited: Styled[] = [];
-  for (const raw of operation.op.parameters as JsonNode[]) {
-    const p = deref<JsonNode | undefined>(document, raw);
+  for (const raw of operation.op.parameters) {
+    const p = deref(document, raw);
     if (!p || p.content || p.in !== 'query') continue;
-    const style: string = p.style ?? 'form';
-    const explode: boolean = p.explode ?? style === 'form';
+    const style = p.style ?? 'form';
+    const explode = p.explode ?? style === 'form';
     const shape = shapeOf(document, p.schema);
     if (shape !== 'scalar' && !explode && ['form', 'spaceDelimited', 'pipeDelimited'].includes(style)) delimited.push({ name: p.name, in: 'query', style, explode, shape });
   }
@@ -76,11 +77,11 @@ export function delimitedQueryReader(document: OpenAPI3, operation: OperationInf
 
 function styledParameters(document: OpenAPI3, operation: OperationInfo): Styled[] {
   const out: Styled[] = [];
-  for (const raw of operation.op.parameters as JsonNode[]) {
-    const p = deref<JsonNode | undefined>(document, raw);
+  for (const raw of operation.op.parameters) {
+    const p = deref(document, raw);
     if (!p || p.content || (p.in !== 'path' && p.in !== 'header' && p.in !== 'cookie')) continue;
-    const style: string = p.style ?? (p.in === 'cookie' ? 'form' : 'simple');
-    const explode: boolean = p.explode ?? style === 'form';
+    const style = p.style ?? (p.in === 'cookie' ? 'form' : 'simple');
+    const explode = p.explode ?? style === 'form';
     const shape = shapeOf(document, p.schema);
     // A scalar written in the simple or form style is already what it is.
     if (shape === 'scalar' && style !== 'label' && style !== 'matrix') continue;
@@ -90,8 +91,8 @@ function styledParameters(document: OpenAPI3, operation: OperationInfo): Styled[
 }
 
 function shapeOf(document: OpenAPI3, schemaRef: unknown, depth = 0): Styled['shape'] {
-  const schema = deref<JsonNode | undefined>(document, schemaRef);
-  if (!schema || depth > 8) return 'scalar';
+  const schema = deref(document, schemaRef);
+  if (!isSchemaNode(schema) || depth > 8) return 'scalar';
   const types = [schema.type].flat();
   if (types.includes('array')) return 'array';
   if (types.includes('object') || schema.properties) return 'object';

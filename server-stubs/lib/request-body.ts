@@ -1,6 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { OpenAPI3 } from 'openapi-typescript';
-import { deref, type JsonNode } from './openapi/document.js';
+import type { OpenAPI3, ParameterObject, ReferenceObject } from 'openapi-typescript';
+import { deref } from './openapi/document.js';
+import { isJsonObject, isSchemaNode, type SchemaNode } from './openapi/json-schema.js';
 import type { Contract, OperationInfo } from './contract.js';
 import { failureOf } from './failures.js';
 import { parseMultipart } from './form-body.js';
@@ -104,18 +105,19 @@ export function parseDeclaredMedia(contract: Contract) {
  */
 export function numericParameterChecker(contract: Contract) {
   // Which parameters are numeric is a property of the operation: worked out once, not per request.
-  const numericByOperation = new Map<OperationInfo, JsonNode[]>();
-  const numericOf = (operation: OperationInfo): JsonNode[] => {
+  const numericByOperation = new Map<OperationInfo, ParameterObject[]>();
+  const numericOf = (operation: OperationInfo): ParameterObject[] => {
     const known = numericByOperation.get(operation);
     if (known) return known;
-    const numeric: JsonNode[] = operation.op.parameters.filter((parameter: JsonNode) => {
-      const types = [(deref(contract.document, parameter.schema) ?? {}).type].flat();
+    const numeric = operation.op.parameters.filter((parameter) => {
+      const schema: unknown = deref(contract.document, parameter.schema);
+      const types = [isSchemaNode(schema) ? schema.type : undefined].flat();
       return types.includes('integer') || types.includes('number');
     });
     numericByOperation.set(operation, numeric);
     return numeric;
   };
-  return (operation: OperationInfo, req: Request, pathParams: Record<string, string>): Issue[] => {
+  return (operation: OperationInfo, req: Request, pathParams: Record<string, unknown>): Issue[] => {
     const numeric = numericOf(operation);
     if (numeric.length === 0) return [];
     const issues: Issue[] = [];
@@ -151,14 +153,22 @@ export function checkFiniteParameters(contract: Contract) {
  * every request, and splitting a pointer each time was a visible share of a request's CPU. The
  * bundles a stub serves are never changed once loaded.
  */
-const resolvedRefs = new WeakMap<JsonNode, Map<string, unknown>>();
-function resolved<T = JsonNode>(document: OpenAPI3, node: unknown): T {
-  const ref = node !== null && typeof node === 'object' ? (node as JsonNode).$ref : undefined;
-  if (typeof ref !== 'string') return deref<T>(document, node);
+const resolvedRefs = new WeakMap<OpenAPI3, Map<string, unknown>>();
+function resolved<T>(document: OpenAPI3, node: T | ReferenceObject): T;
+function resolved(document: OpenAPI3, node: unknown): unknown;
+function resolved(document: OpenAPI3, node: unknown): unknown {
+  const ref = isJsonObject(node) ? node.$ref : undefined;
+  if (typeof ref !== 'string') return deref(document, node);
   let refs = resolvedRefs.get(document);
   if (!refs) resolvedRefs.set(document, (refs = new Map()));
   if (!refs.has(ref)) refs.set(ref, deref(document, node));
-  return refs.get(ref) as T;
+  return refs.get(ref);
+}
+
+/** The schema a subschema names (its `$ref` followed), where it is one with keywords. */
+function schemaOf(document: OpenAPI3, node: unknown): SchemaNode | undefined {
+  const schema = resolved(document, node);
+  return isSchemaNode(schema) ? schema : undefined;
 }
 
 /**
@@ -174,8 +184,8 @@ export function pruneUnknownProperties(contract: Contract) {
   return (req: Request, _res: Response, next: NextFunction) => {
     const requestBody = req.matched && resolved(contract.document, req.matched.operation.op.requestBody);
     if (!requestBody?.content || req.body === null || typeof req.body !== 'object') return next();
-    const media = Object.entries<JsonNode>(requestBody.content).find(([type]) => req.is(type));
-    const issues = media ? pruneBody(contract.document, media[1].schema, req.body) : [];
+    const media = Object.entries(requestBody.content).find(([type]) => req.is(type));
+    const issues = media ? pruneBody(contract.document, resolved(contract.document, media[1]).schema, req.body) : [];
     if (issues.length === 0) return next();
     next(failureOf('validation', 400, issues.map((i) => `${i.path} ${i.message}`).join('; '), { issues }));
   };
@@ -195,8 +205,8 @@ export function pruneBody(document: OpenAPI3, schema: unknown, body: unknown): I
 
 function prune(document: OpenAPI3, schemaRef: unknown, value: unknown, depth: number, at: string, issues: Issue[]): void {
   if (depth > 32 || value === null || typeof value !== 'object') return;
-  const schema = resolved(document, schemaRef);
-  if (!schema || typeof schema !== 'object') return;
+  const schema = schemaOf(document, schemaRef);
+  if (!schema) return;
   if (Array.isArray(value)) {
     if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) {
       issues.push({ path: at, message: `must NOT have more than ${schema.maxItems} items` });
@@ -206,7 +216,7 @@ function prune(document: OpenAPI3, schemaRef: unknown, value: unknown, depth: nu
     return;
   }
   const object = value as Record<string, unknown>;
-  const branches: unknown[] | undefined = schema.oneOf ?? schema.anyOf;
+  const branches = schema.oneOf ?? schema.anyOf;
   if (branches) {
     const branch = chooseBranch(document, schema, branches, object);
     if (branch) prune(document, branch, object, depth + 1, at, issues);
@@ -226,25 +236,26 @@ function prune(document: OpenAPI3, schemaRef: unknown, value: unknown, depth: nu
   }
 }
 
-function flattenAllOf(document: OpenAPI3, schema: JsonNode, depth = 0): Array<JsonNode> {
+function flattenAllOf(document: OpenAPI3, schema: SchemaNode, depth = 0): SchemaNode[] {
   if (depth > 8) return [schema];
-  return [schema, ...(schema.allOf ?? []).flatMap((part: unknown) => flattenAllOf(document, resolved(document, part) ?? {}, depth + 1))];
+  return [schema, ...(schema.allOf ?? []).flatMap((part) => flattenAllOf(document, schemaOf(document, part) ?? {}, depth + 1))];
 }
 
 const isEmptySchema = (schema: unknown) => schema !== null && typeof schema === 'object' && Object.keys(schema).length === 0;
 
 /** The branch a value is meant for: by discriminator, else the first whose required and constant properties it has. */
-function chooseBranch(document: OpenAPI3, schema: JsonNode, branches: unknown[], value: Record<string, unknown>): unknown {
-  const discriminator = schema.discriminator?.propertyName as string | undefined;
+function chooseBranch(document: OpenAPI3, schema: SchemaNode, branches: unknown[], value: Record<string, unknown>): unknown {
+  const discriminator = schema.discriminator?.propertyName;
   const tag = discriminator !== undefined && Object.hasOwn(value, discriminator) ? value[discriminator] : undefined;
-  if (typeof tag === 'string' && schema.discriminator.mapping?.[tag]) return { $ref: schema.discriminator.mapping[tag] };
+  const mapped = typeof tag === 'string' ? schema.discriminator?.mapping?.[tag] : undefined;
+  if (mapped) return { $ref: mapped };
   return branches.find((branch) => {
-    const parts = flattenAllOf(document, resolved(document, branch) ?? {});
-    const required: string[] = parts.flatMap((p) => p.required ?? []);
+    const parts = flattenAllOf(document, schemaOf(document, branch) ?? {});
+    const required = parts.flatMap((p) => p.required ?? []);
     if (!required.every((name) => Object.hasOwn(value, name))) return false;
     return parts.every((p) =>
-      Object.entries<JsonNode>(p.properties ?? {}).every(([name, property]) => {
-        const s = resolved<JsonNode | boolean | undefined>(document, property) ?? {};
+      Object.entries(p.properties ?? {}).every(([name, property]) => {
+        const s = resolved(document, property) ?? {};
         if (!Object.hasOwn(value, name)) return true;
         // A `false` (or `not: {}`) property schema says the branch forbids the field: a value carrying it is not for this branch.
         if (s === false || (typeof s === 'object' && isEmptySchema(s.not))) return false;

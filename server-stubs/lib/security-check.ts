@@ -12,7 +12,8 @@
 import type { Request } from 'express';
 import type { SecurityHandler } from './auth.js';
 import type { Step } from './middleware-chain.js';
-import type { JsonNode } from './openapi/document.js';
+import type { OpenAPI3, SecuritySchemeObject } from 'openapi-typescript';
+import { deref } from './openapi/document.js';
 import { validatorErrors } from './validator-adapter.js';
 
 interface Outcome {
@@ -23,13 +24,18 @@ interface Outcome {
 
 const passed: Outcome = { success: true };
 
-export function securityCheck(apiDoc: JsonNode, handlers: Record<string, SecurityHandler>): Step {
-  const schemes: Record<string, JsonNode> | undefined = apiDoc.components?.securitySchemes;
+/** A security handler as the library calls it: with the scheme too (the stubs' handlers read only the first two). */
+type HandlerWithScheme = (req: Request, scopes: string[], scheme: SecuritySchemeObject) => unknown;
+
+export function securityCheck(apiDoc: OpenAPI3, handlers: Record<string, SecurityHandler>): Step {
+  const declared = apiDoc.components?.securitySchemes;
+  // The library's document is dereferenced already; a `$ref` left over is followed all the same.
+  const schemes = declared && Object.fromEntries(Object.entries(declared).map(([name, scheme]) => [name, deref(apiDoc, scheme)]));
   /** Per requirement list of the document: the scheme names of each requirement (none for `{}`). */
   const schemeNames = new WeakMap<object, string[][]>();
   return (req, _res, next) => {
     const openapi = req.openapi!;
-    const securities: Array<Record<string, string[]>> | undefined = openapi.schema.security ?? apiDoc.security;
+    const securities: Array<Record<string, string[] | undefined>> | undefined = openapi.schema.security ?? apiDoc.security;
     const path = openapi.openApiRoute;
     if (!path || !Array.isArray(securities) || securities.length === 0) return next();
     if (!schemes) return next(validatorErrors.internal({ path, message: `security referenced at path ${path}, but not defined in 'components.securitySchemes'` }));
@@ -62,16 +68,16 @@ function decide(results: Outcome[][], path: string, next: (error?: unknown) => v
   next(validatorErrors.http({ status: first.status, path, message: first.error?.message || 'unauthorized' }));
 }
 
-function runHandler(req: Request, schemes: Record<string, JsonNode>, handlers: Record<string, SecurityHandler>, name: string, scopesGiven: unknown): Outcome | Promise<Outcome> {
+function runHandler(req: Request, schemes: Record<string, SecuritySchemeObject>, handlers: Record<string, SecurityHandler>, name: string, scopesGiven: string[] | undefined): Outcome | Promise<Outcome> {
   try {
     const scheme = schemes[name];
-    const handler = handlers[name];
-    const scopes = Array.isArray(scopesGiven) ? (scopesGiven as string[]) : [];
+    const handler: HandlerWithScheme | undefined = handlers[name];
+    const scopes = Array.isArray(scopesGiven) ? scopesGiven : [];
     if (!scheme) throw validatorErrors.internal({ message: `components.securitySchemes.${name} does not exist` });
     if (!Object.hasOwn(scheme, 'type')) throw validatorErrors.internal({ message: `components.securitySchemes.${name} must have property 'type'` });
     if (!handler) throw validatorErrors.internal({ message: `a security handler for '${name}' does not exist` });
     credentialPresent(req, scheme);
-    const answer = (handler as (req: Request, scopes: string[], scheme: JsonNode) => unknown)(req, scopes, scheme);
+    const answer = handler(req, scopes, scheme);
     if (answer instanceof Promise) return answer.then((value) => (value === true ? passed : failed(new Error())), failed);
     return answer === true ? passed : failed(new Error());
   } catch (error) {
@@ -85,16 +91,19 @@ function failed(error: unknown): Outcome {
 }
 
 /** The library's AuthValidator: the credential a scheme names must be there before its handler runs. */
-function credentialPresent(req: Request, scheme: JsonNode) {
+function credentialPresent(req: Request, declared: SecuritySchemeObject) {
+  // Read as the library reads it: `in` and `name` of an `http` scheme too (a bearer token in a cookie).
+  const scheme: { type: string; in?: unknown; name?: unknown; scheme?: unknown } = declared;
   const type = String(scheme.type).toLowerCase();
+  const name = String(scheme.name);
   if (scheme.type === 'apiKey') {
-    if (scheme.in === 'header' && !req.headers[String(scheme.name).toLowerCase()]) throw Error(`'${scheme.name}' header required`);
-    if (scheme.in === 'query' && !(req.query as Record<string, unknown>)[scheme.name]) throw Error(`query parameter '${scheme.name}' required`);
-    if (scheme.in === 'cookie' && !req.cookies[scheme.name] && !req.signedCookies?.[scheme.name]) throw Error(`cookie '${scheme.name}' required`);
+    if (scheme.in === 'header' && !req.headers[name.toLowerCase()]) throw Error(`'${name}' header required`);
+    if (scheme.in === 'query' && !(req.query as Record<string, unknown>)[name]) throw Error(`query parameter '${name}' required`);
+    if (scheme.in === 'cookie' && !req.cookies[name] && !req.signedCookies?.[name]) throw Error(`cookie '${name}' required`);
   }
   if (type === 'http') {
     const authHeader = req.headers.authorization && req.headers.authorization.toLowerCase();
-    const authCookie = req.cookies?.[scheme.name] || req.signedCookies?.[scheme.name];
+    const authCookie = req.cookies?.[name] || req.signedCookies?.[name];
     const kind = scheme.scheme && String(scheme.scheme).toLowerCase();
     if (kind === 'bearer') {
       if (authHeader && !authHeader.includes('bearer')) throw Error(`Authorization header with scheme 'Bearer' required`);

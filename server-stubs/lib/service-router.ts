@@ -56,7 +56,11 @@ export interface ServiceRouter {
 /** What the framework learns about a request before anything else: the operation it addresses. */
 export interface MatchedRequest {
   operation: OperationInfo;
-  pathParams: Record<string, string>;
+  /**
+   * the path's values: text as matched, read into arrays and objects by their styles, then of their
+   * schemas' types after contract validation (`7` for an integer; text without request validation)
+   */
+  pathParams: Record<string, unknown>;
   wantsRawBody: boolean;
   /** the query after contract validation: coerced, with its defaults (unset without request validation) */
   query?: Record<string, unknown>;

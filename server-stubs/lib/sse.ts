@@ -137,7 +137,19 @@ export function createFrameReader(handlers: FrameReaderHandlers, options: { rawD
     onComment: (comment) => handlers.comment?.(comment.trim()),
     onRetry: (ms) => handlers.retry?.(ms),
   });
-  return { push: (text) => parser.feed(text) };
+  // eventsource-parser (3.1) keeps a CR that ends a chunk until the next chunk shows whether an LF
+  // follows, so a frame whose blank line is a bare CR at the end of what has arrived waits for more
+  // text, and is lost when the stream ends there. A CR is a line end by itself (WHATWG): every line
+  // end is handed on as LF at once, and the LF of a CRLF split across two chunks is dropped.
+  let endedOnCr = false;
+  return {
+    push: (text) => {
+      if (text === '') return;
+      const chunk = endedOnCr && text.startsWith('\n') ? text.slice(1) : text;
+      endedOnCr = text.endsWith('\r');
+      parser.feed(chunk.includes('\r') ? chunk.replace(/\r\n?/g, '\n') : chunk);
+    },
+  };
 }
 
 /** A frame's data as a client decodes it: JSON when it parses, else the text. */

@@ -8,12 +8,13 @@
  */
 import { createRequire } from 'node:module';
 import type { Request, Response } from 'express';
-import type { OpenAPI3, ParameterObject } from 'openapi-typescript';
+import type { OpenAPI3, OperationObject, ParameterObject } from 'openapi-typescript';
 import type { OperationInfo } from './contract.js';
 import type { SecurityHandler } from './auth.js';
 import { unknownFormats } from './compilable-document.js';
 import { isFormType, isJsonType, isMultipartType, isTextType } from './media-types.js';
-import { deref, type JsonNode } from './openapi/document.js';
+import { deref, operationAt } from './openapi/document.js';
+import { isSchemaNode, type SchemaNode } from './openapi/json-schema.js';
 import { delimitedQueryReader } from './parameter-styles.js';
 
 const require = createRequire(import.meta.url);
@@ -52,14 +53,15 @@ export interface ValidationOptions {
 export interface OperationMetadata {
   expressRoute: string;
   openApiRoute: string;
-  schema: JsonNode;
-  _responseSchema: JsonNode | undefined;
+  /** the operation as the library dereferenced it */
+  schema: OperationObject;
+  _responseSchema: OperationObject | undefined;
   serial: number;
 }
 
 declare module 'express-serve-static-core' {
   interface Request {
-    openapi?: OperationMetadata & { pathParams: Record<string, string> };
+    openapi?: OperationMetadata & { pathParams: Record<string, unknown> };
   }
 }
 
@@ -71,12 +73,12 @@ export type ResponseCheck = (req: Request, res: Response, body: unknown) => void
 export class OpenApiRequest {
   readonly expressRoute: string;
   readonly openApiRoute: string;
-  readonly schema: JsonNode;
-  readonly _responseSchema: JsonNode | undefined;
+  readonly schema: OperationObject;
+  readonly _responseSchema: OperationObject | undefined;
   readonly serial: number;
   constructor(
     metadata: OperationMetadata,
-    readonly pathParams: Record<string, string>,
+    readonly pathParams: Record<string, unknown>,
   ) {
     this.expressRoute = metadata.expressRoute;
     this.openApiRoute = metadata.openApiRoute;
@@ -106,7 +108,7 @@ export interface CompiledOperation {
   /** `req.openapi` of the operation; none when the library does not route it */
   metadata: OperationMetadata | undefined;
   /** the document as the library dereferenced it (security reads its schemes) */
-  apiDoc: JsonNode;
+  apiDoc: OpenAPI3;
   requestCheck?: (operation: OperationInfo, metadata: OperationMetadata, contentType: string, req: Request) => RequestCheck;
   responseCheck?: (operation: OperationInfo, metadata: OperationMetadata) => ResponseCheck;
 }
@@ -132,19 +134,20 @@ export async function compileOperation(document: OpenAPI3, operation: OperationI
   }).load();
   const preprocessed = new SchemaPreprocessor(spec.apiDoc, validator.ajvOpts.preprocessor, validator.options.validateResponses).preProcess();
   const context = new OpenApiContext(spec, undefined, false, false);
-  const apiDoc = context.apiDoc as JsonNode;
-  const responseApiDoc = preprocessed.apiDocRes as JsonNode | undefined;
+  const apiDoc: OpenAPI3 = context.apiDoc;
+  const responseApiDoc: OpenAPI3 | undefined = preprocessed.apiDocRes;
 
   let metadata: OperationMetadata | undefined;
   for (const route of context.routes as Array<{ basePath: string; expressRoute: string; openApiRoute: string; method: string }>) {
     const path = route.openApiRoute.substring(route.basePath.length);
     const method = route.method.toLowerCase();
-    if (path !== operation.path || method !== operation.method) continue;
+    const schema = operationAt(apiDoc, path, method);
+    if (path !== operation.path || method !== operation.method || !schema) continue;
     metadata = {
       expressRoute: route.expressRoute,
       openApiRoute: route.openApiRoute,
-      schema: apiDoc.paths[path][method],
-      _responseSchema: responseApiDoc?.paths?.[path]?.[method],
+      schema,
+      _responseSchema: responseApiDoc && operationAt(responseApiDoc, path, method),
       serial: context.serial,
     };
   }
@@ -174,12 +177,12 @@ function requestCheck(rv: any, operation: OperationInfo, metadata: OperationMeta
   const reqSchema = metadata.schema;
   const ajvCacheKey = `${req.method}-${path}-${contentTypeKey}`;
   const parameters = new ParametersSchemaParser(rv.ajv, apiDoc).parse(path, reqSchema.parameters);
-  const body = new BodySchemaParser().parse(path, reqSchema, ContentType.from(req));
+  const body: SchemaNode = new BodySchemaParser().parse(path, reqSchema, ContentType.from(req));
   // A body the parsers keep as text or bytes (XML, octet-stream, images) is not a JSON value its
   // schema could check; only a text body of a string schema is checked (its length, its pattern).
   const isBodyBinary = body?.format === 'binary' || (!structuredBody(contentTypeKey) && !(isTextType(contentTypeKey) && isStringSchema(apiDoc, body)));
   const schemaGeneral = { paths: apiDoc.paths, components: apiDoc.components, required: ['query', 'headers', 'params'], properties: { ...parameters, body: {} } };
-  const schemaBody: JsonNode = {
+  const schemaBody = {
     paths: apiDoc.paths,
     components: apiDoc.components,
     properties: { query: {}, headers: {}, params: {}, cookies: {}, body: isBodyBinary ? {} : body },
@@ -190,7 +193,8 @@ function requestCheck(rv: any, operation: OperationInfo, metadata: OperationMeta
   const validatorBody: AjvValidate = useAjvCache(rv.ajvBody, schemaBody, ajvCacheKey);
   const allowUnknown = reqSchema['x-eov-allow-unknown-query-parameters'] ?? reqSchema['x-allow-unknown-query-parameters'] ?? rv.requestOpts.allowUnknownQueryParameters;
   if (!allowUnknown) throw new Error('the stub framework accepts unknown query parameters (DECISIONS G-1); the check for them is not wired here');
-  const discriminator = schemaBody.properties.body?._discriminator;
+  // The preprocessor's note on a body schema with a discriminator.
+  const discriminator = isBodyBinary ? undefined : body._discriminator;
   // The mutator is stateless across requests; it is built once and run only where it can change
   // something: a query string to deserialize and check, or, without one, a header, path or cookie
   // parameter that is not a plain scalar, or a deepObject query parameter (it fills its default).
@@ -211,8 +215,10 @@ function requestCheck(rv: any, operation: OperationInfo, metadata: OperationMeta
       query = request.query;
       if (query) readDelimited?.(query as Record<string, unknown>);
     }
-    // ajv coerces and fills defaults in place: the handler gets this object.
+    // ajv coerces and fills defaults in place: the handler gets these objects, so its query and
+    // path parameters are of their schemas' types (`7`, not `'7'`), as the generated types say.
     request.matched!.query = query;
+    request.matched!.pathParams = request.params;
     const data = {
       query: query ?? {},
       headers: request.headers,
@@ -239,16 +245,16 @@ function structuredBody(contentTypeKey: string): boolean {
   return contentTypeKey === 'not_provided' || isJsonType(contentTypeKey) || isFormType(contentTypeKey) || isMultipartType(contentTypeKey);
 }
 
-function isStringSchema(document: OpenAPI3, schema: JsonNode | undefined): boolean {
-  const resolved = deref<JsonNode | undefined>(document, schema);
-  return resolved !== undefined && [resolved.type].flat().includes('string') && resolved.format !== 'binary';
+function isStringSchema(document: OpenAPI3, schema: SchemaNode): boolean {
+  const resolved = deref(document, schema);
+  return isSchemaNode(resolved) && [resolved.type].flat().includes('string') && resolved.format !== 'binary';
 }
 
 /** A parameter the library's mutator leaves as it is: a scalar schema, no `content`. */
 function isPlainScalar(document: OpenAPI3, p: ParameterObject | undefined): boolean {
   if (!p || p.content || p.in === 'cookie') return false;
-  const schema = deref<JsonNode | undefined>(document, p.schema);
-  if (!schema || schema.$ref || schema.allOf || schema.oneOf || schema.anyOf) return false;
+  const schema = deref(document, p.schema);
+  if (!isSchemaNode(schema) || schema.$ref || schema.allOf || schema.oneOf || schema.anyOf) return false;
   return [schema.type].flat().every((t) => t === 'string' || t === 'integer' || t === 'number' || t === 'boolean' || t === 'null');
 }
 

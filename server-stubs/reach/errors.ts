@@ -1,5 +1,6 @@
 import type { MediaTypeObject } from 'openapi-typescript';
-import { deref, requestBodyOf, type JsonNode } from '../lib/openapi/document.js';
+import { deref, requestBodyOf } from '../lib/openapi/document.js';
+import { isSchemaNode } from '../lib/openapi/json-schema.js';
 import { loadContract } from '../lib/contract.js';
 import { INVALID_JSON, issuesByField, type ErrorMapper, type Failure } from '../lib/errors.js';
 
@@ -104,13 +105,15 @@ function fieldGroupsOf(operationId: string | undefined): FieldGroup[] {
   const operation = contract.operations.get(operationId);
   const body = operation && requestBodyOf(contract.document, operation);
   const media = body?.content?.['application/json'] ? deref<MediaTypeObject>(contract.document, body.content['application/json']) : undefined;
-  const schema = media?.schema ? deref<JsonNode>(contract.document, media.schema) : undefined;
+  const schema: unknown = deref(contract.document, media?.schema);
   const groups: FieldGroup[] = [];
-  for (const part of [schema, ...((schema?.allOf as JsonNode[] | undefined) ?? []).map((s) => deref<JsonNode>(contract.document, s))]) {
+  const parts = isSchemaNode(schema) ? [schema, ...(schema.allOf ?? []).map((s): unknown => deref(contract.document, s))] : [];
+  for (const part of parts) {
+    if (!isSchemaNode(part)) continue;
     for (const kind of ['oneOf', 'anyOf'] as const) {
-      const branches = part?.[kind] as JsonNode[] | undefined;
-      const names = branches?.map((b) => (Array.isArray(b.required) && b.required.length === 1 ? (b.required[0] as string) : undefined));
-      if (names?.length && names.every((n) => n !== undefined)) groups.push({ kind, names: names as string[] });
+      // A group is a choice of branches that each require exactly one field: that field's name.
+      const names = (part[kind] ?? []).map((b) => (isSchemaNode(b) && b.required?.length === 1 ? b.required[0] : undefined));
+      if (names.length > 0 && names.every((n) => n !== undefined)) groups.push({ kind, names });
     }
   }
   groupsByOperation.set(operationId, groups);

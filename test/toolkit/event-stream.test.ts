@@ -15,6 +15,7 @@ import {
   type FrameValidator,
   type ReadStreamOptions,
 } from '../../clients/event-stream/index.js';
+import { createFrameReader, parseEventStream, type ReadFrame } from '../../server-stubs/lib/sse.js';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
@@ -126,6 +127,50 @@ describe('parser (WHATWG event-stream interpretation)', () => {
   test('an event not ended by a blank line is not dispatched', () => {
     const parser = createEventStreamParser();
     expect(parser.push('data: complete\n\ndata: partial\n')).toEqual([{ data: 'complete' }]);
+  });
+});
+
+describe("the stubs' and the mock's reader (server-stubs/lib/sse.ts, eventsource-parser)", () => {
+  /** The frames read from the text fed in two pieces, cut at `cut`. */
+  function readCut(text: string, cut: number): ReadFrame[] {
+    const frames: ReadFrame[] = [];
+    const reader = createFrameReader({ frame: (frame) => frames.push(frame) });
+    reader.push(text.slice(0, cut));
+    reader.push(text.slice(cut));
+    return frames;
+  }
+
+  test('bare CR line endings end lines and frames, wherever the chunks split them; a CRLF split across chunks is one line end', () => {
+    const text = 'data: a\rdata: b\r\rid: 1\revent: x\rdata: {"n":1}\r\r: note\rdata: c\r\n\r\n';
+    for (let cut = 0; cut <= text.length; cut++) {
+      expect(readCut(text, cut)).toEqual([{ data: 'a\nb' }, { event: 'x', id: '1', data: { n: 1 } }, { data: 'c' }]);
+    }
+  });
+
+  test('a frame whose blank line is the bare CR the stream ends on is read, at once; an unfinished last frame is not', () => {
+    expect(parseEventStream('data: {"n":1}\r\r').frames).toEqual([{ data: { n: 1 } }]);
+    expect(parseEventStream('data: {"n":1}\n\r').frames).toEqual([{ data: { n: 1 } }]);
+    expect(parseEventStream('data: a\r\rdata: partial\r').frames).toEqual([{ data: 'a' }]);
+    // Dispatched when the CR arrives, not when a later chunk shows no LF follows it.
+    const frames: ReadFrame[] = [];
+    const reader = createFrameReader({ frame: (frame) => frames.push(frame) });
+    reader.push('data: a\r');
+    expect(frames).toEqual([]);
+    reader.push('\r');
+    expect(frames).toEqual([{ data: 'a' }]);
+    reader.push('\ndata: b\r\r');
+    expect(frames).toEqual([{ data: 'a' }, { data: 'b' }]);
+  });
+
+  test('over HTTP: a stream whose lines end with bare CRs, its last frame ended by the last byte, gives every frame', async () => {
+    serve('/bare-cr', ['data: {"n":1}\r', '\rdata: {"n":2}\r', '\r']);
+    const response = await fetch(`${origin}/bare-cr`);
+    const frames: ReadFrame[] = [];
+    const reader = createFrameReader({ frame: (frame) => frames.push(frame) });
+    const decoder = new TextDecoder();
+    const body = response.body!.getReader();
+    for (let read = await body.read(); !read.done; read = await body.read()) reader.push(decoder.decode(read.value, { stream: true }));
+    expect(frames).toEqual([{ data: { n: 1 } }, { data: { n: 2 } }]);
   });
 });
 

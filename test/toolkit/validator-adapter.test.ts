@@ -47,6 +47,17 @@ const fixture = asDocument({
         responses: { 200: { description: 'ok', content: anyObject }, ...failures },
       },
     },
+    '/typed/{count}/{ratio}/{on}': {
+      get: {
+        operationId: 'typed',
+        parameters: [
+          { name: 'count', in: 'path', required: true, schema: { type: 'integer' } },
+          { name: 'ratio', in: 'path', required: true, schema: { type: 'number' } },
+          { name: 'on', in: 'path', required: true, schema: { type: 'boolean' } },
+        ],
+        responses: { 200: { description: 'ok', content: anyObject }, ...failures },
+      },
+    },
     '/things': {
       post: {
         operationId: 'createThing',
@@ -106,6 +117,10 @@ const handlers = {
     status: 200,
     body: { id: params.id, checkedId: req.params.id, limit: query.limit, flag: query.flag, tags: query.tags, day: query.day, count: headers['x-count'] },
   }),
+  typed: ({ params }: { params: Record<string, unknown> }) => ({
+    status: 200,
+    body: { params, types: Object.values(params).map((value) => typeof value) },
+  }),
   createThing: ({ body }: { body: unknown }) => ({ status: 201, body }),
   guarded: () => ({ status: 204 }),
   broken: () => ({ status: 200, body: { n: 'one' } }),
@@ -142,15 +157,37 @@ describe('coercion and defaults', () => {
   test('query and header values arrive as their schema types; a single value of an array parameter is an array', async () => {
     expect(await get('/echo/7?limit=5&flag=true&tags=a&day=2026-01-31', { 'x-count': '3' })).toEqual({
       status: 200,
-      // The library coerces the path values it checks (`req.params`); a handler's `params` are the path's text.
-      body: { id: '7', checkedId: 7, limit: 5, flag: true, tags: ['a'], day: '2026-01-31', count: 3 },
+      // The library coerces the path values it checks (`req.params`), and the handler gets those: an integer, as its type says.
+      body: { id: 7, checkedId: 7, limit: 5, flag: true, tags: ['a'], day: '2026-01-31', count: 3 },
     });
     expect((await get('/echo/7?tags=a&tags=b')).body.tags).toEqual(['a', 'b']);
   });
 
   test('a query parameter left out gets its default; a body field left out gets its default', async () => {
-    expect((await get('/echo/1')).body).toEqual({ id: '1', checkedId: 1, limit: 10 });
+    expect((await get('/echo/1')).body).toEqual({ id: 1, checkedId: 1, limit: 10 });
     expect(await post({ name: 'n' })).toEqual({ status: 201, body: { name: 'n', size: 3 } });
+  });
+});
+
+describe('path parameters', () => {
+  test('a handler gets integer, number and boolean path parameters as their schema types', async () => {
+    expect(await get('/typed/7/0.25/true')).toEqual({
+      status: 200,
+      body: { params: { count: 7, ratio: 0.25, on: true }, types: ['number', 'number', 'boolean'] },
+    });
+    expect((await get('/typed/-3/2/false')).body.params).toEqual({ count: -3, ratio: 2, on: false });
+  });
+
+  test('a path value that is not of its type is the service\'s 400, naming the parameter', async () => {
+    expect(await get('/typed/seven/0.25/true')).toEqual({
+      status: 400,
+      body: { kind: 'validation', message: expect.any(String), issues: [{ path: 'params.count', message: 'must be integer' }] },
+    });
+    expect((await get('/typed/7.5/half/maybe')).body.issues).toEqual([
+      { path: 'params.count', message: 'must be integer' },
+      { path: 'params.ratio', message: 'must be number' },
+      { path: 'params.on', message: 'must be boolean' },
+    ]);
   });
 });
 
