@@ -5,6 +5,7 @@
  * the project uses); this module keeps the readers' pull-style API over its callbacks.
  */
 import { createParser } from 'eventsource-parser';
+import { createLineEndNormalizer } from './line-ends.js';
 
 /** One dispatched event, before its data is decoded. */
 export interface RawEvent {
@@ -32,7 +33,7 @@ export function createEventStreamParser(): EventStreamParser {
   let lastEventId = '';
   let retry: number | undefined;
   let started = false;
-  let afterCr = false;
+  const lineEnds = createLineEndNormalizer();
   const parser = createParser({
     onEvent({ event, data, id }) {
       if (id !== undefined) lastEventId = id;
@@ -52,12 +53,7 @@ export function createEventStreamParser(): EventStreamParser {
         started = true;
         if (chunk.startsWith(BOM)) chunk = chunk.slice(1);
       }
-      // A CR ending a chunk ends its line now (the library would hold it back, waiting for a
-      // possible LF); a LF opening the next chunk is then the rest of that CRLF, not a blank line.
-      if (afterCr && chunk.startsWith('\n')) chunk = chunk.slice(1);
-      afterCr = chunk.endsWith('\r');
-      chunk = chunk.replace(/\r\n?/g, '\n');
-      parser.feed(chunk);
+      parser.feed(lineEnds(chunk));
       const out = completed;
       completed = [];
       return out;

@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { createParser } from 'eventsource-parser';
+import { createLineEndNormalizer } from '../../clients/event-stream/line-ends.js';
 
 /** One Server-Sent Events frame as the contracts model it: `{event?, data, id?}`. */
 export interface SseFrame {
@@ -137,17 +138,10 @@ export function createFrameReader(handlers: FrameReaderHandlers, options: { rawD
     onComment: (comment) => handlers.comment?.(comment.trim()),
     onRetry: (ms) => handlers.retry?.(ms),
   });
-  // eventsource-parser (3.1) keeps a CR that ends a chunk until the next chunk shows whether an LF
-  // follows, so a frame whose blank line is a bare CR at the end of what has arrived waits for more
-  // text, and is lost when the stream ends there. A CR is a line end by itself (WHATWG): every line
-  // end is handed on as LF at once, and the LF of a CRLF split across two chunks is dropped.
-  let endedOnCr = false;
+  const lineEnds = createLineEndNormalizer();
   return {
     push: (text) => {
-      if (text === '') return;
-      const chunk = endedOnCr && text.startsWith('\n') ? text.slice(1) : text;
-      endedOnCr = text.endsWith('\r');
-      parser.feed(chunk.includes('\r') ? chunk.replace(/\r\n?/g, '\n') : chunk);
+      if (text !== '') parser.feed(lineEnds(text));
     },
   };
 }
