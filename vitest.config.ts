@@ -8,6 +8,12 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: files run in parallel on two workers; the mock tests start Prism processes.
     maxWorkers: 2,
+    // A worker runs its files in one module graph instead of a fresh one per file: importing the
+    // stubs, their contracts and validators again for every file was most of the suite's time
+    // (bench/RESULTS.md). What modules keep is derived from files that do not change during a run
+    // (parsed contracts, compiled validators, tokenizers); each test starts its own apps and clocks,
+    // and restores the environment variables it sets.
+    isolate: false,
     // No test keeps stub state in the tree: those that keep it give a folder of their own.
     env: { STUB_STATE_DIR: 'off' },
     // Costliest files first, and shards of equal cost rather than equal count (test/helpers/file-costs.json).
