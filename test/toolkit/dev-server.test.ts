@@ -48,7 +48,7 @@ describe('npm run dev (stubs only)', () => {
   const nextLine = (pattern: RegExp) => new Promise<void>((resolve) => waiting.add({ pattern, resolve }));
 
   beforeAll(async () => {
-    project = copyProject(['package.json', 'redocly.yaml', 'scripts/redocly', 'openapi/seo', 'schemas/seo', 'server-stubs/lib', 'server-stubs/seo', 'generated/seo']);
+    project = copyProject(['package.json', 'redocly.yaml', 'scripts/redocly', 'openapi/seo', 'schemas/seo', 'server-stubs/lib', 'clients/event-stream', 'server-stubs/seo', 'generated/seo']);
     dev = await startDevServer({ root: project.root, port: 0, host: '127.0.0.1', mock: false, log, stateDir: undefined });
     base = `http://127.0.0.1:${dev.platform.port}/seo`;
   }, 300_000);
