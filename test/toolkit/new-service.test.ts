@@ -32,8 +32,9 @@ const node = (script: string, ...args: string[]) => inCopy(process.execPath, ['-
 const tsc = () => inCopy(process.execPath, [path.join(copy, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', 'tsconfig.scaffold.json']);
 
 beforeAll(() => {
-  // The toolkit without its services: the pipeline, the stub framework (with the event-stream line ends it shares with the clients, and the types of its own
-  // controls contract, which its coverage report answers in), the test helpers.
+  // The toolkit without its services: the pipeline, the stub framework (with the event-stream line
+  // ends it shares with the clients, and the types of its own controls contract, which its coverage
+  // report answers in), the test helpers.
   copy = mkdtempSync(path.join(os.tmpdir(), 'new-service-'));
   for (const part of ['scripts', 'server-stubs/lib', 'clients/event-stream', 'openapi/stub-controls', 'generated/stub-controls', 'test/helpers', 'test/reporters', 'package.json', 'tsconfig.json', 'vitest.config.ts']) {
     cpSync(path.join(defaultRoot, part), path.join(copy, part), { recursive: true });
