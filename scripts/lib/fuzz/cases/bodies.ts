@@ -6,7 +6,7 @@ import type { OperationModel } from '../contract-model.js';
 import { PROTOTYPE_KEYS } from './hostile-values.js';
 import { jsonMedia, type RequestKit } from '../request-kit.js';
 import { bodyText, type BodyPart } from '../wire.js';
-import type { JsonNode } from '../../../../server-stubs/lib/openapi/document.js';
+import type { Schema } from '../../../../server-stubs/lib/openapi/json-schema.js';
 import { isFormType, isMultipartType } from '../../../../server-stubs/lib/media-types.js';
 
 export function bodyRequests(kit: RequestKit) {
@@ -38,7 +38,7 @@ export function bodyRequests(kit: RequestKit) {
       // the body invalid); an unknown property is ignored by the tolerant reader (G-1), so then only
       // the size is on trial, and the contract states no size limit.
       const s = schemas.resolve(jsonMedia(m)!.schema);
-      const strings = Object.entries<JsonNode>(s.properties ?? {}).filter(([, sub]) => schemas.typesOf(schemas.resolve(sub)).includes('string') && !schemas.resolve(sub).enum);
+      const strings = Object.entries<Schema>(s.properties ?? {}).filter(([, sub]) => schemas.typesOf(schemas.resolve(sub)).includes('string') && !schemas.resolve(sub).enum);
       const bounded = strings.find(([, sub]) => typeof schemas.resolve(sub).maxLength === 'number');
       const key = (bounded ?? strings[0])?.[0] ?? 'padding';
       const big = withOwnKey(base, key, new Repeat('x', size, true));

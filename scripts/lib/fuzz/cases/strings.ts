@@ -4,13 +4,13 @@ import { encodeJson, nastyString, withOwnKey } from '../arbitraries.js';
 import type { OperationModel } from '../contract-model.js';
 import { jsonMedia, type RequestKit } from '../request-kit.js';
 import type { BodyPart, FuzzRequest } from '../wire.js';
-import type { JsonNode } from '../../../../server-stubs/lib/openapi/document.js';
+import type { Schema } from '../../../../server-stubs/lib/openapi/json-schema.js';
 
 export function stringRequests(kit: RequestKit) {
   const { schemas, validParts, assemble, withParam, where, forOps } = kit;
   const stringProps = (m: OperationModel) => {
     const s = jsonMedia(m)?.schema ? schemas.resolve(jsonMedia(m)!.schema) : {};
-    return Object.entries<JsonNode>(s.properties ?? {})
+    return Object.entries<Schema>(s.properties ?? {})
       .filter(([, sub]) => schemas.typesOf(schemas.resolve(sub)).includes('string'))
       .map(([k]) => k);
   };
