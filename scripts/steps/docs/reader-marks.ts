@@ -78,7 +78,8 @@ function foldAliases(document: OpenAPI3) {
   }
 }
 
-const isRateLimit = (value: unknown): value is RateLimit => isJsonObject(value) && typeof value.requests === 'number' && typeof value.windowSeconds === 'number';
+/** Whether an `x-rate-limit` value says how many requests per how many seconds. */
+export const isRateLimit = (value: unknown): value is RateLimit => isJsonObject(value) && typeof value.requests === 'number' && typeof value.windowSeconds === 'number';
 
 function markPathItem(item: unknown) {
   if (!isJsonObject(item)) return;
