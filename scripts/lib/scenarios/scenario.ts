@@ -157,8 +157,8 @@ export function patientFetch(ctx: ScenarioContext): typeof fetch {
 
 /**
  * The expectation of an operation, for a body read off the wire. It reads the body as its operation
- * declares it: the body is held to its schema by the contract checks, whose finding a body of
- * another shape is.
+ * declares it; whether the body has that shape is for the schema check every caller makes of each
+ * answer (`npm run contract`, the service tests) to say.
  */
 export function expectationFor<F, Operations>(expectations: Expectations<F, Operations>, id: string): ((body: unknown, fixture: F) => void) | undefined {
   const expectation: ((body: never, fixture: F) => void) | undefined = expectations[id as keyof Operations];
