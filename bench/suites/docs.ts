@@ -14,7 +14,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, chromiumAvailable, chromiumPath } from '../../test/helpers/chromium.js';
-import { HTTP_METHODS, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import type { OpenAPI3 } from 'openapi-typescript';
+import { listOperations, listWebhooks } from '../../server-stubs/lib/openapi/document.js';
 import { WHOLE_REFERENCE_LIMIT } from '../../scripts/steps/docs.js';
 import { startPlatformServer } from '../../server-stubs/server.js';
 import { median, root } from '../lib/processes.js';
@@ -75,9 +76,8 @@ async function loadTwice(browser: Browser, url: string): Promise<{ cold: Timing;
 
 /** Operations and webhooks, as docs/assets/reference.js counts them. */
 function operationCount(slug: string): number {
-  const document = JSON.parse(readFileSync(path.join(root, 'generated', slug, 'openapi.json'), 'utf8')) as JsonNode;
-  const items = [...Object.values<JsonNode>(document.paths ?? {}), ...Object.values<JsonNode>(document.webhooks ?? {})];
-  return items.reduce((n, item) => n + HTTP_METHODS.filter((m) => item?.[m]).length, 0);
+  const document: OpenAPI3 = JSON.parse(readFileSync(path.join(root, 'generated', slug, 'openapi.json'), 'utf8'));
+  return listOperations(document).length + listWebhooks(document).length;
 }
 
 export async function measureDocsPages(rounds: number): Promise<PageRow[]> {

@@ -16,10 +16,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parse as parseYaml } from 'yaml';
-import type { OpenAPI3 } from 'openapi-typescript';
+import type { OpenAPI3, ResponseObject } from 'openapi-typescript';
 import { breakingChanges, EVENT_STREAM, schemaBreakingChanges } from './breaking.js';
 import { isSchemaFile, type SchemaSet } from './project.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { deref, HTTP_METHODS } from '../../server-stubs/lib/openapi/document.js';
+import { isJsonObject } from '../../server-stubs/lib/openapi/json-schema.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -141,16 +142,17 @@ function forOasdiff(document: OpenAPI3): OpenAPI3 {
   const copy = structuredClone(document);
   delete copy.webhooks;
   withoutBooleanSchemas(copy);
-  for (const item of Object.values<JsonNode>(copy.paths ?? {})) {
-    for (const op of Object.values<JsonNode>(item ?? {})) {
-      for (const response of Object.values<JsonNode>(op?.responses ?? {})) {
-        if (response?.content?.[EVENT_STREAM]) delete response.content[EVENT_STREAM];
-      }
+  const dropStream = (response: ResponseObject | undefined) => {
+    if (response?.content?.[EVENT_STREAM]) delete response.content[EVENT_STREAM];
+  };
+  for (const rawItem of Object.values(copy.paths ?? {})) {
+    const item = deref(copy, rawItem);
+    for (const method of HTTP_METHODS) {
+      const op = deref(copy, item?.[method]);
+      for (const response of Object.values(op?.responses ?? {})) dropStream(deref(copy, response));
     }
   }
-  for (const response of Object.values<JsonNode>(copy.components?.responses ?? {})) {
-    if (response?.content?.[EVENT_STREAM]) delete response.content[EVENT_STREAM];
-  }
+  for (const response of Object.values(copy.components?.responses ?? {})) dropStream(deref(copy, response));
   return copy;
 }
 
@@ -251,20 +253,24 @@ export function schemaSetsBreaking(root: string, commit: string, sets: SchemaSet
 export function loadAllowlist(root: string): { entries: AllowEntry[]; problems: string[] } {
   const file = path.join(root, ALLOWLIST_FILE);
   if (!existsSync(file)) return { entries: [], problems: [] };
-  let parsed: JsonNode;
+  let parsed: unknown;
   try {
     parsed = parseYaml(readFileSync(file, 'utf8'));
   } catch (error) {
     return { entries: [], problems: [`${ALLOWLIST_FILE}: ${(error as Error).message}`] };
   }
-  const list = parsed?.allow ?? [];
+  const list = (isJsonObject(parsed) ? parsed.allow : undefined) ?? [];
   if (!Array.isArray(list)) return { entries: [], problems: [`${ALLOWLIST_FILE}: \`allow\` must be a list`] };
   const entries: AllowEntry[] = [];
   const problems: string[] = [];
-  list.forEach((e: JsonNode, i: number) => {
-    const missing = ['service', 'where', 'change', 'reason'].filter((k) => typeof e?.[k] !== 'string' || e[k].trim() === '');
+  list.forEach((e: unknown, i: number) => {
+    const text = (key: string) => {
+      const value = isJsonObject(e) ? e[key] : undefined;
+      return typeof value === 'string' ? value : '';
+    };
+    const missing = ['service', 'where', 'change', 'reason'].filter((k) => text(k).trim() === '');
     if (missing.length > 0) problems.push(`${ALLOWLIST_FILE}: entry ${i + 1} needs a non-empty ${missing.join(', ')}`);
-    else entries.push({ service: e.service, where: e.where, change: e.change, reason: e.reason.trim(), ...(typeof e.id === 'string' ? { id: e.id } : {}) });
+    else entries.push({ service: text('service'), where: text('where'), change: text('change'), reason: text('reason').trim(), ...(text('id') ? { id: text('id') } : {}) });
   });
   return { entries, problems };
 }

@@ -1,5 +1,6 @@
-import type { OpenAPI3 } from 'openapi-typescript';
-import { deref, listOperations, listWebhooks, requestBodyOf, responsesOf, type JsonDocument, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import type { OpenAPI3, ParameterObject } from 'openapi-typescript';
+import { deref, listOperations, listWebhooks, requestBodyOf, responsesOf, type JsonDocument } from '../../server-stubs/lib/openapi/document.js';
+import { isSchemaNode, type Schema, type SchemaNode } from '../../server-stubs/lib/openapi/json-schema.js';
 
 /**
  * Changes between two bundles of one service that break existing clients: what a client sends may
@@ -36,13 +37,16 @@ const BOTH: Sides = { write: true, read: true };
  * required, and the constraints of the first member that has them), so wrapping a schema in `allOf`
  * to add a rule is compared as the rule it adds.
  */
-function flatten(doc: JsonDocument, schema: JsonNode | undefined, depth = 0): JsonNode | undefined {
+function flatten(doc: JsonDocument, schema: unknown, depth = 0): SchemaNode | undefined {
   const s = deref(doc, schema);
-  if (!s || !Array.isArray(s.allOf) || depth > 8) return s;
-  const merged: JsonNode = { ...s, allOf: undefined, properties: { ...(s.properties ?? {}) }, required: [...(s.required ?? [])] };
-  for (const member of s.allOf.map((m: JsonNode) => flatten(doc, m, depth + 1)).filter((m): m is JsonNode => Boolean(m))) {
-    Object.assign(merged.properties, member.properties ?? {});
-    merged.required.push(...(member.required ?? []));
+  if (!isSchemaNode(s)) return undefined;
+  if (!Array.isArray(s.allOf) || depth > 8) return s;
+  const properties: Record<string, Schema> = { ...(s.properties ?? {}) };
+  const required: string[] = [...(s.required ?? [])];
+  const merged: SchemaNode = { ...s, allOf: undefined, properties, required };
+  for (const member of s.allOf.map((m) => flatten(doc, m, depth + 1)).filter(isSchemaNode)) {
+    Object.assign(properties, member.properties ?? {});
+    required.push(...(member.required ?? []));
     for (const [key, value] of Object.entries(member)) {
       if (!['properties', 'required', 'allOf', 'description', 'title', 'examples'].includes(key) && !(key in merged)) merged[key] = value;
     }
@@ -50,12 +54,12 @@ function flatten(doc: JsonDocument, schema: JsonNode | undefined, depth = 0): Js
   return merged;
 }
 
-const typesOf = (schema: JsonNode): string[] =>
-  schema?.type === undefined ? [] : (Array.isArray(schema.type) ? schema.type : [schema.type]).slice().sort();
+const typesOf = (schema: SchemaNode): string[] =>
+  schema.type === undefined ? [] : (Array.isArray(schema.type) ? schema.type : [schema.type]).slice().sort();
 
 /** `enum`, or a `const` as a one-value enum. */
-const valuesOf = (schema: JsonNode): unknown[] | undefined =>
-  Array.isArray(schema?.enum) ? schema.enum : schema && 'const' in schema ? [schema.const] : undefined;
+const valuesOf = (schema: unknown): unknown[] | undefined =>
+  !isSchemaNode(schema) ? undefined : Array.isArray(schema.enum) ? schema.enum : 'const' in schema ? [schema.const] : undefined;
 
 const sameValue = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
 
@@ -63,9 +67,9 @@ const UPPER = ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxPrope
 const LOWER = ['minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties'] as const;
 
 /** A name for each member of a `oneOf`/`anyOf`: its discriminator value, its `$ref` name or title, else its position. */
-function memberKeys(doc: JsonDocument, union: JsonNode, members: JsonNode[]): string[] {
+function memberKeys(doc: JsonDocument, union: SchemaNode, members: Schema[]): string[] {
   const flat = members.map((m) => flatten(doc, m));
-  const constOf = (member: JsonNode | undefined, name: string) => {
+  const constOf = (member: SchemaNode | undefined, name: string) => {
     const values = valuesOf(deref(doc, member?.properties?.[name]));
     return values?.length === 1 ? values[0] : undefined;
   };
@@ -73,30 +77,31 @@ function memberKeys(doc: JsonDocument, union: JsonNode, members: JsonNode[]): st
   const property: string | undefined =
     union.discriminator?.propertyName ??
     Object.keys(flat[0]?.properties ?? {}).find((name) => flat.every((m) => constOf(m, name) !== undefined));
-  const byRef = new Map<string, string>(Object.entries<string>(union.discriminator?.mapping ?? {}).map(([k, ref]) => [ref, k]));
+  const byRef = new Map<string, string>(Object.entries(union.discriminator?.mapping ?? {}).map(([k, ref]) => [ref, k]));
   return members.map((raw, i) => {
-    if (typeof raw?.$ref === 'string' && byRef.has(raw.$ref)) return byRef.get(raw.$ref)!;
+    const ref = isSchemaNode(raw) ? raw.$ref : undefined;
+    if (typeof ref === 'string' && byRef.has(ref)) return byRef.get(ref)!;
     const member = flatten(doc, raw);
     const tag = property ? member?.properties?.[property] : undefined;
     const value = valuesOf(deref(doc, tag));
     if (value?.length === 1) return String(value[0]);
-    if (typeof raw?.$ref === 'string') return raw.$ref.split('/').pop()!.replace(/\.json$/, '');
+    if (typeof ref === 'string') return ref.split('/').pop()!.replace(/\.json$/, '');
     return member?.title ?? `#${i + 1}`;
   });
 }
 
-function compareSchema(before: JsonDocument, after: JsonDocument, a: JsonNode | undefined, b: JsonNode | undefined, at: string, out: string[], sides: Sides, depth = 0): void {
-  const rawA = a;
-  const rawB = b;
-  a = flatten(before, a);
-  b = flatten(after, b);
-  if (!a || !b || depth > 12 || typeof a !== 'object' || typeof b !== 'object') return;
+function compareSchema(before: JsonDocument, after: JsonDocument, rawA: unknown, rawB: unknown, at: string, out: string[], sides: Sides, depth = 0): void {
+  const a = flatten(before, rawA);
+  const b = flatten(after, rawB);
+  if (!a || !b || depth > 12) return;
+  const refA = isSchemaNode(rawA) ? rawA.$ref : undefined;
+  const refB = isSchemaNode(rawB) ? rawB.$ref : undefined;
   const label = at || 'body';
   const dot = (name: string) => (at ? `${at}.${name}` : name);
 
   // A reference to another schema file (standalone sets): each file is compared on its own.
-  if (typeof rawA?.$ref === 'string' && typeof rawB?.$ref === 'string' && !rawA.$ref.startsWith('#') && rawA.$ref !== rawB.$ref) {
-    out.push(`${label} now refers to ${rawB.$ref} instead of ${rawA.$ref}`);
+  if (typeof refA === 'string' && typeof refB === 'string' && !refA.startsWith('#') && refA !== refB) {
+    out.push(`${label} now refers to ${refB} instead of ${refA}`);
     return;
   }
 
@@ -132,7 +137,7 @@ function compareSchema(before: JsonDocument, after: JsonDocument, a: JsonNode | 
   }
   const requiredAfter = new Set<string>(b.required ?? []);
   const requiredBefore = new Set<string>(a.required ?? []);
-  for (const [name, prop] of Object.entries<JsonNode>(a.properties ?? {})) {
+  for (const [name, prop] of Object.entries(a.properties ?? {})) {
     const next = b.properties?.[name];
     if (!next) {
       // A reader could count on a required one being there: say so, as oasdiff does for responses.
@@ -142,7 +147,8 @@ function compareSchema(before: JsonDocument, after: JsonDocument, a: JsonNode | 
     }
     if (sides.read && requiredBefore.has(name) && !requiredAfter.has(name)) out.push(`${dot(name)} is no longer always present`);
     // Frames told apart inside their data (`data.type`, no `event:` line): `data`'s union is the frame union.
-    const framesInData = sides.frames === true && name === 'data' && !Array.isArray(a.oneOf ?? a.anyOf) && Array.isArray(flatten(before, prop)?.oneOf ?? flatten(before, prop)?.anyOf);
+    const data = flatten(before, prop);
+    const framesInData = sides.frames === true && name === 'data' && !Array.isArray(a.oneOf ?? a.anyOf) && Array.isArray(data?.oneOf ?? data?.anyOf);
     compareSchema(before, after, prop, next, dot(name), out, { ...sides, frames: framesInData }, depth + 1);
   }
   if (sides.read) {
@@ -155,8 +161,8 @@ function compareSchema(before: JsonDocument, after: JsonDocument, a: JsonNode | 
   if (a.items && b.items) compareSchema(before, after, a.items, b.items, `${at}[]`, out, { ...sides, frames: false }, depth + 1);
 
   for (const kw of ['oneOf', 'anyOf'] as const) {
-    const ma: JsonNode[] | undefined = Array.isArray(a[kw]) ? a[kw] : undefined;
-    const mb: JsonNode[] | undefined = Array.isArray(b[kw]) ? b[kw] : undefined;
+    const ma = Array.isArray(a[kw]) ? a[kw] : undefined;
+    const mb = Array.isArray(b[kw]) ? b[kw] : undefined;
     if (!ma || !mb) continue;
     const ka = memberKeys(before, a, ma);
     const kb = memberKeys(after, b, mb);
@@ -193,7 +199,7 @@ function streamChanges(before: OpenAPI3, after: OpenAPI3): BreakingChange[] {
     if (!next) continue;
     const add = (change: string) => changes.push({ where: old.label, change });
     const responsesAfter = responsesOf(after, next);
-    for (const [status, response] of Object.entries<JsonNode>(responsesOf(before, old))) {
+    for (const [status, response] of Object.entries(responsesOf(before, old))) {
       const media = response.content?.[EVENT_STREAM];
       const responseAfter = responsesAfter[status];
       if (!/^2/.test(status) || !media || !responseAfter) continue;
@@ -226,8 +232,8 @@ function webhookChanges(before: OpenAPI3, after: OpenAPI3): BreakingChange[] {
       add(old.method === 'post' ? 'event removed' : `${old.method.toUpperCase()} event removed`);
       continue;
     }
-    const headersAfter = new Map<string, JsonNode>((next.op.parameters ?? []).filter((p: JsonNode) => p.in === 'header').map((p: JsonNode) => [p.name.toLowerCase(), p]));
-    for (const p of (old.op.parameters ?? []).filter((p: JsonNode) => p.in === 'header')) {
+    const headersAfter = new Map<string, ParameterObject>(next.op.parameters.filter((p) => p.in === 'header').map((p) => [p.name.toLowerCase(), p]));
+    for (const p of old.op.parameters.filter((p) => p.in === 'header')) {
       const now = headersAfter.get(p.name.toLowerCase());
       if (!now) add(`header ${p.name} is no longer sent`);
       else {
@@ -240,12 +246,12 @@ function webhookChanges(before: OpenAPI3, after: OpenAPI3): BreakingChange[] {
     const bodyBefore = requestBodyOf(before, old);
     const bodyAfter = requestBodyOf(after, next);
     if (bodyBefore?.required && bodyAfter && !bodyAfter.required) add('payload is no longer always sent');
-    for (const [type, media] of Object.entries<JsonNode>(bodyBefore?.content ?? {})) {
+    for (const [type, media] of Object.entries(bodyBefore?.content ?? {})) {
       const mediaAfter = deref(after, bodyAfter?.content?.[type]);
       if (!mediaAfter) add(`payload ${type} no longer sent`);
       else {
         const out: string[] = [];
-        compareSchema(before, after, media.schema, mediaAfter.schema, '', out, READ);
+        compareSchema(before, after, deref(before, media).schema, mediaAfter.schema, '', out, READ);
         out.forEach((c) => add(`payload ${c}`));
       }
     }

@@ -1,6 +1,8 @@
 import type { MediaTypeObject, OpenAPI3, ReferenceObject, SchemaObject } from 'openapi-typescript';
 import { credentialCarrier, mergeCarriers, type CredentialCarrier, type SchemeCredentials } from './credentials.js';
-import { deref, firstExample, requestBodyOf, type Operation, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { deref, firstExample, requestBodyOf, type Operation } from '../../server-stubs/lib/openapi/document.js';
+import type { SchemaNode } from '../../server-stubs/lib/openapi/json-schema.js';
+import { schemaAt } from './schema-at.js';
 import { hasStyleSerialization, serializeParameter } from './parameter-style.js';
 import { isFormType, isJsonType, isMultipartType, isTextType, isXmlType } from '../../server-stubs/lib/media-types.js';
 import { sampleOf } from '../../server-stubs/lib/schema-sample.js';
@@ -31,7 +33,7 @@ export interface BuiltRequest {
 
 /** A value for a parameter without an example, from its schema. */
 function fromSchema(document: OpenAPI3, schema: SchemaObject | ReferenceObject | undefined): unknown {
-  const s = deref<JsonNode | undefined>(document, schema) ?? {};
+  const s = schemaAt(document, schema) ?? {};
   if ('const' in s) return s.const;
   if (Array.isArray(s.examples) && s.examples.length) return s.examples[0];
   if ('default' in s) return s.default;
@@ -137,7 +139,7 @@ const strictEncode = (text: string) => encodeURIComponent(text).replace(/[!'()*]
 
 /** A body in `type` as a browser sends it (see RequestOptions.firstMediaType); sets its Content-Type where fetch does not. */
 function browserBody(document: OpenAPI3, type: string, media: MediaTypeObject, headers: Record<string, string>): Pick<RequestInit, 'body'> {
-  const schema = deref<JsonNode | undefined>(document, media.schema);
+  const schema = schemaAt(document, media.schema);
   const example = firstExample(document, media);
   const value = example.found ? example.value : sampleOf(document, schema, { direction: 'request', xml: isXmlType(type) });
   const sent = type.includes('*') ? (type.startsWith('text') ? 'text/plain' : 'application/octet-stream') : type;
@@ -145,9 +147,9 @@ function browserBody(document: OpenAPI3, type: string, media: MediaTypeObject, h
   if (isMultipartType(sent)) {
     const form = new FormData();
     for (const [name, field] of fields) {
-      const property = deref<JsonNode | undefined>(document, propertySchema(document, schema, name));
+      const property = schemaAt(document, propertySchema(document, schema, name));
       if (isBinary(property)) form.append(name, new Blob([Buffer.from('file bytes')], { type: 'application/octet-stream' }), 'upload.bin');
-      else if (Array.isArray(field) && isBinary(deref(document, property?.items))) for (let i = 0; i < 2; i++) form.append(name, new Blob([Buffer.from(`file ${i}`)]), `upload${i}.bin`);
+      else if (Array.isArray(field) && isBinary(schemaAt(document, property?.items))) for (let i = 0; i < 2; i++) form.append(name, new Blob([Buffer.from(`file ${i}`)]), `upload${i}.bin`);
       else for (const item of Array.isArray(field) ? field : [field]) form.append(name, formText(item));
     }
     return { body: form };
@@ -160,18 +162,18 @@ function browserBody(document: OpenAPI3, type: string, media: MediaTypeObject, h
 }
 
 /** A property's schema, through `allOf`. */
-function propertySchema(document: OpenAPI3, schema: JsonNode | undefined, name: string): unknown {
+function propertySchema(document: OpenAPI3, schema: SchemaNode | undefined, name: string): unknown {
   if (!schema) return undefined;
   if (schema.properties?.[name]) return schema.properties[name];
   for (const part of schema.allOf ?? []) {
-    const found = propertySchema(document, deref(document, part), name);
+    const found = propertySchema(document, schemaAt(document, part), name);
     if (found) return found;
   }
   return undefined;
 }
 
 /** A field a multipart body carries as a file. */
-function isBinary(schema: JsonNode | undefined): boolean {
+function isBinary(schema: SchemaNode | undefined): boolean {
   if (!schema) return false;
   return schema.format === 'binary' || schema.format === 'base64' || (schema.type === 'string' && (schema.contentMediaType !== undefined || schema.contentEncoding !== undefined));
 }

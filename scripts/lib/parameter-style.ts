@@ -3,8 +3,9 @@
  * objects in a path segment, a query string, a header or a cookie. Primitives are written as text;
  * a parameter described by `content` instead of `schema` carries its value as JSON.
  */
-import type { OpenAPI3 } from 'openapi-typescript';
-import { deref, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import type { OpenAPI3, ParameterObject } from 'openapi-typescript';
+import { deref } from '../../server-stubs/lib/openapi/document.js';
+import { isSchemaNode, type SchemaNode } from '../../server-stubs/lib/openapi/json-schema.js';
 
 export interface SerializedParameter {
   /** for `in: path`: the segment text, percent-encoded */
@@ -19,7 +20,7 @@ export interface SerializedParameter {
 
 const text = (value: unknown) => (value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value));
 
-export function serializeParameter(parameter: JsonNode, value: unknown): SerializedParameter {
+export function serializeParameter(parameter: ParameterObject, value: unknown): SerializedParameter {
   const name = String(parameter.name);
   const where = String(parameter.in);
   if (!parameter.schema && parameter.content) return place(where, name, [[name, JSON.stringify(value)]], encodeURIComponent(JSON.stringify(value)));
@@ -80,15 +81,20 @@ export function serializeParameter(parameter: JsonNode, value: unknown): Seriali
  * of records, say): a document that wants one describes the parameter by `content`. A client can only
  * leave such a parameter out, which the request builders do where it is optional.
  */
-export function hasStyleSerialization(document: OpenAPI3, parameter: JsonNode): boolean {
+export function hasStyleSerialization(document: OpenAPI3, parameter: ParameterObject): boolean {
   if (parameter.content || !parameter.schema) return true;
-  const schema = deref<JsonNode | undefined>(document, parameter.schema) ?? {};
+  const schemaAt = (node: unknown): SchemaNode => {
+    const schema = deref(document, node);
+    return isSchemaNode(schema) ? schema : {};
+  };
+  const schema = schemaAt(parameter.schema);
   const nested = (member: unknown) => {
-    const types = [deref<JsonNode | undefined>(document, member)?.type].flat();
-    return types.includes('object') || types.includes('array') || Boolean(deref<JsonNode | undefined>(document, member)?.properties);
+    const { type, properties } = schemaAt(member);
+    const types = [type].flat();
+    return types.includes('object') || types.includes('array') || Boolean(properties);
   };
   if (schema.items && nested(schema.items)) return false;
-  return !Object.values<JsonNode>(schema.properties ?? {}).some(nested);
+  return !Object.values(schema.properties ?? {}).some(nested);
 }
 
 /** The same serialization for whichever place the parameter goes. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { banner } from '../lib/banner.js';
 import { pascalCase, type SchemaSet } from '../lib/project.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { isSchemaNode, type SchemaNode } from '../../server-stubs/lib/openapi/json-schema.js';
 
 export interface SchemaSetOutput {
   /** file name (in generated/schemas/<slug>/) -> contents */
@@ -12,14 +12,14 @@ export interface SchemaSetOutput {
 interface LoadedSchema {
   name: string; // the file's base name, which is also its title
   id: string;
-  schema: JsonNode;
+  schema: SchemaNode;
 }
 
 function load(set: SchemaSet): LoadedSchema[] {
   return set.files.map((file) => {
-    const schema = JSON.parse(readFileSync(file, 'utf8'));
+    const schema: unknown = JSON.parse(readFileSync(file, 'utf8'));
     const name = path.basename(file, '.json');
-    if (typeof schema.$id !== 'string') throw new Error(`${path.relative(process.cwd(), file)}: no $id`);
+    if (!isSchemaNode(schema) || typeof schema.$id !== 'string') throw new Error(`${path.relative(process.cwd(), file)}: no $id`);
     if (schema.title !== name) throw new Error(`${file}: title must be the file name (${name})`);
     return { name, id: schema.$id, schema };
   });

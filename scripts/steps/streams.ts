@@ -1,6 +1,8 @@
 import type { OpenAPI3, ReferenceObject, ResponseObject } from 'openapi-typescript';
 import { banner } from '../lib/banner.js';
-import { deref, escapePointerToken, listOperations, localRef, pointerTokens, requestBodyOf, valueAt, type Operation, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { deref, escapePointerToken, listOperations, localRef, pointerTokens, requestBodyOf, valueAt, type Operation } from '../../server-stubs/lib/openapi/document.js';
+import { isSchemaNode, type Schema } from '../../server-stubs/lib/openapi/json-schema.js';
+import { schemaAt } from '../lib/schema-at.js';
 import { identifierFor } from '../lib/identifiers.js';
 import { pascalCase } from '../lib/project.js';
 import { withoutRequire } from './schema-types.js';
@@ -46,7 +48,7 @@ export function streamOperations(document: OpenAPI3): StreamOperation[] {
       if (!media?.schema) continue;
       const frame = deref(document, media.schema);
       const requestBody = requestBodyOf(document, operation);
-      const bodySchema = deref<JsonNode | undefined>(document, deref(document, requestBody?.content?.['application/json'])?.schema);
+      const bodySchema = schemaAt(document, deref(document, requestBody?.content?.['application/json'])?.schema);
       const streamFlag = Boolean(response?.content?.['application/json']) && isBoolean(document, bodySchema?.properties?.stream);
       // Without an operationId, the method and path name it: `get /tocks` -> `getTocks`.
       const wanted = operation.op.operationId !== undefined ? operation.id : `${operation.method} ${operation.path}`;
@@ -60,7 +62,7 @@ export function streamOperations(document: OpenAPI3): StreamOperation[] {
         status,
         schemaAt: [...at, 'content', EVENT_STREAM, 'schema'],
         data: dataEncoding(document, frame),
-        resumable: variants(document, frame).some((v) => typeof v === 'object' && v.properties?.id !== undefined),
+        resumable: variants(document, frame).some((v) => isSchemaNode(v) && v.properties?.id !== undefined),
         streamFlag,
         body: !requestBody ? 'none' : requestBody.required ? 'required' : 'optional',
         paramsRequired: operation.op.parameters.some((p) => p.required && ['path', 'query', 'header'].includes(p.in)),
@@ -82,23 +84,23 @@ function locateResponse(document: OpenAPI3, operation: Operation, status: string
   return at;
 }
 
-/** A JSON Schema: an object, `true`/`false`, or absent where a keyword is not given. */
-type SchemaNode = JsonNode | boolean | undefined;
-
-/** A schema's alternatives (oneOf/anyOf, nested), each with `$ref`s followed. */
-function variants(document: OpenAPI3, schema: SchemaNode): SchemaNode[] {
-  const s = deref<SchemaNode>(document, schema);
-  if (typeof s !== 'object') return [s];
-  const alternatives = [...(s?.oneOf ?? []), ...(s?.anyOf ?? [])];
+/**
+ * A schema's alternatives (oneOf/anyOf, nested), each with `$ref`s followed: an object, `true`/`false`,
+ * or undefined where a keyword is not given (or holds no schema).
+ */
+function variants(document: OpenAPI3, schema: unknown): Array<Schema | undefined> {
+  const s = deref(document, schema);
+  if (!isSchemaNode(s)) return [typeof s === 'boolean' ? s : undefined];
+  const alternatives = [...(s.oneOf ?? []), ...(s.anyOf ?? [])];
   return alternatives.length === 0 ? [s] : alternatives.flatMap((v) => variants(document, v));
 }
 
 /** The JSON types a schema allows, as far as `type`, `const` and `enum` tell; undefined when unknown. */
-function jsonTypes(document: OpenAPI3, schema: SchemaNode): Set<string> | undefined {
+function jsonTypes(document: OpenAPI3, schema: unknown): Set<string> | undefined {
   const found = new Set<string>();
   for (const v of variants(document, schema)) {
     // `true`, absent and (never written in a frame) `false` tell nothing about the type
-    if (typeof v !== 'object' || v === null) return undefined;
+    if (!isSchemaNode(v)) return undefined;
     if ('const' in v) found.add(typeOf(v.const));
     else if (Array.isArray(v.enum)) for (const e of v.enum) found.add(typeOf(e));
     else if (typeof v.type === 'string') found.add(v.type === 'integer' ? 'number' : v.type);
@@ -113,10 +115,10 @@ function typeOf(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
 }
 
-function dataEncoding(document: OpenAPI3, frame: JsonNode): DataEncoding {
+function dataEncoding(document: OpenAPI3, frame: unknown): DataEncoding {
   const types = new Set<string>();
   for (const v of variants(document, frame)) {
-    const kinds = jsonTypes(document, typeof v === 'object' ? v.properties?.data : undefined);
+    const kinds = jsonTypes(document, isSchemaNode(v) ? v.properties?.data : undefined);
     if (!kinds) return 'json-or-text';
     for (const k of kinds) types.add(k);
   }
@@ -125,7 +127,7 @@ function dataEncoding(document: OpenAPI3, frame: JsonNode): DataEncoding {
   return text && json ? 'json-or-text' : text ? 'text' : 'json';
 }
 
-function isBoolean(document: OpenAPI3, schema: SchemaNode): boolean {
+function isBoolean(document: OpenAPI3, schema: unknown): boolean {
   const types = schema === undefined ? undefined : jsonTypes(document, schema);
   return types !== undefined && types.has('boolean') && [...types].every((t) => t === 'boolean' || t === 'null');
 }

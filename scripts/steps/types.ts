@@ -1,7 +1,9 @@
 import type { OpenAPI3 } from 'openapi-typescript';
 import { banner } from '../lib/banner.js';
 import { identifierFor, isIdentifier, propertyKey } from '../lib/identifiers.js';
-import { deref, listOperations, requestBodyOf, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { deref, listOperations, requestBodyOf } from '../../server-stubs/lib/openapi/document.js';
+import { isSchemaNode, type SchemaNode } from '../../server-stubs/lib/openapi/json-schema.js';
+import { schemaAt } from '../lib/schema-at.js';
 
 /** TypeScript types of a bundled document: paths, operations, components, webhooks, request defaults. */
 export async function generateApiTypes(slug: string, document: OpenAPI3): Promise<string> {
@@ -13,7 +15,7 @@ export async function generateApiTypes(slug: string, document: OpenAPI3): Promis
     rootTypes: true,
     rootTypesNoSchemaPrefix: true,
     rootTypesKeepCasing: true,
-    transform(schema: JsonNode) {
+    transform(schema: SchemaNode) {
       const values = enumBranchValues(schema);
       if (!values) return undefined;
       const nullable = Array.isArray(schema.type) && schema.type.includes('null');
@@ -29,13 +31,13 @@ export async function generateApiTypes(slug: string, document: OpenAPI3): Promis
  * whole-document walks for nothing, long on a large document. The options are
  * openapi-typescript 7.13's (pinned): the ones this toolkit sets, the rest at that version's defaults.
  */
-async function transformBundle(schema: JsonNode, options: { defaultNonNullable: boolean; rootTypes: boolean; rootTypesNoSchemaPrefix: boolean; rootTypesKeepCasing: boolean; transform: (schema: JsonNode) => unknown }) {
+async function transformBundle(schema: OpenAPI3, options: { defaultNonNullable: boolean; rootTypes: boolean; rootTypesNoSchemaPrefix: boolean; rootTypesKeepCasing: boolean; transform: (schema: SchemaNode) => unknown }) {
   const { transformSchema, scanDiscriminators, resolveRef } = await import('openapi-typescript');
   const ctx = {
     additionalProperties: false,
     alphabetize: false,
     arrayLength: false,
-    discriminators: scanDiscriminators(schema as never, {}),
+    discriminators: scanDiscriminators(schema, {}),
     emptyObjectsUnknown: false,
     enum: false,
     enumValues: false,
@@ -57,7 +59,7 @@ async function transformBundle(schema: JsonNode, options: { defaultNonNullable: 
     ...options,
     resolve: ($ref: string) => resolveRef(schema, $ref, { silent: true }),
   };
-  return transformSchema(schema as never, ctx as never);
+  return transformSchema(schema, ctx as never);
 }
 
 /**
@@ -107,13 +109,14 @@ function usableRootTypes(text: string): string {
  * designed, x-provisional}]}` is how a contract marks part of an enum provisional. openapi-typescript
  * would write `string | (...) | (...)`, which accepts any string; the contract accepts only these.
  */
-function enumBranchValues(schema: JsonNode): unknown[] | undefined {
+function enumBranchValues(schema: SchemaNode): unknown[] | undefined {
   const branches = schema.anyOf ?? schema.oneOf;
   if (!Array.isArray(branches) || branches.length === 0 || schema.enum || schema.const !== undefined) return undefined;
   const values: unknown[] = [];
   for (const branch of branches) {
-    if (Array.isArray(branch?.enum)) values.push(...branch.enum);
-    else if (branch && 'const' in branch) values.push(branch.const);
+    if (!isSchemaNode(branch)) return undefined;
+    if (Array.isArray(branch.enum)) values.push(...branch.enum);
+    else if ('const' in branch) values.push(branch.const);
     else return undefined;
   }
   return [...new Set(values)].filter((v) => v !== null);
@@ -131,10 +134,10 @@ function requestDefaults(document: OpenAPI3): string {
       if (deref(document, parameter.schema)?.default !== undefined) (parts[parameter.in] ??= []).push(parameter.name);
     }
     const media = deref(document, requestBodyOf(document, operation)?.content?.['application/json']);
-    const body = media && deref<JsonNode | undefined>(document, media.schema);
-    for (const part of [body, ...(body?.allOf ?? [])].map((s) => deref(document, s))) {
-      for (const [name, property] of Object.entries<JsonNode>(part?.properties ?? {})) {
-        if (deref(document, property)?.default !== undefined) (parts.body ??= []).push(name);
+    const body = schemaAt(document, media?.schema);
+    for (const part of [body, ...(body?.allOf ?? [])].map((s) => schemaAt(document, s))) {
+      for (const [name, property] of Object.entries(part?.properties ?? {})) {
+        if (schemaAt(document, property)?.default !== undefined) (parts.body ??= []).push(name);
       }
     }
     const fields = Object.entries(parts).map(([where, names]) => `${where}: ${[...new Set(names)].map((n) => JSON.stringify(n)).join(' | ')}`);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { createManualClock, type StubClock } from '../../server-stubs/lib/clock.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import { BUSINESS, checked, contract, draftBody, FREE, PRO, raw, startBlog, type BlogStub } from './support.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { listOperations } from '../../server-stubs/lib/openapi/document.js';
 
 describe('401: keys begin mbk_ and are bound to this product', () => {
   let blog: BlogStub;
@@ -88,9 +88,7 @@ describe('429: 100 requests per minute per key, across every route (manual clock
   });
 
   test('every operation declares the shared bucket: 100 per 60 s per key', () => {
-    for (const [path, item] of Object.entries<JsonNode>(loadContract('blog').document.paths ?? {})) {
-      for (const op of Object.values<JsonNode>(item)) expect(op['x-rate-limit'], path).toEqual({ requests: 100, windowSeconds: 60, bucket: 'key' });
-    }
+    for (const { path, op } of listOperations(loadContract('blog').document)) expect(op['x-rate-limit'], path).toEqual({ requests: 100, windowSeconds: 60, bucket: 'key' });
   });
 });
 

@@ -6,7 +6,8 @@ import vm from 'node:vm';
 import { build, type BuildResult } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { generateSchemaSet } from '../../scripts/steps/schema-types.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { valueAt } from '../../server-stubs/lib/openapi/document.js';
+import type { JsonObject } from '../../server-stubs/lib/openapi/json-schema.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -25,8 +26,8 @@ async function bundleForBrowser(contents: string): Promise<BuildResult & { text:
 }
 
 /** Runs a bundle in a context with only the JS built-ins plus `globals`: no process, require or Buffer. */
-function runBare(code: string, globals: Record<string, unknown> = {}): JsonNode {
-  const context: JsonNode = { ...globals };
+function runBare(code: string, globals: Record<string, unknown> = {}): JsonObject {
+  const context: JsonObject = { ...globals };
   vm.runInNewContext(code, context);
   return context;
 }
@@ -59,7 +60,7 @@ describe('browser bundles', () => {
       expect(source).not.toMatch(/\brequire\(|['"]node:/);
       const result = await bundleForBrowser(`import { validate } from './generated/schemas/${slug}/index.gen.js'; globalThis.names = Object.keys(validate);`);
       expect(result.errors).toEqual([]);
-      expect(runBare(result.text).names.length).toBeGreaterThan(0);
+      expect(valueAt(runBare(result.text), ['names', 'length'])).toBeGreaterThan(0);
     },
   );
 
@@ -87,7 +88,7 @@ describe('browser bundles', () => {
     });
     expect(await context.info).toEqual(info);
     expect(requests).toEqual(['http://node.test/chain-rpc']);
-    expect(context.codes.INSUFFICIENT_FUNDS).toBe(-32005);
+    expect(valueAt(context, ['codes', 'INSUFFICIENT_FUNDS'])).toBe(-32005);
     // `ws` has no browser build: subscriptions fail as the client's own error, not a raw throw.
     expect(await context.subscribed).toBe('ChainRpcError transport');
   });

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChainRpcError, createChainRpcClient, RpcErrorCode, type ChainRpcClient } from '../../clients/chain-rpc/client.js';
 import { decodeStubTransaction, encodeStubTransaction } from '../../server-stubs/chain-rpc/app.js';
-import { rawCall, startNode, type RunningNode } from './helpers.js';
+import { jsonAt, rawCall, startNode, type RunningNode } from './helpers.js';
 
 const ZERO = '0'.repeat(64);
 const COIN = 100_000_000n;
@@ -115,7 +115,7 @@ describe('insufficient funds: -32005', () => {
     const funding = await aliceFunds();
     const { json } = await rawCall(node.endpoint, { jsonrpc: '2.0', id: 5, method: 'chain_sendTransaction', params: { raw: spend(funding, 0, ['carol', 51n * COIN]) } });
     expect(json).toMatchObject({ id: 5, error: { code: -32005, message: 'Insufficient funds', data: { available: '5000000000', outputs: '5100000000' } } });
-    expect(Object.keys(json.error.data).sort()).toEqual(['available', 'minFee', 'missing', 'outputs', 'reason']);
+    expect(Object.keys(Object(jsonAt(json, 'error', 'data'))).sort()).toEqual(['available', 'minFee', 'missing', 'outputs', 'reason']);
   });
 });
 

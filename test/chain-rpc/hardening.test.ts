@@ -4,8 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createChainRpcClient, RpcErrorCode, type ChainRpcError } from '../../clients/chain-rpc/client.js';
 import { RpcErrorCode as nodeCodes } from '../../server-stubs/chain-rpc/app.js';
-import { startNode, type RunningNode } from './helpers.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { jsonAt, startNode, type RunningNode } from './helpers.js';
 
 let node: RunningNode;
 beforeAll(async () => {
@@ -24,16 +23,16 @@ async function post(body: string | Buffer, headers: Record<string, string> = {},
 }
 
 /** An answer of the router: JSON-RPC, JSON, no HTML, no stack trace, no file path. */
-function jsonRpc(answer: { contentType: string; text: string }): JsonNode {
+function jsonRpc(answer: { contentType: string; text: string }): unknown {
   expect(answer.contentType).toMatch(/^application\/json/);
   expect(answer.text).not.toMatch(/<html|<pre|<!DOCTYPE|\bat \S+ \(|node_modules|\/work\/|\.ts:\d+/i);
-  const json = JSON.parse(answer.text);
-  expect(json.jsonrpc).toBe('2.0');
+  const json: unknown = JSON.parse(answer.text);
+  expect(jsonAt(json, 'jsonrpc')).toBe('2.0');
   return json;
 }
 
 /** One request over a fresh WebSocket; resolves with the answer. */
-function overWebSocket(text: string): Promise<JsonNode> {
+function overWebSocket(text: string): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(node.wsEndpoint);
     ws.once('open', () => ws.send(text));
@@ -56,15 +55,15 @@ const METHODS = [
 describe('prototype keys in params are invalid params, never an internal error', () => {
   it('the reported case: chain_getChainInfo with {"__proto__":{}} is -32602 naming the key', async () => {
     const json = jsonRpc(await post(request('chain_getChainInfo', '{"__proto__":{}}')));
-    expect(json.error).toMatchObject({ code: -32602, data: { errors: [{ path: '', message: 'must NOT have additional properties: __proto__' }] } });
+    expect(jsonAt(json, 'error')).toMatchObject({ code: -32602, data: { errors: [{ path: '', message: 'must NOT have additional properties: __proto__' }] } });
   });
 
   it.each(PROTO_KEYS)('every method, %s as a by-name param: -32602 with the key named', async (key) => {
     for (const method of METHODS) {
       for (const value of ['{}', '1', 'null', '"x"']) {
         const json = jsonRpc(await post(request(method, `{"${key}":${value}}`)));
-        expect(json.error?.code, `${method} {${key}: ${value}}`).toBe(-32602);
-        expect(json.error.data.errors, method).toContainEqual({ path: '', message: `must NOT have additional properties: ${key}` });
+        expect(jsonAt(json, 'error', 'code'), `${method} {${key}: ${value}}`).toBe(-32602);
+        expect(jsonAt(json, 'error', 'data', 'errors'), method).toContainEqual({ path: '', message: `must NOT have additional properties: ${key}` });
       }
     }
   });
@@ -86,27 +85,27 @@ describe('prototype keys in params are invalid params, never an internal error',
     ];
     for (const [method, params] of cases) {
       const json = jsonRpc(await post(request(method, params)));
-      expect(json.error?.code, `${method} ${params}`).toBe(-32602);
+      expect(jsonAt(json, 'error', 'code'), `${method} ${params}`).toBe(-32602);
     }
   });
 
   it('over the WebSocket too', async () => {
     for (const key of PROTO_KEYS) {
-      expect((await overWebSocket(request('chain_getMempoolInfo', `{"${key}":{}}`))).error.code).toBe(-32602);
-      expect((await overWebSocket(request('chain_unsubscribe', `{"${key}":{}}`))).error.code).toBe(-32602);
+      expect(jsonAt(await overWebSocket(request('chain_getMempoolInfo', `{"${key}":{}}`)), 'error', 'code')).toBe(-32602);
+      expect(jsonAt(await overWebSocket(request('chain_unsubscribe', `{"${key}":{}}`)), 'error', 'code')).toBe(-32602);
     }
   });
 
   it('as method names they are unknown methods; as envelope members they change nothing', async () => {
     for (const key of PROTO_KEYS) {
-      expect(jsonRpc(await post(`{"jsonrpc":"2.0","id":1,"method":"${key}"}`)).error.code).toBe(-32601);
+      expect(jsonAt(jsonRpc(await post(`{"jsonrpc":"2.0","id":1,"method":"${key}"}`)), 'error', 'code')).toBe(-32601);
     }
     // JSON.parse makes `__proto__` an own member: it must not stand in for params, id or method.
     const json = jsonRpc(await post('{"jsonrpc":"2.0","id":3,"method":"chain_getChainInfo","__proto__":{"params":{"x":1},"id":9}}'));
-    expect(json.id).toBe(3);
-    expect(json.result.chain).toBe('stubchain');
+    expect(jsonAt(json, 'id')).toBe(3);
+    expect(jsonAt(json, 'result', 'chain')).toBe('stubchain');
     const noMethod = jsonRpc(await post('{"jsonrpc":"2.0","id":4,"__proto__":{"method":"chain_getChainInfo"}}'));
-    expect(noMethod.error.code).toBe(-32600);
+    expect(jsonAt(noMethod, 'error', 'code')).toBe(-32600);
   });
 
   it('property: any params object with any of these keys answers JSON-RPC, never -32603', async () => {
@@ -116,7 +115,7 @@ describe('prototype keys in params are invalid params, never an internal error',
       fc.asyncProperty(fc.constantFrom(...METHODS), params, async (method, entries) => {
         const body = request(method, `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`);
         const json = jsonRpc(await post(body));
-        expect(json.error?.code).not.toBe(-32603);
+        expect(jsonAt(json, 'error', 'code')).not.toBe(-32603);
       }),
       { numRuns: 200 },
     );
@@ -133,7 +132,7 @@ describe('HTTP body failures answer JSON-RPC errors, never HTML', () => {
       error: { code: -32600, message: 'Invalid Request: the body exceeds 1048576 bytes', data: { reason: 'the body exceeds 1048576 bytes', limit: 1048576 } },
     });
     // exactly at the limit it is read (and is not JSON)
-    expect(jsonRpc(await post(' '.repeat(1024 * 1024))).error.code).toBe(-32700);
+    expect(jsonAt(jsonRpc(await post(' '.repeat(1024 * 1024))), 'error', 'code')).toBe(-32700);
   });
 
   it('the limit follows bodyLimit, also for a body that only grows past it when inflated', async () => {
@@ -142,7 +141,7 @@ describe('HTTP body failures answer JSON-RPC errors, never HTML', () => {
       const big = request('chain_getChainInfo', `{"pad":"${'x'.repeat(300)}"}`);
       const answer = await post(big, {}, small.endpoint);
       expect(answer.status).toBe(413);
-      expect(jsonRpc(answer).error.message).toContain('exceeds 200 bytes');
+      expect(jsonAt(jsonRpc(answer), 'error', 'message')).toContain('exceeds 200 bytes');
       const zipped = gzipSync(big);
       expect(zipped.length).toBeLessThan(200);
       expect((await post(zipped, { 'content-encoding': 'gzip' }, small.endpoint)).status).toBe(413);
@@ -154,16 +153,16 @@ describe('HTTP body failures answer JSON-RPC errors, never HTML', () => {
   it('a charset other than UTF-8 is 415; bytes that are not UTF-8 are a parse error', async () => {
     const latin = await post(request('chain_getChainInfo', '{}'), { 'content-type': 'application/json; charset=iso-8859-1' });
     expect(latin.status).toBe(415);
-    expect(jsonRpc(latin).error).toMatchObject({ code: -32600, data: { charset: 'iso-8859-1' } });
-    expect(jsonRpc(await post(request('chain_getChainInfo', '{}'), { 'content-type': 'application/json; charset=UTF-8' })).result.chain).toBe('stubchain');
+    expect(jsonAt(jsonRpc(latin), 'error')).toMatchObject({ code: -32600, data: { charset: 'iso-8859-1' } });
+    expect(jsonAt(jsonRpc(await post(request('chain_getChainInfo', '{}'), { 'content-type': 'application/json; charset=UTF-8' })), 'result', 'chain')).toBe('stubchain');
     const notUtf8 = await post(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]));
     expect(notUtf8.status).toBe(200);
-    expect(jsonRpc(notUtf8).error).toMatchObject({ code: -32700, message: 'Parse error' });
+    expect(jsonAt(jsonRpc(notUtf8), 'error')).toMatchObject({ code: -32700, message: 'Parse error' });
   });
 
   it('Content-Encoding: gzip is read; an unknown encoding is 415; corrupt gzip is 400', async () => {
     const ok = await post(gzipSync(request('chain_getChainInfo', '{}')), { 'content-encoding': 'gzip' });
-    expect(jsonRpc(ok).result.chain).toBe('stubchain');
+    expect(jsonAt(jsonRpc(ok), 'result', 'chain')).toBe('stubchain');
     const unknown = await post(request('chain_getChainInfo', '{}'), { 'content-encoding': 'compress' });
     expect(unknown.status).toBe(415);
     expect(jsonRpc(unknown)).toMatchObject({ id: null, error: { code: -32600, data: { encoding: 'compress' } } });
@@ -209,9 +208,9 @@ describe('HTTP body failures answer JSON-RPC errors, never HTML', () => {
 describe('one definition of the error codes', () => {
   it('the node answers with the codes the client exports, from the same object', async () => {
     expect(nodeCodes).toBe(RpcErrorCode);
-    expect(jsonRpc(await post('{"jsonrpc":"2.0","id":1,"method":"chain_nope"}')).error.code).toBe(RpcErrorCode.METHOD_NOT_FOUND);
-    expect(jsonRpc(await post('{')).error.code).toBe(RpcErrorCode.PARSE_ERROR);
+    expect(jsonAt(jsonRpc(await post('{"jsonrpc":"2.0","id":1,"method":"chain_nope"}')), 'error', 'code')).toBe(RpcErrorCode.METHOD_NOT_FOUND);
+    expect(jsonAt(jsonRpc(await post('{')), 'error', 'code')).toBe(RpcErrorCode.PARSE_ERROR);
     const unknownOutput = jsonRpc(await post(request('chain_sendTransaction', `{"raw":"${'11'.repeat(36)}0161${'00'.repeat(7)}01"}`)));
-    expect(unknownOutput.error.code).toBe(RpcErrorCode.UNKNOWN_OUTPUT);
+    expect(jsonAt(unknownOutput, 'error', 'code')).toBe(RpcErrorCode.UNKNOWN_OUTPUT);
   });
 });

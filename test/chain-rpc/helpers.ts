@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { createChainRpcStub, type ChainRpcStubInstance, type ChainRpcStubOptions } from '../../server-stubs/chain-rpc/app.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { valueAt } from '../../server-stubs/lib/openapi/document.js';
 
 export interface RunningNode {
   instance: ChainRpcStubInstance;
@@ -33,8 +33,11 @@ export async function startNode(options: ChainRpcStubOptions = {}): Promise<Runn
   };
 }
 
+/** What a pointer reaches in a JSON-RPC answer (`jsonAt(json, 'error', 'code')`), undefined where it has nothing there. */
+export const jsonAt = (json: unknown, ...tokens: string[]) => valueAt(json, tokens);
+
 /** Raw JSON-RPC over HTTP, bypassing the client (to see what the node itself answers). */
-export async function rawCall(endpoint: string, body: unknown): Promise<{ status: number; json: JsonNode }> {
+export async function rawCall(endpoint: string, body: unknown): Promise<{ status: number; json: unknown }> {
   const res = await fetch(endpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import Anthropic from '@anthropic-ai/sdk';
 import { anthropic, contract, contractProblems, KEY, raw, startCoder, type CoderStub } from './support.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { operationAt } from '../../server-stubs/lib/openapi/document.js';
 
 const upstreamMessage = {
   id: 'msg_upstream_1',
@@ -157,7 +157,7 @@ describe('claude-* models forwarded upstream', () => {
       expect({ model, status: res.status, text: res.text, requestId: res.headers.get('request-id') }).toEqual({ model, status: refusal.status, text: refusal.body, requestId: `req_${refusal.status}` });
       for (const [name, value] of Object.entries(refusal.headers ?? {})) expect({ model, name, value: res.headers.get(name) }).toEqual({ model, name, value });
       // Declared on the operation (G-2): 403, 413, 429, 500 and 529 by number, any other as `default`.
-      const declared = Object.keys((contract.document as JsonNode).paths['/v1/messages'].post.responses);
+      const declared = Object.keys(operationAt(contract.document, '/v1/messages', 'post')?.responses ?? {});
       const key = declared.includes(String(refusal.status)) ? String(refusal.status) : 'default';
       expect({ model, key }).toEqual({ model, key: refusal.status === 418 ? 'default' : String(refusal.status) });
       expect(declared).toContain(key);

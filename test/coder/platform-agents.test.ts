@@ -5,7 +5,7 @@
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { call, contractErrors, KEY, KEY_2, startCoder, type CoderStub } from './platform-support.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { valueAt } from '../../server-stubs/lib/openapi/document.js';
 
 let coder: CoderStub;
 beforeAll(async () => {
@@ -35,23 +35,24 @@ const userMessage = (text: string) => ({
 describe('A2A', () => {
   test('the SDK reads the well-known card and runs a task to completion; the task can be read back', async () => {
     const client = await factoryFor(KEY).createFromUrl(coder.stub.origin, '/coder/.well-known/a2a-agent-card');
-    const sent = (await client.sendMessage(userMessage('What does the gateway do?') as never)) as JsonNode;
-    expect(sent.id).toEqual(expect.any(String));
-    expect(sent.status.state).toBe(3); // TASK_STATE_COMPLETED
-    const answer = sent.artifacts[0].parts[0].content;
+    // Read as the JSON it is: the SDK types the answer as a message or a task.
+    const sent: unknown = await client.sendMessage(userMessage('What does the gateway do?') as never);
+    expect(valueAt(sent, ['id'])).toEqual(expect.any(String));
+    expect(valueAt(sent, ['status', 'state'])).toBe(3); // TASK_STATE_COMPLETED
+    const answer = valueAt(sent, ['artifacts', '0', 'parts', '0', 'content']);
     expect(answer).toEqual({ $case: 'text', value: expect.stringContaining('What does the gateway do?') });
     // The agent's instructions came first, then the caller's text.
     expect(coder.router.requests.at(-1)!.messages.map((m) => m.role)).toEqual(['system', 'user']);
-    const read = (await client.getTask({ id: sent.id } as never)) as JsonNode;
-    expect(read.id).toBe(sent.id);
-    expect(read.artifacts[0].parts[0].content.value).toBe(answer.value);
+    const read: unknown = await client.getTask({ id: valueAt(sent, ['id']) } as never);
+    expect(valueAt(read, ['id'])).toBe(valueAt(sent, ['id']));
+    expect(valueAt(read, ['artifacts', '0', 'parts', '0', 'content', 'value'])).toBe(valueAt(answer, ['value']));
   });
 
   test("another key owner cannot read the task (JSON-RPC task not found)", async () => {
     const mine = await factoryFor(KEY).createFromUrl(coder.stub.origin, '/coder/agents/coding');
-    const task = (await mine.sendMessage(userMessage('Reverse a string') as never)) as JsonNode;
+    const task: unknown = await mine.sendMessage(userMessage('Reverse a string') as never);
     const theirs = await factoryFor(KEY_2).createFromUrl(coder.stub.origin, '/coder/agents/coding');
-    await expect(theirs.getTask({ id: task.id } as never)).rejects.toThrow(/not found/i);
+    await expect(theirs.getTask({ id: valueAt(task, ['id']) } as never)).rejects.toThrow(/not found/i);
   });
 
   test('the card names the JSON-RPC interface of its agent, at the host the caller used', async () => {

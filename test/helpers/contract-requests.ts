@@ -9,7 +9,7 @@ import { bundle, createConfig } from '@redocly/openapi-core';
 import type { OpenAPI3 } from 'openapi-typescript';
 import { placeholderFor } from '../../scripts/lib/credentials.js';
 import { exampleRequest } from '../../scripts/lib/example-request.js';
-import type { JsonNode, Operation } from '../../server-stubs/lib/openapi/document.js';
+import type { Operation } from '../../server-stubs/lib/openapi/document.js';
 
 const require = createRequire(import.meta.url);
 const examplesDir = path.dirname(require.resolve('@readme/oas-examples/package.json'));

@@ -8,7 +8,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { OpenAPI3 } from 'openapi-typescript';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 import { asDocument } from './fixture-document.js';
 
 const examplesDir = path.dirname(createRequire(import.meta.url).resolve('@readme/oas-examples/package.json'));
@@ -24,7 +23,7 @@ export async function bundleExample(name: string): Promise<OpenAPI3> {
   return result.bundle.parsed as OpenAPI3;
 }
 
-export function writeBundle(dir: string, slug: string, document: JsonNode | string): void {
+export function writeBundle(dir: string, slug: string, document: object | string): void {
   mkdirSync(path.join(dir, slug), { recursive: true });
   writeFileSync(path.join(dir, slug, 'openapi.json'), typeof document === 'string' ? document : JSON.stringify(document, null, 2));
 }

@@ -6,7 +6,9 @@
 import { describe, expect, test } from 'vitest';
 import { createAjv } from '../../server-stubs/lib/openapi/ajv.js';
 import { collectProvisional } from '../../scripts/lib/provisional.js';
-import { deref, listOperations, listWebhooks, requestBodyOf, responsesOf, type Operation, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { deref, listOperations, listWebhooks, requestBodyOf, responsesOf, valueAt, type Operation } from '../../server-stubs/lib/openapi/document.js';
+import { isJsonObject, type SchemaNode } from '../../server-stubs/lib/openapi/json-schema.js';
+import { schemaAt } from '../../scripts/lib/schema-at.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import {
   designedRoutes,
@@ -22,8 +24,12 @@ import {
 } from './published.js';
 
 const { document } = loadContract('mail');
-// The bundle read as the JSON it is, where a test looks deep into what it says.
-const json: JsonNode = document;
+/** The names of the object at a pointer of the bundle. */
+const keysAt = (...tokens: string[]) => {
+  const node = valueAt(document, tokens);
+  return isJsonObject(node) ? Object.keys(node) : [];
+};
+const OAUTH_SCOPES = ['components', 'securitySchemes', 'oauth2', 'flows', 'authorizationCode', 'scopes'];
 const operations = listOperations(document);
 const webhooks = listWebhooks(document);
 const byId = new Map(operations.map((o) => [o.op.operationId as string, o]));
@@ -34,7 +40,7 @@ ajv.addSchema(document, bundleId);
 const compileInBundle = (schema: unknown) => ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"$ref":"#/', `"$ref":"${bundleId}#/`)));
 
 type Requirement = Record<string, string[]>;
-const securityOf = (o: Operation): Requirement[] => o.op.security ?? json.security;
+const securityOf = (o: Operation): Requirement[] => o.op.security ?? document.security ?? [];
 const schemes = (o: Operation) => securityOf(o).map((r) => Object.keys(r).join('+') || 'none');
 const isOAuthRoute = (o: Operation) => o.op.tags?.includes('OAuth');
 /** `/v1/...` (listed also as `/api/v1/...`, DECISIONS P-2), and the billing routes the document lists among the API-key endpoints. */
@@ -103,7 +109,7 @@ describe.each(operations.map((o) => [o.label, o] as const))('%s', (_label, opera
   });
 
   test('OAuth alternatives name defined scopes, exactly the published ones where the document names them', () => {
-    const defined = Object.keys(json.components.securitySchemes.oauth2.flows.authorizationCode.scopes);
+    const defined = keysAt(...OAUTH_SCOPES);
     const scopes = securityOf(operation).flatMap((r) => r.oauth2 ?? []);
     for (const scope of scopes) expect(defined).toContain(scope);
     if (publishedScopes[id]) expect(scopes.sort()).toEqual([...publishedScopes[id]!].sort());
@@ -123,9 +129,9 @@ describe.each(operations.map((o) => [o.label, o] as const))('%s', (_label, opera
   test('answers errors in its published body, with examples', () => {
     const serviceBody = { success: false, error: 'Something failed' };
     const oauthBody = { error: 'invalid_request', error_description: 'Something failed' };
-    for (const [status, response] of Object.entries<JsonNode>(responses)) {
+    for (const [status, response] of Object.entries(responses)) {
       if (!/^[45]/.test(status)) continue;
-      for (const [mediaType, media] of Object.entries<JsonNode>(response.content ?? {})) {
+      for (const [mediaType, media] of Object.entries(response.content ?? {})) {
         const where = `${status} ${mediaType}`;
         const validate = compileInBundle(media.schema);
         const [yes, no] = isOAuthRoute(operation) ? [oauthBody, serviceBody] : [serviceBody, oauthBody];
@@ -141,16 +147,16 @@ describe.each(operations.map((o) => [o.label, o] as const))('%s', (_label, opera
 
 describe('OAuth', () => {
   test('the oauth2 scheme keeps the metadata scopes and the two endpoint-named ones', () => {
-    const scopes = Object.keys(json.components.securitySchemes.oauth2.flows.authorizationCode.scopes);
+    const scopes = keysAt(...OAUTH_SCOPES);
     expect(scopes).toEqual([...metadataScopes, 'validate', 'segments']);
   });
 
   test('the metadata example lists the six published scopes', () => {
     const metadata = deref(document, byId.get('getOAuthServerMetadata')!.op.responses?.['200'])?.content?.['application/json'];
-    const example = deref(document, Object.values(metadata?.examples ?? {})[0])?.value;
-    expect(example.scopes_supported).toEqual(metadataScopes);
-    expect(example.code_challenge_methods_supported).toEqual(['S256']);
-    expect(example.token_endpoint_auth_methods_supported).toEqual(['none']);
+    const example: unknown = deref(document, Object.values(metadata?.examples ?? {})[0])?.value;
+    expect(valueAt(example, ['scopes_supported'])).toEqual(metadataScopes);
+    expect(valueAt(example, ['code_challenge_methods_supported'])).toEqual(['S256']);
+    expect(valueAt(example, ['token_endpoint_auth_methods_supported'])).toEqual(['none']);
   });
 
   test('the token endpoint takes form fields and JSON, and answers an msk_ bearer for 7776000 s', () => {
@@ -173,11 +179,13 @@ describe('OAuth', () => {
 
 describe('events', () => {
   const names = webhooks.map((w) => w.path);
-  const payload = (name: string) => {
+  const payload = (name: string): SchemaNode => {
     const hook = webhooks.find((w) => w.path === name)!;
-    return deref<JsonNode>(document, deref(document, requestBodyOf(document, hook)?.content['application/json'])?.schema);
+    const schema = schemaAt(document, deref(document, requestBodyOf(document, hook)?.content['application/json'])?.schema);
+    if (!schema) throw new Error(`${name} has no JSON payload schema`);
+    return schema;
   };
-  const properties = (schema: JsonNode) => Object.keys(deref(document, schema)?.properties ?? {});
+  const properties = (schema: unknown) => Object.keys(schemaAt(document, schema)?.properties ?? {});
 
   test('every event of both forms and the inbound event is under webhooks', () => {
     expect(names.sort()).toEqual([...formAEvents.map((e) => `formA:${e}`), ...formBEvents.map((e) => `formB:${e}`), 'inbound:email.received'].sort());
@@ -186,9 +194,9 @@ describe('events', () => {
   test.each(formAEvents)('form A %s: envelope {event, timestamp, data}, signature only with a long secret', (event) => {
     const schema = payload(`formA:${event}`);
     expect(schema.required).toEqual(expect.arrayContaining(['event', 'timestamp', 'data']));
-    expect(deref(document, schema.properties.event).const).toBe(event);
+    expect(schemaAt(document, schema.properties?.event)?.const).toBe(event);
     const hook = webhooks.find((w) => w.path === `formA:${event}`)!;
-    const header = (name: string) => hook.op.parameters.find((p: JsonNode) => p.in === 'header' && p.name.toLowerCase() === name.toLowerCase());
+    const header = (name: string) => hook.op.parameters.find((p) => p.in === 'header' && p.name.toLowerCase() === name.toLowerCase());
     expect(header('X-Service-Event')?.required).toBe(true);
     expect(header('X-Service-Timestamp')?.required).toBe(true);
     expect(header('X-Service-Signature')?.required ?? false).toBe(false);
@@ -198,13 +206,13 @@ describe('events', () => {
   test.each(formBEvents)('form B %s: envelope {id, type, createdAt, data}, always signed', (event) => {
     const schema = payload(`formB:${event}`);
     expect(schema.required).toEqual(expect.arrayContaining(['id', 'type', 'createdAt', 'data']));
-    expect(deref(document, schema.properties.type).const).toBe(event);
+    expect(schemaAt(document, schema.properties?.type)?.const).toBe(event);
     const hook = webhooks.find((w) => w.path === `formB:${event}`)!;
-    expect(hook.op.parameters.find((p: JsonNode) => p.name.toLowerCase() === 'x-service-signature')?.required).toBe(true);
+    expect(hook.op.parameters.find((p) => p.name.toLowerCase() === 'x-service-signature')?.required).toBe(true);
   });
 
   test.each(Object.entries(publishedEventData))('%s carries its published data fields', (name, fields) => {
-    expect(properties(payload(name).properties.data)).toEqual(expect.arrayContaining([...fields]));
+    expect(properties(payload(name).properties?.data)).toEqual(expect.arrayContaining([...fields]));
   });
 
   test('the inbound email event is flat and always signed', () => {
@@ -213,12 +221,12 @@ describe('events', () => {
     expect(properties(schema)).not.toContain('data');
     expect(schema.required ?? []).not.toContain('cc');
     const hook = webhooks.find((w) => w.path === 'inbound:email.received')!;
-    expect(hook.op.parameters.find((p: JsonNode) => p.name.toLowerCase() === 'x-service-signature')?.required).toBe(true);
+    expect(hook.op.parameters.find((p) => p.name.toLowerCase() === 'x-service-signature')?.required).toBe(true);
   });
 
   test('the mail-server-B webhook names the eight event kinds', () => {
-    const body = deref<JsonNode>(document, deref(document, requestBodyOf(document, byId.get('receiveMailServerBEvent')!)?.content['application/json'])?.schema);
-    expect(deref(document, body.properties.event).enum).toEqual(mailServerBKinds);
+    const body = schemaAt(document, deref(document, requestBodyOf(document, byId.get('receiveMailServerBEvent')!)?.content['application/json'])?.schema);
+    expect(schemaAt(document, body?.properties?.event)?.enum).toEqual(mailServerBKinds);
   });
 
   test('the signature scheme is declared for the generated verifier', () => {

@@ -6,12 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadContract } from '../../server-stubs/lib/contract.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { valueAt } from '../../server-stubs/lib/openapi/document.js';
 import { contract, startMail, type MailStub } from './identity-support.js';
 
 // The bundle read as the JSON it is: these tests look at what it says.
-const document: JsonNode = loadContract('mail').document;
-const schema = (name: string) => document.components.schemas[name];
+const { document } = loadContract('mail');
+const schema = (name: string, ...at: string[]) => valueAt(document, ['components', 'schemas', name, ...at]);
 
 let mail: MailStub;
 beforeAll(async () => {
@@ -72,38 +72,38 @@ describe('9: membership_count only on the single-segment read', () => {
     const created = (extra: object) => ({ success: true, data: { ...segment, ...extra } });
     const createdBase = contract.responseErrors('/api/segments', 'post', 201, created({}));
     expect(contract.responseErrors('/api/segments', 'post', 201, created({ membership_count: 3 })).length).toBeGreaterThan(createdBase.length);
-    const read = document.paths['/api/segments/{id}'].get.responses['200'].content['application/json'].examples;
+    const read = valueAt(document, ['paths', '/api/segments/{id}', 'get', 'responses', '200', 'content', 'application/json', 'examples']);
     expect(JSON.stringify(read)).toContain('membership_count');
   });
 });
 
 describe('7 and 8: x-provisional sits on the designed keyword', () => {
   test('published shapes carry no blanket flag', () => {
-    expect(schema('UpdateSegmentRequest')['x-provisional']).toBeUndefined();
-    expect(schema('UpdateSegmentRequest').properties.segment_type['x-provisional']).toBeTruthy();
-    expect(schema('UpdateContactRequest')['x-provisional']).toBeUndefined();
-    expect(schema('UpdateContactRequest').allOf[0]).toMatchObject({ minProperties: 1, 'x-provisional': expect.any(String) });
-    expect(schema('WhatsAppTemplateSendRequest')['x-provisional']).toBeUndefined();
-    expect(schema('WhatsAppTemplateSendRequest').properties.message['x-provisional']).toBeTruthy();
+    expect(schema('UpdateSegmentRequest', 'x-provisional')).toBeUndefined();
+    expect(schema('UpdateSegmentRequest', 'properties', 'segment_type', 'x-provisional')).toBeTruthy();
+    expect(schema('UpdateContactRequest', 'x-provisional')).toBeUndefined();
+    expect(schema('UpdateContactRequest', 'allOf', '0')).toMatchObject({ minProperties: 1, 'x-provisional': expect.any(String) });
+    expect(schema('WhatsAppTemplateSendRequest', 'x-provisional')).toBeUndefined();
+    expect(schema('WhatsAppTemplateSendRequest', 'properties', 'message', 'x-provisional')).toBeTruthy();
     // DECISIONS P-1: which fields are required was designed, so the note sits on each designed field, not the schema.
-    expect(schema('SendEmailRequest')['x-provisional']).toBeUndefined();
-    expect(schema('SendEmailRequest').properties.subject['x-provisional']).toMatch(/required/);
-    const feature = schema('Error').properties.feature;
-    expect(feature['x-provisional']).toBeUndefined();
-    expect(feature.anyOf[0]).toEqual({ enum: ['whatsapp', 'push'] });
-    expect(feature.anyOf[1]['x-provisional']).toBeTruthy();
+    expect(schema('SendEmailRequest', 'x-provisional')).toBeUndefined();
+    expect(schema('SendEmailRequest', 'properties', 'subject', 'x-provisional')).toMatch(/required/);
+    const feature = (...at: string[]) => schema('Error', 'properties', 'feature', ...at);
+    expect(feature('x-provisional')).toBeUndefined();
+    expect(feature('anyOf', '0')).toEqual({ enum: ['whatsapp', 'push'] });
+    expect(feature('anyOf', '1', 'x-provisional')).toBeTruthy();
   });
 
   test('designed parts are flagged', () => {
-    expect(schema('OAuthError')['x-provisional']).toBeTruthy();
-    expect(document.components.responses.SessionRequired['x-provisional']).toBeTruthy();
-    expect(schema('WebhookEndpoint').properties.id['x-provisional']).toMatch(/uuid/);
-    expect(schema('CreateWebhookRequest').properties.url['x-provisional']).toMatch(/required/);
-    expect(schema('CreateWebhookRequest').properties.events['x-provisional']).toMatch(/required/);
-    expect(schema('Contact').properties.push_tokens['x-provisional']).toMatch(/required/);
-    expect(schema('ValidateEmailBatchResponse').properties.credits['x-provisional']).toBeTruthy();
-    expect(document.components.headers.RetryAfter['x-provisional']).toBeUndefined();
-    expect(document.components.headers.RetryAfter.schema['x-provisional']).toMatch(/integer/);
+    expect(schema('OAuthError', 'x-provisional')).toBeTruthy();
+    expect(valueAt(document, ['components', 'responses', 'SessionRequired', 'x-provisional'])).toBeTruthy();
+    expect(schema('WebhookEndpoint', 'properties', 'id', 'x-provisional')).toMatch(/uuid/);
+    expect(schema('CreateWebhookRequest', 'properties', 'url', 'x-provisional')).toMatch(/required/);
+    expect(schema('CreateWebhookRequest', 'properties', 'events', 'x-provisional')).toMatch(/required/);
+    expect(schema('Contact', 'properties', 'push_tokens', 'x-provisional')).toMatch(/required/);
+    expect(schema('ValidateEmailBatchResponse', 'properties', 'credits', 'x-provisional')).toBeTruthy();
+    expect(valueAt(document, ['components', 'headers', 'RetryAfter', 'x-provisional'])).toBeUndefined();
+    expect(valueAt(document, ['components', 'headers', 'RetryAfter', 'schema', 'x-provisional'])).toMatch(/integer/);
   });
 
   test('a segment_type in an update is refused with 400', async () => {

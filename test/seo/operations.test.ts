@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { seoScenario, type SeoFixture } from '../../scripts/lib/scenarios/seo.js';
 import { contract, KEY, startSeo, type SeoStub } from './support.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { expectationFor } from '../../scripts/lib/scenarios/scenario.js';
+import { listOperations } from '../../server-stubs/lib/openapi/document.js';
 
 const { calls, expectations } = seoScenario;
 
@@ -17,14 +18,8 @@ interface BundleOperation {
   statuses: string[];
 }
 
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-const bundleOperations: BundleOperation[] = Object.entries<JsonNode>(contract.document.paths ?? {}).flatMap(([path, item]) =>
-  METHODS.filter((m) => item[m]?.operationId).map((method) => ({
-    operationId: item[method].operationId as string,
-    path,
-    method,
-    statuses: Object.keys(item[method].responses ?? {}),
-  })),
+const bundleOperations: BundleOperation[] = listOperations(contract.document).flatMap(({ op, path, method }) =>
+  op.operationId ? [{ operationId: op.operationId, path, method, statuses: Object.keys(op.responses ?? {}) }] : [],
 );
 
 let seo: SeoStub;
@@ -75,9 +70,9 @@ describe('the seo operations', () => {
       expect((frames.at(-1) as { event?: string }).event).toBe('complete');
     } else {
       expect(contract.responseErrors(op.path, op.method, result.status, result.body)).toEqual([]);
-      const check = expectations[op.operationId];
+      const check = expectationFor(expectations, op.operationId);
       expect(check, `no body expectation for ${op.operationId}`).toBeDefined();
-      check!(result.body as JsonNode, fixture);
+      check!(result.body, fixture);
     }
   });
 });

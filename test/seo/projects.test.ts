@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { createManualClock } from '../../server-stubs/lib/clock.js';
 import { limits } from '../../server-stubs/seo/store.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { listOperations, responsesOf, valueAt } from '../../server-stubs/lib/openapi/document.js';
 import {
   addKeywords,
   contract,
@@ -260,9 +260,8 @@ describe('an archived project is 404 on every route (DECISIONS seo-3)', () => {
       },
     };
     // Every operation of the bundle names a project, but listing and creating them: each has its call here.
-    const namingProject = Object.values<JsonNode>(contract.document.paths ?? {})
-      .flatMap((item) => Object.values<JsonNode>(item))
-      .map((op) => op?.operationId as string | undefined)
+    const namingProject = listOperations(contract.document)
+      .map(({ op }) => op.operationId)
       .filter((id): id is string => id !== undefined && id !== 'listProjects' && id !== 'createProject');
     expect(Object.keys(calls).sort()).toEqual(namingProject.sort());
 
@@ -275,17 +274,15 @@ describe('an archived project is 404 on every route (DECISIONS seo-3)', () => {
   });
 
   test('the contract says so on the 404 of each of those operations, marked provisional naming seo-3', () => {
-    const document = contract.document as JsonNode;
-    const notFound = (ref: JsonNode) => (ref.$ref ? document.components.responses[String(ref.$ref).split('/').pop()!] : ref) as JsonNode;
-    for (const [path, item] of Object.entries<JsonNode>(document.paths)) {
-      for (const [method, op] of Object.entries<JsonNode>(item)) {
-        if (!op?.operationId || op.operationId === 'listProjects' || op.operationId === 'createProject') continue;
-        const response = notFound(op.responses['404'] ?? {});
-        expect(response['x-provisional'], `${method} ${path}`).toMatch(/seo-3/);
-        expect(response.description, `${method} ${path}`).toMatch(/archived/i);
-      }
+    const { document } = contract;
+    for (const operation of listOperations(document)) {
+      const { method, path, op } = operation;
+      if (!op.operationId || op.operationId === 'listProjects' || op.operationId === 'createProject') continue;
+      const response = responsesOf(document, operation)['404'];
+      expect(response?.['x-provisional'], `${method} ${path}`).toMatch(/seo-3/);
+      expect(response?.description, `${method} ${path}`).toMatch(/archived/i);
     }
-    expect(document.paths['/projects'].get.responses['200']['x-provisional']).toMatch(/seo-3/);
+    expect(valueAt(document, ['paths', '/projects', 'get', 'responses', '200', 'x-provisional'])).toMatch(/seo-3/);
   });
 });
 

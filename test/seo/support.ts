@@ -8,7 +8,6 @@ import { createSeoApp, type SeoAppOptions } from '../../server-stubs/seo/app.js'
 import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
 import { bearerRaw } from '../helpers/raw.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 export const KEY = 'seo_test_key';
 export const KEY_2 = 'seo_test_key_2';
@@ -104,10 +103,10 @@ export async function readStream(baseUrl: string, projectId: string, jobId: stri
   });
   const text = await response.text();
   if (response.status !== 200) {
-    return { response, text, frames: [] as Array<{ event?: string; data: JsonNode }>, comments: [] as string[], errors: [] as string[], body: JSON.parse(text) as unknown };
+    return { response, text, frames: [] as Array<{ event?: string; data: unknown }>, comments: [] as string[], errors: [] as string[], body: JSON.parse(text) as unknown };
   }
   const parsed = contract.streamErrors('/crawl/{jobId}/stream', 'get', text);
-  return { response, text, frames: parsed.frames as Array<{ event?: string; data: JsonNode }>, comments: parsed.comments, errors: parsed.errors, body: undefined as unknown };
+  return { response, text, frames: parsed.frames as Array<{ event?: string; data: unknown }>, comments: parsed.comments, errors: parsed.errors, body: undefined as unknown };
 }
 
 export const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';

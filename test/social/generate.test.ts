@@ -6,7 +6,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import type { PostGenerator } from '../../server-stubs/social/generator.js';
 import { characterLimits } from '../../server-stubs/social/store.js';
 import { after, contract, expectError, FREE_KEY, HOUR, outcome, raw, schedule, startSocial, type SocialStub } from './support.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
 
 const where = { path: '/api/generate', method: 'post' };
 
@@ -23,21 +22,28 @@ describe('generate', () => {
     const result = await social.client(key).POST('/api/generate', { body: body as never });
     const o = outcome(result);
     expect(contract.responseErrors(where.path, where.method, o.status, o.body)).toEqual([]);
-    return o as { status: number; body: JsonNode };
+    return { ...o, data: result.data };
+  }
+
+  /** The variants of a request that must succeed, as the typed client reads them. */
+  async function variants(body: Record<string, unknown>, key?: string) {
+    const { status, data } = await generate(body, key);
+    expect(status).toBe(200);
+    if (!data) throw new Error('POST /api/generate answered no variants');
+    return data.variants;
   }
 
   test('count variants per platform, in the order asked, each in the tone asked', async () => {
-    const { status, body } = await generate({ topic: 'Remote onboarding', platforms: ['linkedin', 'x'], tone: 'witty', count: 2 });
-    expect(status).toBe(200);
-    expect(body.variants.map((v: JsonNode) => [v.platform, v.tone])).toEqual([
+    const list = await variants({ topic: 'Remote onboarding', platforms: ['linkedin', 'x'], tone: 'witty', count: 2 });
+    expect(list.map((v) => [v.platform, v.tone])).toEqual([
       ['linkedin', 'witty'],
       ['linkedin', 'witty'],
       ['x', 'witty'],
       ['x', 'witty'],
     ]);
-    expect(new Set(body.variants.map((v: JsonNode) => v.contentText)).size).toBe(4);
-    expect(new Set(body.variants.map((v: JsonNode) => v.variantId)).size).toBe(4);
-    for (const v of body.variants) expect(v.contentText).toContain('Remote onboarding');
+    expect(new Set(list.map((v) => v.contentText)).size).toBe(4);
+    expect(new Set(list.map((v) => v.variantId)).size).toBe(4);
+    for (const v of list) expect(v.contentText).toContain('Remote onboarding');
   });
 
   test('the same request yields the same variants, ids included', async () => {
@@ -46,43 +52,42 @@ describe('generate', () => {
     const second = await generate(request);
     expect(second.body).toEqual(first.body);
     // ... and a shorter count is a prefix of the longer one
-    const one = await generate({ ...request, count: 1 });
-    expect(one.body.variants).toEqual(first.body.variants.slice(0, 1));
+    expect(await variants({ ...request, count: 1 })).toEqual((await variants(request)).slice(0, 1));
   });
 
   test('the tone changes the text, not only the label', async () => {
-    const texts = async (tone: string) => (await generate({ topic: 'Dark mode', platforms: ['threads'], tone, count: 3 })).body.variants.map((v: JsonNode) => v.contentText);
+    const texts = async (tone: string) => (await variants({ topic: 'Dark mode', platforms: ['threads'], tone, count: 3 })).map((v) => v.contentText);
     const professional = await texts('professional');
     const witty = await texts('witty');
     const inspirational = await texts('inspirational');
-    expect(witty.filter((t: string) => professional.includes(t))).toEqual([]);
-    expect(inspirational.filter((t: string) => witty.includes(t))).toEqual([]);
+    expect(witty.filter((t) => professional.includes(t))).toEqual([]);
+    expect(inspirational.filter((t) => witty.includes(t))).toEqual([]);
   });
 
   test('defaults: three professional variants for x', async () => {
-    const { body } = await generate({ prompt: 'Announce the new API' });
-    expect(body.variants).toHaveLength(3);
-    expect(body.variants.every((v: JsonNode) => v.platform === 'x' && v.tone === 'professional')).toBe(true);
+    const list = await variants({ prompt: 'Announce the new API' });
+    expect(list).toHaveLength(3);
+    expect(list.every((v) => v.platform === 'x' && v.tone === 'professional')).toBe(true);
   });
 
   test('another workspace gets other variant ids for the same request', async () => {
     const request = { topic: 'Shared topic', platforms: ['x'], count: 1 };
-    const pro = await generate(request);
-    const free = await generate(request, FREE_KEY);
-    expect(free.body.variants[0].contentText).toBe(pro.body.variants[0].contentText);
-    expect(free.body.variants[0].variantId).not.toBe(pro.body.variants[0].variantId);
+    const [pro] = await variants(request);
+    const [free] = await variants(request, FREE_KEY);
+    expect(free?.contentText).toBe(pro?.contentText);
+    expect(free?.variantId).not.toBe(pro?.variantId);
   });
 
   test('every variant fits its platform, even for a long topic', async () => {
     const topic = 'An unusually long topic about '.concat('distributed systems and their many failure modes '.repeat(3)).trim();
-    const { body } = await generate({ topic, platforms: ['x', 'bluesky', 'threads', 'instagram', 'linkedin', 'facebook'], tone: 'casual', count: 5 });
-    expect(body.variants).toHaveLength(30);
-    for (const v of body.variants) expect([...v.contentText].length).toBeLessThanOrEqual(characterLimits[v.platform as keyof typeof characterLimits]);
+    const list = await variants({ topic, platforms: ['x', 'bluesky', 'threads', 'instagram', 'linkedin', 'facebook'], tone: 'casual', count: 5 });
+    expect(list).toHaveLength(30);
+    for (const v of list) expect([...v.contentText].length).toBeLessThanOrEqual(characterLimits[v.platform as keyof typeof characterLimits]);
   });
 
   test('a generated variant can be scheduled: its text and platform become the post', async () => {
-    const { body } = await generate({ topic: 'Launch week', platforms: ['bluesky'], tone: 'inspirational', count: 1 });
-    const variant = body.variants[0];
+    const [variant] = await variants({ topic: 'Launch week', platforms: ['bluesky'], tone: 'inspirational', count: 1 });
+    if (!variant) throw new Error('no variant to schedule');
     const scheduled = await schedule(social.client(), { variantId: variant.variantId, scheduledAt: after(social, 48 * HOUR), firstComment: 'More soon' });
     expect(scheduled.status).toBe(201);
     expect(scheduled.data!.post).toMatchObject({ variantId: variant.variantId, contentText: variant.contentText, platform: 'bluesky', firstComment: 'More soon' });

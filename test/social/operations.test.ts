@@ -7,18 +7,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { socialScenario, type SocialFixture } from '../../scripts/lib/scenarios/social.js';
 import { contract, KEY, startSocial, type SocialStub } from './support.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { expectationFor } from '../../scripts/lib/scenarios/scenario.js';
+import { listOperations } from '../../server-stubs/lib/openapi/document.js';
 
 const { calls, expectations, refusals = [] } = socialScenario;
 
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
-const bundleOperations = Object.entries<JsonNode>(contract.document.paths ?? {}).flatMap(([path, item]) =>
-  METHODS.filter((m) => item[m]?.operationId).map((method) => ({
-    operationId: item[method].operationId as string,
-    path,
-    method,
-    statuses: Object.keys(item[method].responses ?? {}),
-  })),
+const bundleOperations = listOperations(contract.document).flatMap(({ op, path, method }) =>
+  op.operationId ? [{ operationId: op.operationId, path, method, statuses: Object.keys(op.responses ?? {}) }] : [],
 );
 const operationOf = (id: string) => bundleOperations.find((o) => o.operationId === id)!;
 
@@ -50,7 +45,7 @@ describe('the social operations', () => {
     const success = op.statuses.find((s) => /^2\d\d$/.test(s));
     expect(String(result.status), JSON.stringify(result.body)).toBe(success);
     expect(contract.responseErrors(op.path, op.method, result.status, result.body)).toEqual([]);
-    expectations[op.operationId]!(result.body as JsonNode, fixture);
+    expectationFor(expectations, op.operationId)!(result.body, fixture);
   });
 
   test.each(refusals.map((r) => [`${r.id} ${r.status}: ${r.why}`, r] as const))('%s', async (_name, refusal) => {

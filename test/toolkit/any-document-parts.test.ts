@@ -9,36 +9,37 @@ import { createAjv } from '../../server-stubs/lib/openapi/ajv.js';
 import { credentialCarrier, placeholderCredentials } from '../../scripts/lib/credentials.js';
 import { buildServiceModel } from '../../scripts/lib/fuzz/contract-model.js';
 import { httpRequestArbitrary } from '../../scripts/lib/fuzz/requests.js';
-import { serializeParameter } from '../../scripts/lib/parameter-style.js';
+import { serializeParameter, type SerializedParameter } from '../../scripts/lib/parameter-style.js';
 import { sampleOf } from '../../server-stubs/lib/schema-sample.js';
 import { schemaView } from '../../server-stubs/lib/compilable-document.js';
 import { contractOf } from '../../server-stubs/lib/contract.js';
 import { quirks } from '../helpers/imported-documents.js';
 import { asDocument } from '../helpers/fixture-document.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import type { ParameterObject } from 'openapi-typescript';
+import { valueAt } from '../../server-stubs/lib/openapi/document.js';
 
 describe('schema view', () => {
   const { document, notes } = schemaView(quirks);
   // The view read as the JSON it is: the test looks at what each rewrite left.
-  const json: JsonNode = document;
-  const schemas = json.components.schemas;
+  const at = (...tokens: string[]) => valueAt(document, tokens);
+  const thingProperty = (name: string) => at('components', 'schemas', 'Thing', 'properties', name);
 
   test('3.0 nullable, boolean exclusive bounds and an uncompilable pattern become what Ajv reads, with one note', () => {
-    expect(schemas.Thing.properties.note).toEqual({ type: ['string', 'null'] });
-    expect(schemas.Thing.properties.score).toEqual({ type: 'number', exclusiveMinimum: 0 });
-    expect(schemas.Thing.properties.name).toEqual({ type: 'string', maxLength: 40 });
-    expect(schemas.Page.properties.next).toEqual({});
+    expect(thingProperty('note')).toEqual({ type: ['string', 'null'] });
+    expect(thingProperty('score')).toEqual({ type: 'number', exclusiveMinimum: 0 });
+    expect(thingProperty('name')).toEqual({ type: 'string', maxLength: 40 });
+    expect(at('components', 'schemas', 'Page', 'properties', 'next')).toEqual({});
     expect(notes).toEqual([expect.stringMatching(/^#\/components\/schemas\/Thing\/properties\/name: pattern "\^\[a-z\]\+\\\\Z" is not a JavaScript regular expression/)]);
     // Parameters and security schemes are no schemas: their `required` and `type` stay.
-    expect(json.paths['/things'].get.parameters[0].required).toBe(true);
-    expect(json.components.securitySchemes.key.type).toBe('apiKey');
-    expect(json.paths['/things'].get.parameters[1].schema).toEqual({ type: 'integer', exclusiveMinimum: 0, maximum: 100 });
+    expect(at('paths', '/things', 'get', 'parameters', '0', 'required')).toBe(true);
+    expect(at('components', 'securitySchemes', 'key', 'type')).toBe('apiKey');
+    expect(at('paths', '/things', 'get', 'parameters', '1', 'schema')).toEqual({ type: 'integer', exclusiveMinimum: 0, maximum: 100 });
   });
 
   test('examples are values: never rewritten', () => {
     const withExample = asDocument({ openapi: '3.0.3', paths: {}, components: { schemas: { A: { type: 'object', example: { nullable: true, pattern: '(?i)x' } } } } });
-    const view: JsonNode = schemaView(withExample).document;
-    expect(view.components.schemas.A.example).toEqual({ nullable: true, pattern: '(?i)x' });
+    const view = schemaView(withExample).document;
+    expect(valueAt(view, ['components', 'schemas', 'A', 'example'])).toEqual({ nullable: true, pattern: '(?i)x' });
     expect(schemaView(withExample).notes).toEqual([]);
   });
 
@@ -59,7 +60,7 @@ describe('schema view', () => {
 
 describe('parameters by style', () => {
   const object = { color: 'red', size: 'L' };
-  test.each([
+  test.each<[ParameterObject, SerializedParameter]>([
     [{ name: 'f', in: 'query', schema: { type: 'object' } }, { query: [['color', 'red'], ['size', 'L']] }],
     [{ name: 'f', in: 'query', explode: false, schema: { type: 'object' } }, { query: [['f', 'color,red,size,L']] }],
     [{ name: 'f', in: 'query', style: 'deepObject', explode: true, schema: { type: 'object' } }, { query: [['f[color]', 'red'], ['f[size]', 'L']] }],

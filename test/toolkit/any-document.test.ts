@@ -20,7 +20,8 @@ import { startMockServer, type MockServer } from '../../mock/server.js';
 import { runContract } from '../../scripts/contract.js';
 import { exampleRequest } from '../../scripts/lib/example-request.js';
 import { placeholderFor } from '../../scripts/lib/credentials.js';
-import { listOperations, mountPathOf, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { listOperations, mountPathOf } from '../../server-stubs/lib/openapi/document.js';
+import type { JsonObject } from '../../server-stubs/lib/openapi/json-schema.js';
 import { declares, documentsOnlyFailures } from '../../server-stubs/lib/contract.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
 import { defaultRoot } from '../../server-stubs/lib/root.js';
@@ -62,12 +63,12 @@ const folderSlug = 'train-travel';
  * The layout of a multi-file contract: each component schema and each path item in a file of its
  * own, relative `$ref`s between them, and a root named `main.yaml`.
  */
-function splitIntoFolder(document: JsonNode, dir: string): void {
+function splitIntoFolder(document: OpenAPI3, dir: string): void {
   const schemaFile = (name: string) => `components/schemas/${name}.yaml`;
   const rewrite = (node: unknown, fromDir: string): unknown => {
     if (Array.isArray(node)) return node.map((item) => rewrite(item, fromDir));
     if (!node || typeof node !== 'object') return node;
-    const out: JsonNode = {};
+    const out: JsonObject = {};
     for (const [key, value] of Object.entries(node)) {
       const schema = key === '$ref' && typeof value === 'string' ? /^#\/components\/schemas\/([^/]+)$/.exec(value)?.[1] : undefined;
       if (schema !== undefined) out[key] = path.relative(fromDir, schemaFile(schema));
@@ -80,14 +81,15 @@ function splitIntoFolder(document: JsonNode, dir: string): void {
     mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
     writeFileSync(path.join(dir, file), stringifyYaml(value));
   };
-  for (const [name, schema] of Object.entries<JsonNode>(document.components.schemas)) write(schemaFile(name), rewrite(schema, 'components/schemas'));
-  const paths: JsonNode = {};
-  for (const [template, item] of Object.entries(document.paths)) {
+  const schemas = document.components?.schemas ?? {};
+  for (const [name, schema] of Object.entries(schemas)) write(schemaFile(name), rewrite(schema, 'components/schemas'));
+  const paths: JsonObject = {};
+  for (const [template, item] of Object.entries(document.paths ?? {})) {
     const file = `paths/${template.replace(/^\//, '').replaceAll('/', '_').replace(/[{}]/g, '') || 'root'}.yaml`;
     write(file, rewrite(item, 'paths'));
     paths[template] = { $ref: `./${file}` };
   }
-  const components = { ...document.components, schemas: Object.fromEntries(Object.keys(document.components.schemas).map((name) => [name, { $ref: `./${schemaFile(name)}` }])) };
+  const components = { ...document.components, schemas: Object.fromEntries(Object.keys(schemas).map((name) => [name, { $ref: `./${schemaFile(name)}` }])) };
   write('main.yaml', rewrite({ ...document, paths, components }, '.'));
 }
 

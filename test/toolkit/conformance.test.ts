@@ -11,7 +11,8 @@
  * applied.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { deref, listOperations, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { listOperations } from '../../server-stubs/lib/openapi/document.js';
+import { schemaAt } from '../../scripts/lib/schema-at.js';
 import { defaultRoot } from '../../server-stubs/lib/root.js';
 import { findApiServices } from '../../scripts/lib/project.js';
 import { declaredStatuses, loadContract } from '../../server-stubs/lib/contract.js';
@@ -103,8 +104,8 @@ describe.each(slugs)('%s', (slug) => {
     }
     // A path id off its schema's format or pattern: the declared 400.
     for (const [, operation] of operations) {
-      const param = operation.op.parameters.find((p: { in: string; schema?: JsonNode }) => {
-        const schema = deref(document, p.schema) ?? {};
+      const param = operation.op.parameters.find((p) => {
+        const schema = schemaAt(document, p.schema) ?? {};
         return p.in === 'path' && (schema.format === 'uuid' || schema.pattern !== undefined || schema.type === 'integer');
       });
       if (!param || !probes(operation, '400')) continue;

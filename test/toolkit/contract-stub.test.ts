@@ -20,7 +20,8 @@ import type { RuntimeResult } from '../../server-stubs/lib/results.js';
 import { createServiceRouter } from '../../server-stubs/lib/service-router.js';
 import { createManualClock, systemClock } from '../../server-stubs/lib/clock.js';
 import { banner, startPlatformServer } from '../../server-stubs/server.js';
-import { deref, listOperations, operationAt, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { deref, HTTP_METHODS, listOperations, operationAt, requestBodyOf } from '../../server-stubs/lib/openapi/document.js';
+import { schemaAt } from '../../scripts/lib/schema-at.js';
 import { readmeExample, validRequest, type BuiltRequest } from '../helpers/contract-requests.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
 import { asDocument } from '../helpers/fixture-document.js';
@@ -154,7 +155,7 @@ describe.each(cases)('$name served from its contract alone', ({ name, unbuildabl
     for (const operation of addressable(document)) {
       const valid = validRequest(document, operation);
       const label = `${name} ${operation.id}`;
-      const requestBody = deref<JsonNode | undefined>(document, operation.op.requestBody);
+      const requestBody = requestBodyOf(document, operation);
       const jsonBody = Object.keys(requestBody?.content ?? {}).find((t) => /json/.test(t));
       if (jsonBody && operation.method !== 'get') {
         const answer = await send(stub.baseUrl, { ...valid, headers: { ...valid.headers, 'content-type': jsonBody }, body: '{"broken":' });
@@ -164,9 +165,9 @@ describe.each(cases)('$name served from its contract alone', ({ name, unbuildabl
         checked++;
       }
       const formType = Object.keys(requestBody?.content ?? {}).find((t) => t === 'application/x-www-form-urlencoded');
-      const formSchema = formType ? deref<JsonNode | undefined>(document, requestBody!.content[formType].schema) : undefined;
+      const formSchema = formType ? schemaAt(document, deref(document, requestBody?.content[formType])?.schema) : undefined;
       // A required field with a default is filled in by the validator: only one without makes the form invalid.
-      const requiredWithoutDefault = (formSchema?.required ?? []).filter((field: string) => !('default' in (deref<JsonNode>(document, formSchema!.properties?.[field]) ?? {})));
+      const requiredWithoutDefault = (formSchema?.required ?? []).filter((field) => !('default' in (schemaAt(document, formSchema?.properties?.[field]) ?? {})));
       if (formType && requiredWithoutDefault.length > 0) {
         const answer = await send(stub.baseUrl, { ...valid, headers: { ...valid.headers, 'content-type': formType }, body: 'unknown=1' });
         expectSane(answer, label);
@@ -174,7 +175,7 @@ describe.each(cases)('$name served from its contract alone', ({ name, unbuildabl
         expectErrorShape(document, operation, answer, label);
         checked++;
       }
-      const requiredQuery = (operation.op.parameters as JsonNode[]).find((p) => p.in === 'query' && p.required && !p.content);
+      const requiredQuery = operation.op.parameters.find((p) => p.in === 'query' && p.required && !p.content);
       if (requiredQuery && valid.url.includes('?')) {
         const url = valid.url.replace(new RegExp(`([?&])${encodeURIComponent(requiredQuery.name)}=[^&]*`), '$1');
         const answer = await send(stub.baseUrl, { ...valid, url });
@@ -338,7 +339,12 @@ describe('security: presence only, for every scheme type', () => {
     // Its operations declare only 401, so a call they let through answers that 401 too (what the
     // document documents, as Prism does): a declared success, added here, tells the two apart.
     const succeeding = structuredClone(multiple);
-    for (const item of Object.values<JsonNode>(succeeding.paths ?? {})) for (const op of Object.values<JsonNode>(item)) if (op?.responses) op.responses['204'] = { description: 'let through' };
+    for (const item of Object.values(succeeding.paths ?? {})) {
+      for (const method of HTTP_METHODS) {
+        const responses = deref(succeeding, deref(succeeding, item)[method])?.responses;
+        if (responses) responses['204'] = { description: 'let through' };
+      }
+    }
     const other = contractStub('security-multiple', succeeding);
     multipleStub = await serveStub(await other.create({}), other.basePath);
   });

@@ -14,12 +14,13 @@ import { consoleModel } from '../../scripts/steps/docs/console-model.js';
 import { FORBIDDEN_FIELD_LABEL, markForReaders, PROVISIONAL_LABEL } from '../../scripts/steps/docs/reader-marks.js';
 import { startDevServer, type DevServer } from '../../scripts/dev.js';
 import { collectProvisional } from '../../scripts/lib/provisional.js';
-import { pointerTokens, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { pointerTokens, valueAt } from '../../server-stubs/lib/openapi/document.js';
+import { asDocument } from '../helpers/fixture-document.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-const fixture = () => ({
+const fixture = () => asDocument({
   openapi: '3.1.0',
   info: { title: 'Fixture', version: '1' },
   servers: [{ url: 'http://localhost:4000/fx' }],
@@ -64,32 +65,32 @@ const fixture = () => ({
 
 describe('reader marks: what Redoc hides, written into what it renders', () => {
   const marked = markForReaders(fixture());
-  const list = marked.paths['/things'].get as JsonNode;
-  const create = marked.paths['/things'].post as JsonNode;
+  const list = (...tokens: string[]) => valueAt(marked, ['paths', '/things', 'get', ...tokens]);
+  const create = (...tokens: string[]) => valueAt(marked, ['paths', '/things', 'post', ...tokens]);
 
   test('a provisional operation gets a badge and its note first in its description', () => {
-    expect(list['x-badges']).toContainEqual({ name: 'Provisional', color: expect.any(String) });
-    expect(list.description).toMatch(new RegExp(`^\\*\\*${PROVISIONAL_LABEL}\\*\\* The paging was designed\\.\\n\\nLists things\\.`));
+    expect(list('x-badges')).toContainEqual({ name: 'Provisional', color: expect.any(String) });
+    expect(list('description')).toMatch(new RegExp(`^\\*\\*${PROVISIONAL_LABEL}\\*\\* The paging was designed\\.\\n\\nLists things\\.`));
   });
 
   test('provisional fields, parameters and media types say so in their descriptions', () => {
-    const thing = marked.components.schemas.Thing.properties as JsonNode;
-    expect(thing.colour.description).toBe(`**${PROVISIONAL_LABEL}** The colour field was designed.`);
-    expect(thing.name.description).toBe('The name.');
-    expect(list.parameters[0].description).toContain('The cursor was designed.');
-    expect(list.responses['200'].description).toContain(`**${PROVISIONAL_LABEL}** (\`text/csv\`) The CSV form was designed.`);
+    const thing = (...tokens: string[]) => valueAt(marked, ['components', 'schemas', 'Thing', 'properties', ...tokens]);
+    expect(thing('colour', 'description')).toBe(`**${PROVISIONAL_LABEL}** The colour field was designed.`);
+    expect(thing('name', 'description')).toBe('The name.');
+    expect(list('parameters', '0', 'description')).toContain('The cursor was designed.');
+    expect(list('responses', '200', 'description')).toContain(`**${PROVISIONAL_LABEL}** (\`text/csv\`) The CSV form was designed.`);
   });
 
   test('a rate-limited operation states its limit in a badge and a line, with a designed limit marked provisional', () => {
-    expect(list['x-badges']).toContainEqual({ name: '30 req / 60 s', color: expect.any(String) });
-    expect(list.description).toContain('**Rate limit: 30 requests per 60 s**');
-    expect(create['x-badges']).toEqual([{ name: '5 req / 10 s', color: expect.any(String) }]);
-    expect(create.description).toContain('**Rate limit: 5 requests per 10 s**');
-    expect(create.description).toContain(`${PROVISIONAL_LABEL} The numbers were designed.`);
+    expect(list('x-badges')).toContainEqual({ name: '30 req / 60 s', color: expect.any(String) });
+    expect(list('description')).toContain('**Rate limit: 30 requests per 60 s**');
+    expect(create('x-badges')).toEqual([{ name: '5 req / 10 s', color: expect.any(String) }]);
+    expect(create('description')).toContain('**Rate limit: 5 requests per 10 s**');
+    expect(create('description')).toContain(`${PROVISIONAL_LABEL} The numbers were designed.`);
   });
 
   test('a false schema becomes one Redoc draws, still matching nothing, and says the field must not be present', () => {
-    const document = {
+    const document = asDocument({
       openapi: '3.1.0',
       info: { title: 'F', version: '1' },
       paths: {},
@@ -105,19 +106,20 @@ describe('reader marks: what Redoc hides, written into what it renders', () => {
           Nothing: { type: 'array', items: false, allOf: [false] },
         },
       },
-    };
-    const marked = markForReaders(document as JsonNode).components.schemas;
+    });
+    const copy = markForReaders(document);
+    const schema = (...tokens: string[]) => valueAt(copy, ['components', 'schemas', ...tokens]);
     const forbidden = { not: {}, description: `**${FORBIDDEN_FIELD_LABEL}**` };
-    expect(marked.OneOf.oneOf[0].properties.b).toEqual(forbidden);
-    expect(marked.OneOf.oneOf[1].properties.a).toEqual(forbidden);
-    expect(marked.OneOf.oneOf[0].additionalProperties).toBe(false);
-    expect(marked.OneOf.examples).toEqual([{ properties: { c: false } }]);
-    expect(marked.Nothing.items).toMatchObject({ not: {} });
-    expect(marked.Nothing.allOf[0]).toMatchObject({ not: {} });
+    expect(schema('OneOf', 'oneOf', '0', 'properties', 'b')).toEqual(forbidden);
+    expect(schema('OneOf', 'oneOf', '1', 'properties', 'a')).toEqual(forbidden);
+    expect(schema('OneOf', 'oneOf', '0', 'additionalProperties')).toBe(false);
+    expect(schema('OneOf', 'examples')).toEqual([{ properties: { c: false } }]);
+    expect(schema('Nothing', 'items')).toMatchObject({ not: {} });
+    expect(schema('Nothing', 'allOf', '0')).toMatchObject({ not: {} });
   });
 
   test('example values are data and the bundle itself is left as it was', () => {
-    expect(list.responses['200'].content['application/json'].example).toEqual({ 'x-provisional': 'data, not a mark', description: 'kept' });
+    expect(list('responses', '200', 'content', 'application/json', 'example')).toEqual({ 'x-provisional': 'data, not a mark', description: 'kept' });
     const original = fixture();
     markForReaders(original);
     expect(original).toEqual(fixture());
@@ -128,15 +130,14 @@ describe('reader marks: what Redoc hides, written into what it renders', () => {
     .map((slug) => ({ slug, file: path.join(root, 'generated', slug, 'openapi.json') }))
     .filter(({ file }) => existsSync(file));
   test.each(bundles)('$slug: each x-provisional note shows in a rendered description', ({ file }) => {
-    const document = JSON.parse(readFileSync(file, 'utf8'));
+    const document = asDocument(JSON.parse(readFileSync(file, 'utf8')));
     const copy = markForReaders(document);
-    const at = (tokens: string[]) => tokens.reduce((n: JsonNode, k) => n?.[k], copy);
     const unseen = collectProvisional(document).filter(({ pointer, note }) => {
       const tokens = pointerTokens(pointer);
       // A rate limit's note is in its operation's description, a media type's in its holder's.
-      const holder = tokens.at(-1) === 'x-rate-limit' ? at(tokens.slice(0, -1)) : tokens.at(-2) === 'content' ? at(tokens.slice(0, -2)) : at(tokens);
-      const description: string = holder?.description ?? '';
-      return !description.includes(note.replace(/\s*\n\s*/g, ' ').trim());
+      const holder = tokens.at(-1) === 'x-rate-limit' ? tokens.slice(0, -1) : tokens.at(-2) === 'content' ? tokens.slice(0, -2) : tokens;
+      const description = valueAt(copy, [...holder, 'description']);
+      return !(typeof description === 'string' && description.includes(note.replace(/\s*\n\s*/g, ' ').trim()));
     });
     expect(unseen.map((u) => u.pointer)).toEqual([]);
   });

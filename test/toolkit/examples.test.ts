@@ -9,7 +9,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { createAjv } from '../../server-stubs/lib/openapi/ajv.js';
-import { deref, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import type { OpenAPI3 } from 'openapi-typescript';
+import { deref, localRef, valueAt } from '../../server-stubs/lib/openapi/document.js';
+import { isJsonObject } from '../../server-stubs/lib/openapi/json-schema.js';
 import { defaultRoot } from '../../server-stubs/lib/root.js';
 import { findApiServices, findSchemaSets } from '../../scripts/lib/project.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
@@ -25,29 +27,29 @@ interface Case {
 
 const escape = (s: string) => s.replaceAll('~', '~0').replaceAll('/', '~1');
 
-function collect(document: JsonNode): Case[] {
+function collect(document: OpenAPI3): Case[] {
   const cases: Case[] = [];
   const walk = (value: unknown, pointer: string[], mediaType?: string): void => {
-    if (!value || typeof value !== 'object') return;
     if (Array.isArray(value)) return value.forEach((item, i) => walk(item, [...pointer, String(i)]));
-    const node = value as JsonNode;
+    if (!isJsonObject(value)) return;
+    const node = value;
     // Media types, parameters and headers: `examples` is a map of Example Objects beside `schema`.
-    if (node.schema && node.examples && !Array.isArray(node.examples)) {
+    if (node.schema && isJsonObject(node.examples)) {
       const schemaPointer = refPointer(node.schema) ?? [...pointer, 'schema'].map(escape).join('/');
-      for (const [name, example] of Object.entries<JsonNode>(node.examples)) {
-        const value = deref(document, example)?.value;
+      for (const [name, example] of Object.entries(node.examples)) {
+        const value = valueAt(deref(document, example), ['value']);
         cases.push({ where: `${pointer.join(' › ')} › ${name}`, schemaPointer, value });
       }
     }
     // An event stream's whole stream as raw text, beside its frame examples.
     if (mediaType === 'text/event-stream' && node.schema && node['x-wire-example'] !== undefined) {
       const schemaPointer = refPointer(node.schema) ?? [...pointer, 'schema'].map(escape).join('/');
-      const frames = Object.values<JsonNode>(node.examples ?? {}).map((e) => deref(document, e)?.value);
+      const frames = isJsonObject(node.examples) ? Object.values(node.examples).map((e) => valueAt(deref(document, e), ['value'])) : [];
       cases.push({ where: `${pointer.join(' › ')} › x-wire-example`, schemaPointer, value: node['x-wire-example'], frames });
     }
     // Schemas: `examples` is an array of instances.
     if (Array.isArray(node.examples) && pointer.at(-1) !== 'enum') {
-      node.examples.forEach((value: unknown, i: number) =>
+      node.examples.forEach((value, i) =>
         cases.push({ where: `${pointer.join(' › ')} › examples[${i}]`, schemaPointer: pointer.map(escape).join('/'), value }),
       );
     }
@@ -60,8 +62,9 @@ function collect(document: JsonNode): Case[] {
   return cases;
 }
 
-function refPointer(schema: JsonNode): string | undefined {
-  return typeof schema?.$ref === 'string' && schema.$ref.startsWith('#/') ? schema.$ref.slice(2) : undefined;
+function refPointer(schema: unknown): string | undefined {
+  const ref = localRef(schema);
+  return ref === undefined ? undefined : ref.slice(2);
 }
 
 describe.each(findApiServices(defaultRoot).map((s) => s.slug))('%s examples', (slug) => {

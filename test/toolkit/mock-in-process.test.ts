@@ -10,14 +10,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createPrismService } from '../../mock/prism.js';
 import { startMockServer, type MockServer } from '../../mock/server.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import type { JsonObject } from '../../server-stubs/lib/openapi/json-schema.js';
 import { writeBundle } from '../helpers/imported-documents.js';
 
 const problem = { description: 'Failure', content: { 'application/problem+json': { schema: { type: 'object', properties: { title: { type: 'string' } } } } } };
 const thing = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 }, note: { type: 'string', maxLength: 8 } } };
 
 /** A document answering `/thing` from its schema alone, and `/text` with an object Prism cannot write as text. */
-const documentWith = (extensions: JsonNode): JsonNode => ({
+const documentWith = (extensions: JsonObject) => ({
   openapi: '3.1.0',
   info: { title: 'In process', version: '1.0.0' },
   ...extensions,

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock/server.js';
 import { contractChecker } from '../../scripts/lib/contract-checker.js';
-import { deref, operationAt, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { deref, operationAt, valueAt } from '../../server-stubs/lib/openapi/document.js';
 import { responseHeaders } from '../../server-stubs/lib/contract-answers.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import { parseEventStream } from '../../server-stubs/lib/sse.js';
@@ -31,11 +31,12 @@ beforeAll(async () => {
 
 afterAll(() => mock?.close());
 
-/** The named example of a stream operation's 200, one frame, from the published contract. */
-function frameExample(path: string, name: string): { event?: string; data: JsonNode } {
+/** What a pointer reaches in the named example of a stream operation's 200 (one frame), from the published contract. */
+function frameExample(path: string, name: string, ...at: string[]): unknown {
   const { document } = loadContract('coder');
   const response = deref(document, operationAt(document, path, 'post')?.responses?.['200']);
-  return deref(document, response?.content?.['text/event-stream']?.examples?.[name])?.value;
+  const frame: unknown = deref(document, response?.content?.['text/event-stream']?.examples?.[name])?.value;
+  return valueAt(frame, at);
 }
 
 describe('the official OpenAI SDK reads the mock', () => {
@@ -52,7 +53,7 @@ describe('the official OpenAI SDK reads the mock', () => {
     expect(chunks.length).toBeGreaterThan(0);
     expect(chunks[0]!.object).toBe('chat.completion.chunk');
     expect(chunks[0]!.choices[0]!.delta.role).toBe('assistant');
-    expect(text).toBe(frameExample('/v1/chat/completions', 'contentChunk').data.choices[0].delta.content);
+    expect(text).toBe(frameExample('/v1/chat/completions', 'contentChunk', 'data', 'choices', '0', 'delta', 'content'));
     expect(chunks.some((c) => c.choices[0]?.finish_reason === 'stop')).toBe(true);
   });
 
@@ -99,7 +100,7 @@ describe('the official Anthropic SDK reads the mock', () => {
     stream.on('text', (text) => texts.push(text));
     const message = await stream.finalMessage();
     expect(texts.length).toBeGreaterThan(0);
-    const delta = frameExample('/v1/messages', 'contentBlockDelta').data.delta.text;
+    const delta = frameExample('/v1/messages', 'contentBlockDelta', 'data', 'delta', 'text');
     expect(texts.join('')).toBe(delta);
     expect(message).toMatchObject({ type: 'message', role: 'assistant', stop_reason: 'end_turn', content: [{ type: 'text', text: delta }] });
   });
@@ -154,7 +155,7 @@ describe('an imported document', () => {
   /** Its stream on the wire: a comment, and a frame whose data is a JSON string (its quotes are part of it). */
   const WIRE = 'event: delta\ndata: {"text":"hello"}\n\n: keep-alive\n\nevent: delta\ndata: " there"\n\nevent: done\ndata: {}\n\n';
   /** A stream chosen by `stream: true`, frames with event names, headers with and without an example. */
-  const document: JsonNode = {
+  const document = {
     openapi: '3.1.0',
     info: { title: 'Completions', version: '1.0.0' },
     paths: {

@@ -7,7 +7,9 @@
 import { asDocument } from '../helpers/fixture-document.js';
 import { describe, expect, test } from 'vitest';
 import { createAjv } from '../../server-stubs/lib/openapi/ajv.js';
-import { deref, listOperations, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import type { OpenAPI3 } from 'openapi-typescript';
+import { deref, listOperations, requestBodyOf } from '../../server-stubs/lib/openapi/document.js';
+import { isJsonObject } from '../../server-stubs/lib/openapi/json-schema.js';
 import { findApiServices } from '../../scripts/lib/project.js';
 import { defaultRoot } from '../../server-stubs/lib/root.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
@@ -22,10 +24,10 @@ const services = findApiServices(defaultRoot)
 const jsonMedia = (type: string) => /^application\/(?:[\w.+-]+\+)?json\b/.test(type);
 
 /** Every place under a request schema (through its `$ref`s) that says `additionalProperties: false`. */
-function closedPlaces(document: JsonNode, schema: unknown, at: string, seen = new Set<string>()): string[] {
-  if (!schema || typeof schema !== 'object') return [];
+function closedPlaces(document: OpenAPI3, schema: unknown, at: string, seen = new Set<string>()): string[] {
   if (Array.isArray(schema)) return schema.flatMap((s, i) => closedPlaces(document, s, `${at}/${i}`, seen));
-  const node = schema as JsonNode;
+  if (!isJsonObject(schema)) return [];
+  const node = schema;
   if (typeof node.$ref === 'string') {
     if (seen.has(node.$ref)) return [];
     seen.add(node.$ref);
@@ -44,10 +46,9 @@ function closedPlaces(document: JsonNode, schema: unknown, at: string, seen = ne
 describe.each(services)('%s', (slug) => {
   const { document } = loadContract(slug);
   const bodies = listOperations(document).flatMap((o) => {
-    const requestBody = deref<JsonNode | undefined>(document, o.op.requestBody);
-    return Object.entries<JsonNode>(requestBody?.content ?? {})
+    return Object.entries(requestBodyOf(document, o)?.content ?? {})
       .filter(([type]) => jsonMedia(type))
-      .map(([type, media]) => ({ label: `${o.label} ${type}`, media }));
+      .map(([type, media]) => ({ label: `${o.label} ${type}`, media: deref(document, media) }));
   });
 
   test('no request body schema says additionalProperties: false', () => {
@@ -62,12 +63,13 @@ describe.each(services)('%s', (slug) => {
     const refused: string[] = [];
     for (const { label, media } of bodies) {
       if (!media.schema) continue;
-      const validate = ajv.compile(typeof media.schema.$ref === 'string' ? { $ref: `${id}${media.schema.$ref}` } : media.schema);
-      for (const [name, example] of Object.entries<JsonNode>(media.examples ?? {})) {
-        const value = deref<JsonNode>(document, example)?.value;
-        if (!value || typeof value !== 'object' || Array.isArray(value) || !validate(value)) continue;
+      const ref: unknown = '$ref' in media.schema ? media.schema.$ref : undefined;
+      const validate = ajv.compile(typeof ref === 'string' ? { $ref: `${id}${ref}` } : media.schema);
+      for (const [name, example] of Object.entries(media.examples ?? {})) {
+        const value: unknown = deref(document, example).value;
+        if (!isJsonObject(value) || !validate(value)) continue;
         checked++;
-        if (!validate({ ...(value as Record<string, unknown>), unknown_property_from_a_newer_client: { nested: true } })) refused.push(`${label} › ${name}: ${ajv.errorsText(validate.errors)}`);
+        if (!validate({ ...value, unknown_property_from_a_newer_client: { nested: true } })) refused.push(`${label} › ${name}: ${ajv.errorsText(validate.errors)}`);
       }
     }
     if (bodies.length > 0) expect(checked).toBeGreaterThan(0);

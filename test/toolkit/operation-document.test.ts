@@ -6,11 +6,10 @@
 import { describe, expect, test } from 'vitest';
 import { operationDocument } from '../../server-stubs/lib/operation-document.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
-import { listOperations, type JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { listOperations, pointerTokens, valueAt } from '../../server-stubs/lib/openapi/document.js';
 import { asDocument } from '../helpers/fixture-document.js';
 
-// The fixture read as JSON where the test looks into it, and handed over as the document it is.
-const json: JsonNode = {
+const document = asDocument({
   openapi: '3.1.0',
   info: { title: 't', version: '1' },
   security: [{ key: [] }],
@@ -36,43 +35,38 @@ const json: JsonNode = {
       Unused: { type: 'string' },
     },
   },
-};
-const document = asDocument(json);
+});
 
 describe('operationDocument', () => {
   test('keeps the operation, its path-level parameters and what it reaches transitively (refs and discriminator mappings, by ref or by name)', () => {
-    const slice: JsonNode = operationDocument(document, '/pets', 'get');
-    expect(Object.keys(slice.paths)).toEqual(['/pets']);
-    expect(Object.keys(slice.paths['/pets']).sort()).toEqual(['get', 'parameters']);
-    expect(Object.keys(slice.components.schemas).sort()).toEqual(['Cat', 'Dog', 'Pet', 'Toy']);
-    expect(Object.keys(slice.components.parameters)).toEqual(['Trace']);
-    expect(Object.keys(slice.components.responses)).toEqual(['Pets']);
-    expect(slice.components.securitySchemes).toBe(json.components.securitySchemes);
-    expect(slice.security).toBe(json.security);
+    const slice = operationDocument(document, '/pets', 'get');
+    expect(Object.keys(slice.paths ?? {})).toEqual(['/pets']);
+    expect(Object.keys(slice.paths?.['/pets'] ?? {}).sort()).toEqual(['get', 'parameters']);
+    expect(Object.keys(slice.components?.schemas ?? {}).sort()).toEqual(['Cat', 'Dog', 'Pet', 'Toy']);
+    expect(Object.keys(slice.components?.parameters ?? {})).toEqual(['Trace']);
+    expect(Object.keys(slice.components?.responses ?? {})).toEqual(['Pets']);
+    expect(slice.components?.securitySchemes).toBe(document.components?.securitySchemes);
+    expect(slice.security).toBe(document.security);
     expect(slice.webhooks).toBeUndefined();
     // The source document is left as it was.
-    expect(Object.keys(json.paths['/pets']).sort()).toEqual(['get', 'parameters', 'post']);
+    expect(Object.keys(document.paths?.['/pets'] ?? {}).sort()).toEqual(['get', 'parameters', 'post']);
   });
 
   test('a schema borrowed from another path brings that path item along', () => {
-    const slice: JsonNode = operationDocument(document, '/owners', 'get');
-    expect(Object.keys(slice.paths).sort()).toEqual(['/owners', '/pets']);
+    const slice = operationDocument(document, '/owners', 'get');
+    expect(Object.keys(slice.paths ?? {}).sort()).toEqual(['/owners', '/pets']);
     // Whole: the borrowed item's other operations and what they reach too.
-    expect(Object.keys(slice.components.schemas).sort()).toEqual(['Cat', 'Dog', 'NewPet', 'Pet', 'Toy']);
+    expect(Object.keys(slice.components?.schemas ?? {}).sort()).toEqual(['Cat', 'Dog', 'NewPet', 'Pet', 'Toy']);
   });
 
   test('every operation of every service slices to a document whose refs all resolve inside it', () => {
     for (const slug of ['seo', 'mail', 'coder', 'dev', 'blog', 'reach', 'social', 'stub-controls']) {
       const contract = loadContract(slug);
       for (const operation of listOperations(contract.document)) {
-        const slice: JsonNode = operationDocument(contract.document, operation.path, operation.method);
+        const slice = operationDocument(contract.document, operation.path, operation.method);
         const text = JSON.stringify(slice);
         for (const [, ref] of text.matchAll(/"\$ref":"(#\/[^"]+)"/g)) {
-          const found = ref!
-            .slice(2)
-            .split('/')
-            .map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'))
-            .reduce<unknown>((node, key) => (node as JsonNode | undefined)?.[key], slice);
+          const found = valueAt(slice, pointerTokens(ref!));
           expect(found, `${slug} ${operation.label}: ${ref}`).toBeDefined();
         }
       }

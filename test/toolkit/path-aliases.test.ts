@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { defaultRoot } from '../../server-stubs/lib/root.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import { valueAt } from '../../server-stubs/lib/openapi/document.js';
 import { bundleService } from '../../scripts/steps/bundle.js';
 import { lintService } from '../../scripts/steps/lint.js';
 
@@ -172,21 +172,22 @@ function write(service: Files) {
 test('the bundle has each alias, written from the one path file, right after its twin; the source lints clean', async () => {
   const service = write(files);
   expect(await lintService(root, service)).toEqual([]);
-  const document: JsonNode = (await bundleService(root, service)).document;
-  expect(Object.keys(document.paths)).toEqual(['/v1/items/{id}', '/api/v1/items/{id}', '/health']);
-  const [twin, alias] = [document.paths['/v1/items/{id}'], document.paths['/api/v1/items/{id}']];
-  expect(alias.get.operationId).toBe('getItemViaApiAlias');
-  expect(alias.delete.operationId).toBe('deleteItemFromDashboard');
-  expect([alias.get['x-alias-of'], alias.delete['x-alias-of']]).toEqual(['getItem', 'deleteItem']);
+  const { document } = await bundleService(root, service);
+  expect(Object.keys(document.paths ?? {})).toEqual(['/v1/items/{id}', '/api/v1/items/{id}', '/health']);
+  const twin = (...at: string[]) => valueAt(document, ['paths', '/v1/items/{id}', ...at]);
+  const alias = (...at: string[]) => valueAt(document, ['paths', '/api/v1/items/{id}', ...at]);
+  expect(alias('get', 'operationId')).toBe('getItemViaApiAlias');
+  expect(alias('delete', 'operationId')).toBe('deleteItemFromDashboard');
+  expect([alias('get', 'x-alias-of'), alias('delete', 'x-alias-of')]).toEqual(['getItem', 'deleteItem']);
   // The twin is untouched; the alias shares every component (the path file's own `#/...` ones too) and its rate window.
-  expect(twin.get.operationId).toBe('getItem');
-  expect(twin.get['x-alias-of']).toBeUndefined();
-  expect(alias.parameters).toEqual(twin.parameters);
-  expect(alias.get.responses).toEqual(twin.get.responses);
-  expect(alias.get['x-rate-limit']).toEqual({ requests: 10, windowSeconds: 60, bucket: 'getItem' });
-  expect(alias.get.summary).toBe('Get an item (/api/v1/ alias)');
-  expect(alias.get.description).toMatch(/^`GET \/api\/v1\/items\/\{id\}` is the same operation as `GET \/v1\/items\/\{id\}` \(`getItem`\)/);
-  expect(document.paths['/api/health']).toBeUndefined();
+  expect(twin('get', 'operationId')).toBe('getItem');
+  expect(twin('get', 'x-alias-of')).toBeUndefined();
+  expect(alias('parameters')).toEqual(twin('parameters'));
+  expect(alias('get', 'responses')).toEqual(twin('get', 'responses'));
+  expect(alias('get', 'x-rate-limit')).toEqual({ requests: 10, windowSeconds: 60, bucket: 'getItem' });
+  expect(alias('get', 'summary')).toBe('Get an item (/api/v1/ alias)');
+  expect(alias('get', 'description')).toMatch(/^`GET \/api\/v1\/items\/\{id\}` is the same operation as `GET \/v1\/items\/\{id\}` \(`getItem`\)/);
+  expect(document.paths?.['/api/health']).toBeUndefined();
 });
 
 test('an alias path also written by hand fails the bundle: the alias is declared once', async () => {

@@ -3,23 +3,24 @@
  * their parameters, bodies and credentials; the path templates (to tell a known path from an
  * unknown one); the documented error bodies; and validity checks for parameters and bodies.
  */
-import type { OpenAPI3, ParameterObject } from 'openapi-typescript';
+import type { MediaTypeObject, OpenAPI3, ParameterObject } from 'openapi-typescript';
 import { createAjv } from '../../../server-stubs/lib/openapi/ajv.js';
 import type { AnySchema } from 'ajv';
-import { deref, firstExample, listOperations, requestBodyOf, type Operation, type JsonNode } from '../../../server-stubs/lib/openapi/document.js';
+import { deref, firstExample, listOperations, requestBodyOf, type Operation } from '../../../server-stubs/lib/openapi/document.js';
+import { isJsonObject, isSchemaNode, type Schema } from '../../../server-stubs/lib/openapi/json-schema.js';
+import { schemaAt } from '../schema-at.js';
 import { loadContract, type Contract } from '../../../server-stubs/lib/contract.js';
 import { contractChecker, type ContractChecker } from '../contract-checker.js';
-import { createSchemaArbitraries, type JsonSchema, type PropertyHook, type SchemaArbitraries } from './arbitraries.js';
+import { createSchemaArbitraries, type PropertyHook, type SchemaArbitraries } from './arbitraries.js';
 import { credentialsFor, type OperationCredentials, type PublishedCredential } from './credentials.js';
 import { isJsonType } from '../../../server-stubs/lib/media-types.js';
-import { isSchemaNode } from '../../../server-stubs/lib/openapi/json-schema.js';
 import { hasStyleSerialization } from '../parameter-style.js';
 
 export interface ParamModel {
   name: string;
   in: 'path' | 'query' | 'header' | 'cookie';
   required: boolean;
-  schema: JsonSchema;
+  schema: Schema;
   /** the contract's examples of the parameter (path parameters of valid requests come from here) */
   examples: unknown[];
   /**
@@ -36,7 +37,7 @@ export interface OperationModel {
   label: string;
   params: ParamModel[];
   /** request body media types with their schemas */
-  body: { required: boolean; media: Array<{ type: string; schema: JsonSchema | undefined }> } | undefined;
+  body: { required: boolean; media: Array<{ type: string; schema: MediaTypeObject['schema'] }> } | undefined;
   credentials: OperationCredentials;
 }
 
@@ -103,7 +104,7 @@ export function buildServiceModel(slug: string, services: ReadonlyArray<Credenti
     });
     const requestBody = requestBodyOf(document, operation);
     const body = requestBody?.content
-      ? { required: Boolean(requestBody.required), media: Object.entries(requestBody.content).map(([type, media]) => ({ type, schema: schemaNodeOf(deref(document, media)?.schema) })) }
+      ? { required: Boolean(requestBody.required), media: Object.entries(requestBody.content).map(([type, media]) => ({ type, schema: deref(document, media)?.schema })) }
       : undefined;
     return {
       operation,
@@ -153,8 +154,9 @@ export function buildServiceModel(slug: string, services: ReadonlyArray<Credenti
       if (!/^4/.test(status) && status !== 'default') continue;
       for (const [mediaType, media] of Object.entries(deref(document, raw)?.content ?? {})) {
         if (!isJsonType(mediaType)) continue;
-        for (const part of [media.schema, ...(deref<JsonNode | undefined>(document, media.schema)?.allOf ?? [])]) {
-          const name = /^#\/components\/schemas\/([^/]+)$/.exec(part?.$ref ?? '')?.[1];
+        const parts: unknown[] = [media.schema, ...(schemaAt(document, media.schema)?.allOf ?? [])];
+        for (const part of parts) {
+          const name = /^#\/components\/schemas\/([^/]+)$/.exec((isSchemaNode(part) ? part.$ref : undefined) ?? '')?.[1];
           if (name && !errorSchemas.includes(name)) errorSchemas.push(name);
         }
         const key = JSON.stringify(media.schema);
@@ -203,17 +205,14 @@ export function buildServiceModel(slug: string, services: ReadonlyArray<Credenti
 
 /** A copy of a (small) schema with `#/...` refs replaced by their targets, for a stand-alone ajv compile. */
 function inlineRefs(document: OpenAPI3, schema: unknown, depth = 0): unknown {
-  if (depth > 20 || !schema || typeof schema !== 'object') return schema;
+  if (depth > 20) return schema;
   if (Array.isArray(schema)) return schema.map((s) => inlineRefs(document, s, depth + 1));
-  const node = schema as JsonNode;
+  if (!isJsonObject(schema)) return schema;
+  const node = schema;
   if (typeof node.$ref === 'string' && node.$ref.startsWith('#/')) {
     const { $ref, ...rest } = node;
-    return inlineRefs(document, { ...(deref<JsonNode>(document, { $ref }) ?? {}), ...rest }, depth + 1);
+    const target = deref(document, { $ref });
+    return inlineRefs(document, { ...(isJsonObject(target) ? target : {}), ...rest }, depth + 1);
   }
   return Object.fromEntries(Object.entries(node).filter(([k]) => k !== 'examples' && k !== 'example').map(([k, v]) => [k, inlineRefs(document, v, depth + 1)]));
-}
-
-/** A media type's schema as the fuzz's schema walks read it (a `$ref` object included); undefined when there is none. */
-function schemaNodeOf(schema: unknown): JsonSchema | undefined {
-  return isSchemaNode(schema) ? schema : undefined;
 }

@@ -5,9 +5,9 @@
  * `{label, value: 'Authorization: Bearer seo_test_key'}`, is still understood, so this file is the
  * only one to touch when the structure moves again.
  */
-import type { OpenAPI3 } from 'openapi-typescript';
+import type { OpenAPI3, SecuritySchemeObject } from 'openapi-typescript';
 import { credentialCarrier } from '../credentials.js';
-import { deref, type JsonNode } from '../../../server-stubs/lib/openapi/document.js';
+import { deref } from '../../../server-stubs/lib/openapi/document.js';
 
 /** An operation's `security`: alternatives, each naming schemes (all of which must pass). `{}` is anonymous. */
 export type SecurityRequirement = Array<Record<string, string[]>>;
@@ -86,7 +86,7 @@ function seedsOf(credentials: ReadonlyArray<PublishedCredential>, document: Open
 }
 
 /** The seeds that fit one security scheme of the contract, best first. */
-function fitting(seeds: Seed[], name: string, scheme: JsonNode | undefined): Seed[] {
+function fitting(seeds: Seed[], name: string, scheme: SecuritySchemeObject | undefined): Seed[] {
   if (!scheme) return [];
   const named = seeds.filter((s) => s.scheme === name);
   if (named.length > 0 || seeds.some((s) => s.scheme)) return named;
@@ -112,7 +112,7 @@ export function credentialsFor(
   otherProducts: ReadonlyArray<PublishedCredential> = [],
 ): OperationCredentials {
   const requirement: SecurityRequirement = security ?? document.security ?? [];
-  const schemes: JsonNode = document.components?.securitySchemes ?? {};
+  const schemes = document.components?.securitySchemes ?? {};
   const seeds = seedsOf(credentials, document);
   const anonymous = requirement.length === 0 || requirement.some((alt) => Object.keys(alt).length === 0);
   const accepted = (s: Seed) => requirement.some((alt) => Object.keys(alt).some((n) => fitting(seeds, n, deref(document, schemes[n])).some((f) => f.secret === s.secret && f.header === s.header)));

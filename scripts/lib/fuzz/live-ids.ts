@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import type { FuzzRequest, Observed } from './wire.js';
-import type { JsonNode } from '../../../server-stubs/lib/openapi/document.js';
+import type { SchemaNode } from '../../../server-stubs/lib/openapi/json-schema.js';
 
 /** A well-formed v4 UUID whose last 12 hex digits name the id kind (`projectId`, `configId`, ...). */
 const PREFIX = '5eed5eed-5eed-4eed-8eed-';
@@ -40,7 +40,7 @@ export function createLiveIds() {
 
   return {
     /** For a parameter or property that holds an id: an arbitrary of its placeholder, else undefined. */
-    arbitraryFor(name: string, schema: JsonNode): fc.Arbitrary<string> | undefined {
+    arbitraryFor(name: string, schema: SchemaNode): fc.Arbitrary<string> | undefined {
       if (!looksLikeId(name)) return undefined;
       if (schema.type !== undefined && schema.type !== 'string') return undefined;
       if (schema.pattern || (schema.format && schema.format !== 'uuid')) return undefined;

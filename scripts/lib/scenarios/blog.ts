@@ -15,6 +15,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createBlogClient, type BlogClient } from '../../../generated/blog/client.gen.js';
 import { outcomeOf, patiently, required, ScenarioSetupError, type ScenarioContext, type ServiceScenario, transportOf } from './scenario.js';
+import type { operations } from '../../../generated/blog/types.gen.js';
 
 export interface BlogFixture {
   ctx: ScenarioContext;
@@ -57,7 +58,7 @@ async function spendPrompts(f: BlogFixture) {
   throw new ScenarioSetupError('the Pro plan\'s AI-prompt allowance never answered 429 plan_limit_exceeded');
 }
 
-export const blogScenario: ServiceScenario<BlogFixture> = {
+export const blogScenario: ServiceScenario<BlogFixture, operations> = {
   async setup(ctx) {
     const client = createBlogClient({ baseUrl: ctx.baseUrl, headers: ctx.headers, fetch: transportOf(ctx) });
     const other = (key: string) => createBlogClient({ baseUrl: ctx.baseUrl, headers: { Authorization: `Bearer ${key}` }, fetch: transportOf(ctx) });
@@ -134,7 +135,8 @@ export const blogScenario: ServiceScenario<BlogFixture> = {
     },
     getPlan: (b) => {
       assert.equal(b.plan.slug, 'business');
-      const writes = b.usage.find((u: { feature: string }) => u.feature === 'mcp_write_actions');
+      const writes = b.usage.find((u) => u.feature === 'mcp_write_actions');
+      assert.ok(writes, 'the usage counts mcp_write_actions');
       assert.deepEqual({ limit: writes.limit, remaining: writes.remaining }, { limit: null, remaining: null }, 'unlimited is null');
       assert.ok(writes.used >= 3, 'the writes of the setup are counted');
     },

@@ -1,5 +1,5 @@
 import { type ScenarioContext, type ScenarioPart, transportOf } from './scenario.js';
-import type { JsonNode } from '../../../server-stubs/lib/openapi/document.js';
+import type { operations } from '../../../generated/coder/types.gen.js';
 
 /** What both parts of the coder scenario work on: where the gateway is, with whose key. */
 export interface CoderFixture {
@@ -8,7 +8,7 @@ export interface CoderFixture {
   made: Record<string, string>;
 }
 
-export type CoderScenarioPart = ScenarioPart<CoderFixture>;
+export type CoderScenarioPart = ScenarioPart<CoderFixture, operations>;
 
 /** The key of another owner (CODER_OTHER_KEY on a server seeded differently). */
 export const otherKey = () => process.env.CODER_OTHER_KEY ?? 'coder_test_key_2';
@@ -22,5 +22,5 @@ export async function send(fixture: CoderFixture, method: string, path: string, 
   const response = await transportOf(fixture.ctx)(`${fixture.ctx.baseUrl}${path}`, { method, headers, ...(options.body !== undefined && { body: JSON.stringify(options.body) }) });
   const text = await response.text();
   if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return { status: response.status, stream: text };
-  return { status: response.status, body: text ? (JSON.parse(text) as JsonNode) : undefined };
+  return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined };
 }

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { createDevClient, type DevClient } from '../../../generated/dev/client.gen.js';
 import { outcomeOf, patiently, type ServiceScenario, transportOf } from './scenario.js';
+import type { operations } from '../../../generated/dev/types.gen.js';
 
 export interface DevFixture {
   client: DevClient;
@@ -40,7 +41,7 @@ export function checkGroundedAnswer(body: Completion): void {
   assert.ok(body.usage.completion_tokens > 0);
 }
 
-export const devScenario: ServiceScenario<DevFixture> = {
+export const devScenario: ServiceScenario<DevFixture, operations> = {
   async setup(ctx) {
     const client = createDevClient({ baseUrl: ctx.baseUrl, headers: ctx.headers, fetch: transportOf(ctx) });
     const revoked = createDevClient({ baseUrl: ctx.baseUrl, headers: { Authorization: 'Bearer dev_test_revoked' }, fetch: transportOf(ctx) });

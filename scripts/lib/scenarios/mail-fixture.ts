@@ -1,5 +1,6 @@
 import { createMailClient, type MailClient } from '../../../generated/mail/client.gen.js';
 import { patientFetch, type ScenarioContext, type ScenarioPart } from './scenario.js';
+import type { operations } from '../../../generated/mail/types.gen.js';
 
 /** What every part of the mail scenario works on: the service, the caller's key, a dashboard session of the same user. */
 export interface MailFixture {
@@ -14,7 +15,7 @@ export interface MailFixture {
   made: Record<string, string>;
 }
 
-export type MailScenarioPart = ScenarioPart<MailFixture>;
+export type MailScenarioPart = ScenarioPart<MailFixture, operations>;
 
 /** A body of another media type where the operation takes JSON (or CSV): the declared 415. */
 export async function notJson(f: MailFixture, method: string, path: string, headers: Record<string, string> = f.ctx.headers) {

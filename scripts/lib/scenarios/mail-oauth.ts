@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { ScenarioSetupError, type ScenarioContext, type ServiceScenario, transportOf } from './scenario.js';
+import type { operations } from '../../../generated/mail/types.gen.js';
 
 /** What the mail scenario's parts share (the coder scenario's shape): where the service is, and what each part made. */
 export interface MailPartFixture {
@@ -16,7 +17,7 @@ export interface MailPartFixture {
   made: Record<string, string>;
 }
 
-export interface MailOAuthPart extends Pick<ServiceScenario<MailPartFixture>, 'calls' | 'expectations' | 'refusals'> {
+export interface MailOAuthPart extends Pick<ServiceScenario<MailPartFixture, operations>, 'calls' | 'expectations' | 'refusals'> {
   setup(fixture: MailPartFixture): Promise<void>;
 }
 

@@ -6,6 +6,7 @@
  */
 import { createMailClient } from '../../../generated/mail/client.gen.js';
 import { composeScenario, patientFetch, ScenarioSetupError } from './scenario.js';
+import type { operations } from '../../../generated/mail/types.gen.js';
 import type { MailFixture } from './mail-fixture.js';
 import { devLogin, mailIdentityPart } from './mail-identity.js';
 import { audiencePart } from './mail-audience.js';
@@ -26,7 +27,7 @@ import { oauthPart } from './mail-oauth.js';
 /** The seeded user behind the context's default key (`msk_test_max`, CONVENTIONS §6). */
 export const scenarioUser = 'usr_max';
 
-export const mailScenario = composeScenario<MailFixture>(async (ctx) => {
+export const mailScenario = composeScenario<MailFixture, operations>(async (ctx) => {
   const login = await devLogin(ctx, scenarioUser);
   if (login.response.status !== 303 || !login.session) throw new ScenarioSetupError(`sign in as ${scenarioUser}: expected 303 with a session cookie, got ${login.response.status}`);
   return {

@@ -15,6 +15,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createReachClient, type ReachClient } from '../../../generated/reach/client.gen.js';
 import { outcomeOf, patiently, required, ScenarioSetupError, type ScenarioContext, type ServiceScenario, transportOf } from './scenario.js';
+import type { operations } from '../../../generated/reach/types.gen.js';
 
 export interface ReachFixture {
   client: ReachClient;
@@ -51,7 +52,7 @@ async function searchFinished(ctx: ScenarioContext, client: ReachClient, jobId: 
 
 const nobody = () => randomUUID();
 
-export const reachScenario: ServiceScenario<ReachFixture> = {
+export const reachScenario: ServiceScenario<ReachFixture, operations> = {
   async setup(ctx) {
     const client = createReachClient({ baseUrl: ctx.baseUrl, headers: ctx.headers, fetch: transportOf(ctx) });
     const keyed = (key: string) => createReachClient({ baseUrl: ctx.baseUrl, headers: { Authorization: `Bearer ${key}` }, fetch: transportOf(ctx) });
@@ -110,7 +111,7 @@ export const reachScenario: ServiceScenario<ReachFixture> = {
     listLeadLists: (b, f) => assert.ok(b.lists.some((l: { id: string }) => l.id === f.listId), 'the list created is listed'),
     createLeadList: (b, f) => assert.deepEqual({ name: b.list.name, lead_ids: b.list.lead_ids }, { name: 'Another list', lead_ids: [f.leadId] }),
     syncLeadList: (b, f) => assert.deepEqual({ id: b.list.id, campaign_id: b.list.campaign_id, synced: b.synced }, { id: f.listId, campaign_id: 'scenario-campaign', synced: 1 }),
-    enrichLeads: (b, f) => assert.ok(b.leads[0].id === f.leadId && b.leads[0].linkedin_url !== null, 'the lead is enriched'),
+    enrichLeads: (b, f) => assert.ok(b.leads[0]?.id === f.leadId && b.leads[0].linkedin_url !== null, 'the lead is enriched'),
     previewOutreachMessage: (b, f) => assert.equal(b.leadId, f.leadId),
     listDeals: (b, f) => assert.ok(b.deals.some((d: { id: string }) => d.id === f.dealId), 'the deal created is listed'),
     createDeal: (b) => assert.deepEqual({ status: b.deal.status, value: b.deal.value, closed_at: b.deal.closed_at }, { status: 'new', value: 1200, closed_at: null }),

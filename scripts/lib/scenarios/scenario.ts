@@ -6,7 +6,6 @@
  * that fails throws (node:assert), and the caller turns that into a test failure or a report line.
  */
 import { AssertionError } from 'node:assert';
-import type { JsonNode } from '../../../server-stubs/lib/openapi/document.js';
 
 export interface ScenarioContext {
   /** where the service is served, base path included */
@@ -45,13 +44,32 @@ export interface ScenarioOutcome {
 /** A step a scenario needs before its calls (a project to work on) went wrong: nothing after it can run. */
 export class ScenarioSetupError extends Error {}
 
-export interface ServiceScenario<F> {
+/** The statuses an expectation is held to: the successes, a redirect included (see runScenario). */
+type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 205 | 206 | 207 | 208 | 226 | 300 | 301 | 302 | 303 | 304 | 307 | 308 | '2XX' | '3XX';
+/** An expectation reads JSON answers only (a stream's frames are checked elsewhere): a JSON media type's body where there is one. */
+type JsonBodyOf<Response> = Response extends { content: infer Content }
+  ? [Extract<keyof Content, `${string}json${string}`>] extends [never]
+    ? Content[keyof Content]
+    : Content[Extract<keyof Content, `${string}json${string}`>]
+  : undefined;
+
+/** The body of an operation's success answers as the service's generated `operations` type it (`unknown` without them). */
+export type SuccessBody<Operation> = Operation extends { responses: infer Responses } ? JsonBodyOf<Responses[Extract<keyof Responses, SuccessStatus>]> : unknown;
+
+/** Checks on success bodies by operationId, each reading the body its operation answers. */
+export type Expectations<F, Operations> = { [Id in keyof Operations]?: (body: SuccessBody<Operations[Id]>, fixture: F) => void };
+
+/**
+ * `Operations` is the service's generated `operations` (generated/<slug>/types.gen.ts), so each
+ * expectation reads its answer's declared shape; a scenario without it reads `unknown` bodies.
+ */
+export interface ServiceScenario<F, Operations = Record<string, unknown>> {
   /** the data the calls work on, made through the API */
   setup(ctx: ScenarioContext): Promise<F>;
   /** one call per operation, on a path that succeeds */
   calls: Record<string, (fixture: F) => Promise<Omit<ScenarioOutcome, 'id' | 'problems'>>>;
   /** checks on a success body beyond the schema: throw (node:assert) when it is wrong */
-  expectations: Record<string, (body: JsonNode, fixture: F) => void>;
+  expectations: Expectations<F, Operations>;
   /**
    * Documented refusals a handler decides (a plan gate, a blocked target, a state conflict): each
    * call must answer its `status`. Together with the calls, every declared status but 500 is reached.
@@ -69,12 +87,12 @@ export interface ServiceScenario<F> {
  * A part of a service's scenario, kept beside the code it exercises (a service built by more than
  * one team): its own setup on the shared fixture, its calls, expectations and refusals.
  */
-export interface ScenarioPart<F> extends Pick<ServiceScenario<F>, 'calls' | 'expectations' | 'refusals' | 'underSwitch'> {
+export interface ScenarioPart<F, Operations = Record<string, unknown>> extends Pick<ServiceScenario<F, Operations>, 'calls' | 'expectations' | 'refusals' | 'underSwitch'> {
   setup?(fixture: F): Promise<void>;
 }
 
 /** One scenario from parts: the fixture made once, each part's setup in order, their calls together. */
-export function composeScenario<F>(fixtureOf: (ctx: ScenarioContext) => Promise<F>, parts: ReadonlyArray<ScenarioPart<F>>): ServiceScenario<F> {
+export function composeScenario<F, Operations>(fixtureOf: (ctx: ScenarioContext) => Promise<F>, parts: ReadonlyArray<ScenarioPart<F, Operations>>): ServiceScenario<F, Operations> {
   return {
     async setup(ctx) {
       const fixture = await fixtureOf(ctx);
@@ -137,18 +155,28 @@ export function patientFetch(ctx: ScenarioContext): typeof fetch {
   };
 }
 
+/**
+ * The expectation of an operation, for a body read off the wire. It reads the body as its operation
+ * declares it; whether the body has that shape is for the schema check every caller makes of each
+ * answer (`npm run contract`, the service tests) to say.
+ */
+export function expectationFor<F, Operations>(expectations: Expectations<F, Operations>, id: string): ((body: unknown, fixture: F) => void) | undefined {
+  const expectation: ((body: never, fixture: F) => void) | undefined = expectations[id as keyof Operations];
+  return expectation && ((body, fixture) => expectation(body as never, fixture));
+}
+
 /** Runs a scenario's setup and every call in order; each success body is held to its expectation. */
-export async function runScenario<F>(scenario: ServiceScenario<F>, ctx: ScenarioContext): Promise<ScenarioOutcome[]> {
+export async function runScenario<F, Operations>(scenario: ServiceScenario<F, Operations>, ctx: ScenarioContext): Promise<ScenarioOutcome[]> {
   const fixture = await scenario.setup(ctx);
   const outcomes: ScenarioOutcome[] = [];
   for (const [id, call] of Object.entries(scenario.calls)) {
     const outcome = await call(fixture);
     const problems: string[] = [];
-    const expectation = scenario.expectations[id];
+    const expectation = expectationFor(scenario.expectations, id);
     // A redirect is a success too: what it means is where it points, which the call keeps for its expectation.
     if (outcome.status >= 200 && outcome.status < 400 && expectation && outcome.stream === undefined) {
       try {
-        expectation(outcome.body as JsonNode, fixture);
+        expectation(outcome.body, fixture);
       } catch (error) {
         if (!(error instanceof AssertionError)) throw error;
         problems.push(`${id}: ${error.message.replace(/\s*\n\s*/g, ' ').slice(0, 400)}`);

@@ -3,6 +3,7 @@
  * call per operation on a path that succeeds, and what each success body must say.
  */
 import assert from 'node:assert/strict';
+import type { operations } from '../../../generated/seo/types.gen.js';
 import { createSeoClient, type SeoClient } from '../../../generated/seo/client.gen.js';
 import { outcomeOf, patiently, required, ScenarioSetupError, type ScenarioContext, type ServiceScenario, transportOf } from './scenario.js';
 
@@ -36,7 +37,7 @@ async function crawlFinished(ctx: ScenarioContext, client: SeoClient, projectId:
 
 const ids = (list: Array<{ id: string }>) => list.map((item) => item.id);
 
-export const seoScenario: ServiceScenario<SeoFixture> = {
+export const seoScenario: ServiceScenario<SeoFixture, operations> = {
   async setup(ctx) {
     const client = createSeoClient({ baseUrl: ctx.baseUrl, headers: ctx.headers, fetch: transportOf(ctx) });
     const projectId = await newProject(client, 'Operations');

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { ScenarioSetupError, type ScenarioContext, type ServiceScenario, transportOf } from './scenario.js';
+import type { operations } from '../../../generated/stub-controls/types.gen.js';
 
 interface ControlsFixture {
   ctx: ScenarioContext;
@@ -42,7 +43,7 @@ async function hand(f: ControlsFixture, body: string, type = 'message/rfc822') {
   return { status: response.status, body: await response.json() };
 }
 
-export const stubControlsScenario: ServiceScenario<ControlsFixture> = {
+export const stubControlsScenario: ServiceScenario<ControlsFixture, operations> = {
   async setup(ctx) {
     const domain = `in-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}.scenario-mail.example`;
     const response = await transportOf(ctx)(`${mailUrl(ctx)}/v1/inbound`, {

@@ -3,9 +3,10 @@
  * stays small: every operation with its parameters, an example body and the headers its security
  * asks for, the servers to send to, and the seeded credentials to prefill.
  */
-import type { OpenAPI3 } from 'openapi-typescript';
+import type { OpenAPI3, ParameterObject, SecuritySchemeObject } from 'openapi-typescript';
 import { encodeBody } from '../../lib/example-request.js';
-import { mountPathOf, deref, firstExample, listOperations, requestBodyOf, type JsonNode } from '../../../server-stubs/lib/openapi/document.js';
+import { schemaAt } from '../../lib/schema-at.js';
+import { mountPathOf, deref, firstExample, listOperations, requestBodyOf } from '../../../server-stubs/lib/openapi/document.js';
 
 export interface ConsoleParameter {
   name: string;
@@ -43,19 +44,19 @@ export interface ConsoleModel {
 }
 
 export function consoleModel(slug: string, document: OpenAPI3, credentials: ConsoleCredential[] = []): ConsoleModel {
-  const schemes: JsonNode = document.components?.securitySchemes ?? {};
+  const schemes = document.components?.securitySchemes ?? {};
   // An alias (x-alias-of) is drawn in its twin's entry (reader-marks.ts), and tried there.
   const operations = listOperations(document).filter((operation) => operation.op['x-alias-of'] === undefined).map((operation): ConsoleOperation => {
-    const parameters = (operation.op.parameters as JsonNode[])
-      .filter((p) => p.in === 'path' || p.in === 'query' || p.in === 'header')
-      .map((p) => ({ name: p.name, in: p.in, required: Boolean(p.required) || p.in === 'path', example: exampleText(document, p) }));
+    const parameters = operation.op.parameters.flatMap((p): ConsoleParameter[] =>
+      p.in === 'path' || p.in === 'query' || p.in === 'header' ? [{ name: p.name, in: p.in, required: Boolean(p.required) || p.in === 'path', example: exampleText(document, p) }] : [],
+    );
     const requirement: Record<string, unknown> = (operation.op.security ?? document.security ?? [])[0] ?? {};
-    const used = Object.keys(requirement).map((name) => deref(document, schemes[name]) ?? {});
-    const authHeaders = [...new Set(used.filter((s) => s.in !== 'cookie').map(headerOfScheme))];
-    const cookie = used.find((s) => s.in === 'cookie');
+    const used = Object.keys(requirement).map((name) => deref<SecuritySchemeObject | undefined>(document, schemes[name]));
+    const authHeaders = [...new Set(used.filter((s) => !isCookieKey(s)).map(headerOfScheme))];
+    const cookie = used.find(isCookieKey);
     const body = requestBodyOf(document, operation);
-    const [mediaType, media] = Object.entries<JsonNode>(body?.content ?? {})[0] ?? [];
-    const example = mediaType ? firstExample(document, media) : { found: false };
+    const [mediaType, media] = Object.entries(body?.content ?? {})[0] ?? [];
+    const example = mediaType ? firstExample(document, deref(document, media)) : { found: false };
     return {
       id: operation.id,
       method: operation.method.toUpperCase(),
@@ -64,25 +65,29 @@ export function consoleModel(slug: string, document: OpenAPI3, credentials: Cons
       parameters,
       ...(mediaType ? { body: { mediaType, example: example.found ? prettyBody(mediaType, example.value) : '' } } : {}),
       authHeaders,
-      ...(cookie && authHeaders.length === 0 ? { cookieOnly: String(cookie.name) } : {}),
+      ...(cookie && authHeaders.length === 0 ? { cookieOnly: cookie.name } : {}),
     };
   });
   return {
     slug,
     basePath: mountPathOf(slug, document),
-    servers: (document.servers ?? []).map((s: JsonNode) => ({ url: String(s.url), description: String(s.description ?? '') })),
+    servers: (document.servers ?? []).map((s) => ({ url: String(s.url), description: String(s.description ?? '') })),
     operations,
     credentials,
   };
 }
 
-function headerOfScheme(scheme: JsonNode): string {
-  return scheme.type === 'apiKey' && scheme.in === 'header' ? String(scheme.name) : 'Authorization';
+type ApiKeyScheme = Extract<SecuritySchemeObject, { type: 'apiKey' }>;
+
+const isCookieKey = (scheme: SecuritySchemeObject | undefined): scheme is ApiKeyScheme => scheme?.type === 'apiKey' && scheme.in === 'cookie';
+
+function headerOfScheme(scheme: SecuritySchemeObject | undefined): string {
+  return scheme?.type === 'apiKey' && scheme.in === 'header' ? String(scheme.name) : 'Authorization';
 }
 
-function exampleText(document: OpenAPI3, parameter: JsonNode): string {
+function exampleText(document: OpenAPI3, parameter: ParameterObject): string {
   const example = firstExample(document, parameter);
-  const value = example.found ? example.value : deref(document, parameter.schema)?.default;
+  const value = example.found ? example.value : schemaAt(document, parameter.schema)?.default;
   if (value === undefined || value === null) return '';
   return Array.isArray(value) ? value.join(',') : typeof value === 'object' ? JSON.stringify(value) : String(value);
 }

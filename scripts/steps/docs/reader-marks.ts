@@ -13,7 +13,9 @@
  * P-2) is the same operation at a second path: the reference says so in its twin's entry rather
  * than drawing it again (mail's page drew 59 more operations, a third of its load).
  */
-import { HTTP_METHODS, type JsonNode } from '../../../server-stubs/lib/openapi/document.js';
+import type { OpenAPI3 } from 'openapi-typescript';
+import { HTTP_METHODS } from '../../../server-stubs/lib/openapi/document.js';
+import { isJsonObject, type JsonObject, type SchemaNode } from '../../../server-stubs/lib/openapi/json-schema.js';
 
 export const PROVISIONAL_LABEL = 'Provisional: designed, not published.';
 export const PROVISIONAL_BADGE = 'Provisional';
@@ -41,49 +43,59 @@ export function provisionalLine(note: string, what?: string): string {
 }
 
 /** A marked deep copy of `document`. */
-export function markForReaders<T extends JsonNode>(document: T): T {
+export function markForReaders<T extends OpenAPI3>(document: T): T {
   const copy = structuredClone(document);
   markNode(copy, []);
-  for (const item of Object.values<JsonNode>(copy.paths ?? {})) markPathItem(item);
-  for (const item of Object.values<JsonNode>(copy.webhooks ?? {})) markPathItem(item);
+  for (const item of Object.values(copy.paths ?? {})) markPathItem(item);
+  for (const item of Object.values(copy.webhooks ?? {})) markPathItem(item);
   foldAliases(copy);
   return copy;
 }
 
 /** Each alias operation as a line in its twin's description; a path left without operations goes. */
-function foldAliases(document: JsonNode) {
-  const paths: Record<string, JsonNode> = isObject(document.paths) ? document.paths : {};
-  const byId = new Map<string, JsonNode>();
-  for (const item of Object.values(paths)) for (const method of HTTP_METHODS) if (isObject(item?.[method]) && typeof item[method].operationId === 'string') byId.set(item[method].operationId, item[method]);
+function foldAliases(document: OpenAPI3) {
+  const paths: JsonObject = isJsonObject(document.paths) ? document.paths : {};
+  const byId = new Map<string, JsonObject>();
+  for (const item of Object.values(paths)) {
+    if (!isJsonObject(item)) continue;
+    for (const method of HTTP_METHODS) {
+      const operation = item[method];
+      if (isJsonObject(operation) && typeof operation.operationId === 'string') byId.set(operation.operationId, operation);
+    }
+  }
   for (const [path, item] of Object.entries(paths)) {
-    if (!isObject(item)) continue;
+    if (!isJsonObject(item)) continue;
     for (const method of HTTP_METHODS) {
       const alias = item[method];
-      const twin = isObject(alias) && typeof alias['x-alias-of'] === 'string' ? byId.get(alias['x-alias-of']) : undefined;
+      if (!isJsonObject(alias)) continue;
+      const aliasOf = alias['x-alias-of'];
+      const twin = typeof aliasOf === 'string' ? byId.get(aliasOf) : undefined;
       if (!twin) continue;
-      appendDescription(twin, `**Also served at \`${method.toUpperCase()} ${path}\`** (operationId \`${alias.operationId}\`): the same operation, its rate-limit window shared.`);
+      appendDescription(twin, `**Also served at \`${method.toUpperCase()} ${path}\`** (operationId \`${String(alias.operationId)}\`): the same operation, its rate-limit window shared.`);
       delete item[method];
     }
-    if (!HTTP_METHODS.some((method) => isObject(item[method]))) delete paths[path];
+    if (!HTTP_METHODS.some((method) => isJsonObject(item[method]))) delete paths[path];
   }
 }
 
-const isObject = (value: unknown): value is JsonNode => value !== null && typeof value === 'object' && !Array.isArray(value);
+/** Whether an `x-rate-limit` value says how many requests per how many seconds. */
+export const isRateLimit = (value: unknown): value is RateLimit => isJsonObject(value) && typeof value.requests === 'number' && typeof value.windowSeconds === 'number';
 
-function markPathItem(item: JsonNode) {
-  if (!isObject(item)) return;
+function markPathItem(item: unknown) {
+  if (!isJsonObject(item)) return;
+  const note = item['x-provisional'];
   for (const method of HTTP_METHODS) {
     const operation = item[method];
-    if (!isObject(operation)) continue;
+    if (!isJsonObject(operation)) continue;
     // A provisional path item has no place Redoc renders, so each of its operations says it.
-    if (typeof item['x-provisional'] === 'string' && operation['x-provisional'] === undefined) {
+    if (typeof note === 'string' && operation['x-provisional'] === undefined) {
       addBadge(operation, PROVISIONAL_BADGE, '#b35c00');
-      prependDescription(operation, provisionalLine(item['x-provisional'], 'path'));
+      prependDescription(operation, provisionalLine(note, 'path'));
     }
     const limit = operation['x-rate-limit'];
-    if (isObject(limit) && typeof limit.requests === 'number' && typeof limit.windowSeconds === 'number') {
-      addBadge(operation, rateLimitBadge(limit as RateLimit), '#37474f');
-      appendDescription(operation, rateLimitLine(limit as RateLimit));
+    if (isRateLimit(limit)) {
+      addBadge(operation, rateLimitBadge(limit), '#37474f');
+      appendDescription(operation, rateLimitLine(limit));
     }
   }
 }
@@ -96,7 +108,7 @@ const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'dependentSchema
 const SCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 
 /** `false` as a schema Redoc renders: `{not: {}}` rejects every value as `false` does. */
-function forbidden(inMap: boolean): JsonNode {
+function forbidden(inMap: boolean): SchemaNode {
   return {
     not: {},
     description: inMap ? `**${FORBIDDEN_FIELD_LABEL}**` : '**Nothing is allowed here** (the schema `false`).',
@@ -115,7 +127,7 @@ function markNode(node: unknown, path: string[]) {
     if (SCHEMA_LISTS.has(path.at(-1) ?? '')) node.forEach((child, i) => child === false && (node[i] = forbidden(false)));
     return node.forEach((child, i) => markNode(child, [...path, String(i)]));
   }
-  if (!isObject(node)) return;
+  if (!isJsonObject(node)) return;
   const note = node['x-provisional'];
   const parent = path.at(-2);
   // A rate limit's note goes into the operation's rate-limit line; a media type's into its holder's description.
@@ -123,9 +135,9 @@ function markNode(node: unknown, path: string[]) {
     if (isOperation(path)) addBadge(node, PROVISIONAL_BADGE, '#b35c00');
     prependDescription(node, provisionalLine(note));
   }
-  if (isObject(node.content)) {
-    for (const [mediaType, media] of Object.entries<JsonNode>(node.content)) {
-      if (isObject(media) && typeof media['x-provisional'] === 'string') prependDescription(node, provisionalLine(media['x-provisional'], `\`${mediaType}\``));
+  if (isJsonObject(node.content)) {
+    for (const [mediaType, media] of Object.entries(node.content)) {
+      if (isJsonObject(media) && typeof media['x-provisional'] === 'string') prependDescription(node, provisionalLine(media['x-provisional'], `\`${mediaType}\``));
     }
   }
   const isExample = path.at(-2) === 'examples';
@@ -149,17 +161,17 @@ function isOperation(path: string[]): boolean {
   return (path.at(-3) === 'paths' || path.at(-3) === 'webhooks') && (HTTP_METHODS as readonly string[]).includes(method);
 }
 
-function addBadge(node: JsonNode, name: string, color: string) {
-  const badges: Array<Record<string, unknown>> = Array.isArray(node['x-badges']) ? node['x-badges'] : [];
-  if (!badges.some((b) => b.name === name)) badges.push({ name, color });
+function addBadge(node: JsonObject, name: string, color: string) {
+  const badges: unknown[] = Array.isArray(node['x-badges']) ? node['x-badges'] : [];
+  if (!badges.some((b) => isJsonObject(b) && b.name === name)) badges.push({ name, color });
   node['x-badges'] = badges;
 }
 
-function prependDescription(node: JsonNode, line: string) {
+function prependDescription(node: JsonObject, line: string) {
   node.description = typeof node.description === 'string' && node.description.trim() ? `${line}\n\n${node.description}` : line;
 }
 
-function appendDescription(node: JsonNode, line: string) {
+function appendDescription(node: JsonObject, line: string) {
   node.description = typeof node.description === 'string' && node.description.trim() ? `${node.description.trimEnd()}\n\n${line}` : line;
 }
 

@@ -1,0 +1,16 @@
+import { startPlatformServer } from '../server-stubs/server.js';
+import { fuzzConfig } from '../scripts/lib/fuzz/config.js';
+import { httpServiceTarget } from '../scripts/lib/fuzz/http-target.js';
+import { runFuzz } from '../scripts/lib/fuzz/runner.js';
+import { createSender } from '../scripts/lib/fuzz/wire.js';
+const slug = process.argv[2] ?? 'seo';
+const t0 = performance.now();
+const stubs = await startPlatformServer(0, '127.0.0.1');
+const t1 = performance.now();
+const config = fuzzConfig();
+const sender = createSender(stubs.port, { concurrency: config.concurrency, timeoutMs: 120_000 });
+console.error = () => undefined;
+const result = await runFuzz(httpServiceTarget(slug, stubs.services, sender), config);
+const t2 = performance.now();
+const cpu = process.cpuUsage(); console.log(`cpu ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s; start ${(t1 - t0).toFixed(0)} ms; ${slug}: ${result.runs} in ${(t2 - t1).toFixed(0)} ms; kinds ${result.kinds.length}`);
+sender.close(); await stubs.close();
