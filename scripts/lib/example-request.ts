@@ -1,8 +1,7 @@
 import type { MediaTypeObject, OpenAPI3, ReferenceObject, SchemaObject } from 'openapi-typescript';
 import { credentialCarrier, mergeCarriers, type CredentialCarrier, type SchemeCredentials } from './credentials.js';
 import { deref, firstExample, requestBodyOf, type Operation } from '../../server-stubs/lib/openapi/document.js';
-import type { SchemaNode } from '../../server-stubs/lib/openapi/json-schema.js';
-import { schemaAt } from './schema-at.js';
+import { schemaAt, type SchemaNode } from '../../server-stubs/lib/openapi/json-schema.js';
 import { hasStyleSerialization, serializeParameter } from './parameter-style.js';
 import { isFormType, isJsonType, isMultipartType, isTextType, isXmlType } from '../../server-stubs/lib/media-types.js';
 import { sampleOf } from '../../server-stubs/lib/schema-sample.js';

@@ -1,8 +1,7 @@
 import type { OpenAPI3, ReferenceObject, ResponseObject } from 'openapi-typescript';
 import { banner } from '../lib/banner.js';
 import { deref, escapePointerToken, listOperations, localRef, pointerTokens, requestBodyOf, valueAt, type Operation } from '../../server-stubs/lib/openapi/document.js';
-import { isSchemaNode, type Schema } from '../../server-stubs/lib/openapi/json-schema.js';
-import { schemaAt } from '../lib/schema-at.js';
+import { schemaAt, isSchemaNode, type Schema } from '../../server-stubs/lib/openapi/json-schema.js';
 import { identifierFor } from '../lib/identifiers.js';
 import { pascalCase } from '../lib/project.js';
 import { withoutRequire } from './schema-types.js';

@@ -2,8 +2,7 @@ import type { OpenAPI3 } from 'openapi-typescript';
 import { banner } from '../lib/banner.js';
 import { identifierFor, isIdentifier, propertyKey } from '../lib/identifiers.js';
 import { deref, listOperations, requestBodyOf } from '../../server-stubs/lib/openapi/document.js';
-import { isSchemaNode, type SchemaNode } from '../../server-stubs/lib/openapi/json-schema.js';
-import { schemaAt } from '../lib/schema-at.js';
+import { schemaAt, isSchemaNode, type SchemaNode } from '../../server-stubs/lib/openapi/json-schema.js';
 
 /** TypeScript types of a bundled document: paths, operations, components, webhooks, request defaults. */
 export async function generateApiTypes(slug: string, document: OpenAPI3): Promise<string> {

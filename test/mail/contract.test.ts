@@ -7,8 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { createAjv } from '../../server-stubs/lib/openapi/ajv.js';
 import { collectProvisional } from '../../scripts/lib/provisional.js';
 import { deref, listOperations, listWebhooks, requestBodyOf, responsesOf, valueAt, type Operation } from '../../server-stubs/lib/openapi/document.js';
-import { isJsonObject, type SchemaNode } from '../../server-stubs/lib/openapi/json-schema.js';
-import { schemaAt } from '../../scripts/lib/schema-at.js';
+import { schemaAt, isJsonObject, type SchemaNode } from '../../server-stubs/lib/openapi/json-schema.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import {
   designedRoutes,

@@ -12,7 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { listOperations } from '../../server-stubs/lib/openapi/document.js';
-import { schemaAt } from '../../scripts/lib/schema-at.js';
+import { schemaAt } from '../../server-stubs/lib/openapi/json-schema.js';
 import { defaultRoot } from '../../server-stubs/lib/root.js';
 import { findApiServices } from '../../scripts/lib/project.js';
 import { declaredStatuses, loadContract } from '../../server-stubs/lib/contract.js';

@@ -21,7 +21,7 @@ import { createServiceRouter } from '../../server-stubs/lib/service-router.js';
 import { createManualClock, systemClock } from '../../server-stubs/lib/clock.js';
 import { banner, startPlatformServer } from '../../server-stubs/server.js';
 import { deref, HTTP_METHODS, listOperations, operationAt, requestBodyOf } from '../../server-stubs/lib/openapi/document.js';
-import { schemaAt } from '../../scripts/lib/schema-at.js';
+import { schemaAt } from '../../server-stubs/lib/openapi/json-schema.js';
 import { readmeExample, validRequest, type BuiltRequest } from '../helpers/contract-requests.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
 import { asDocument } from '../helpers/fixture-document.js';

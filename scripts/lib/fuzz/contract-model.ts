@@ -7,8 +7,7 @@ import type { MediaTypeObject, OpenAPI3, ParameterObject } from 'openapi-typescr
 import { createAjv } from '../../../server-stubs/lib/openapi/ajv.js';
 import type { AnySchema } from 'ajv';
 import { deref, firstExample, listOperations, requestBodyOf, type Operation } from '../../../server-stubs/lib/openapi/document.js';
-import { isJsonObject, isSchemaNode, type Schema } from '../../../server-stubs/lib/openapi/json-schema.js';
-import { schemaAt } from '../schema-at.js';
+import { schemaAt, isJsonObject, isSchemaNode, type Schema } from '../../../server-stubs/lib/openapi/json-schema.js';
 import { loadContract, type Contract } from '../../../server-stubs/lib/contract.js';
 import { contractChecker, type ContractChecker } from '../contract-checker.js';
 import { createSchemaArbitraries, type PropertyHook, type SchemaArbitraries } from './arbitraries.js';

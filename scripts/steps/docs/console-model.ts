@@ -5,7 +5,7 @@
  */
 import type { OpenAPI3, ParameterObject, SecuritySchemeObject } from 'openapi-typescript';
 import { encodeBody } from '../../lib/example-request.js';
-import { schemaAt } from '../../lib/schema-at.js';
+import { schemaAt } from '../../../server-stubs/lib/openapi/json-schema.js';
 import { mountPathOf, deref, firstExample, listOperations, requestBodyOf } from '../../../server-stubs/lib/openapi/document.js';
 
 export interface ConsoleParameter {

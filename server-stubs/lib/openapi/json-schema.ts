@@ -8,6 +8,7 @@
  * A document is validated before any walk reads it, so the declared types hold for what is there;
  * a walk over a document that was not validated still checks values it relies on.
  */
+import { deref, type JsonDocument } from './document.js';
 
 /** A subschema: an object, or 2020-12's `true` (anything) / `false` (nothing). */
 export type Schema = SchemaNode | boolean;
@@ -88,3 +89,12 @@ export const isJsonObject = (value: unknown): value is JsonObject => typeof valu
 
 /** Whether a subschema is an object schema one can read keywords of (not `true`/`false`, not garbage). */
 export const isSchemaNode = (value: unknown): value is SchemaNode => isJsonObject(value);
+
+/**
+ * The schema object a node stands for, its `$ref`s followed; undefined for `true`/`false`, a missing
+ * node or one that is no schema, so a walk reads keywords only where there are some.
+ */
+export function schemaAt(document: JsonDocument, node: unknown): SchemaNode | undefined {
+  const schema = deref(document, node);
+  return isSchemaNode(schema) ? schema : undefined;
+}
