@@ -66,6 +66,27 @@ declare module 'express-serve-static-core' {
 }
 
 type AjvValidate = ((data: unknown) => boolean) & { errors?: unknown[] | null };
+
+/** What the adapter reads of the library's ajv instances (its own ajv, whose types it does not export). */
+interface LibraryAjv {
+  errorsText(errors: unknown, options: { dataVar: string }): string;
+}
+
+/** What the adapter reads of the library's RequestValidator (middlewares/openapi.request.validator.js). */
+interface LibraryRequestValidator {
+  apiDoc: OpenAPI3;
+  ajv: LibraryAjv;
+  ajvBody: LibraryAjv;
+  requestOpts: { allowUnknownQueryParameters?: boolean };
+  discriminatorValidator(request: Request, discriminator: unknown): AjvValidate | null;
+}
+
+/** What the adapter reads of the library's ResponseValidator (middlewares/openapi.response.validator.js). */
+interface LibraryResponseValidator {
+  buildValidators(responses: unknown, key: string): Record<string, Record<string, AjvValidate>>;
+  canValidateContentType(contentType: string): boolean;
+  ajvBody: LibraryAjv;
+}
 export type RequestCheck = (req: Request) => void;
 export type ResponseCheck = (req: Request, res: Response, body: unknown) => void;
 
@@ -170,9 +191,8 @@ export async function compileOperation(document: OpenAPI3, operation: OperationI
 }
 
 /** The library's RequestValidator, split into what is built once and what runs per request. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function requestCheck(rv: any, operation: OperationInfo, metadata: OperationMetadata, contentTypeKey: string, req: Request): RequestCheck {
-  const apiDoc = rv.apiDoc as OpenAPI3;
+function requestCheck(rv: LibraryRequestValidator, operation: OperationInfo, metadata: OperationMetadata, contentTypeKey: string, req: Request): RequestCheck {
+  const apiDoc = rv.apiDoc;
   const path = metadata.expressRoute;
   const reqSchema = metadata.schema;
   const ajvCacheKey = `${req.method}-${path}-${contentTypeKey}`;
@@ -263,8 +283,7 @@ function isPlainScalar(document: OpenAPI3, p: ParameterObject | undefined): bool
  * negotiation select is worked out once per (status, content type, Accept) and kept; only the body is
  * checked per answer. Parsing the declared media types again for every answer was most of its cost.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function responseCheck(rv: any, operation: OperationInfo, metadata: OperationMetadata): ResponseCheck {
+function responseCheck(rv: LibraryResponseValidator, operation: OperationInfo, metadata: OperationMetadata): ResponseCheck {
   const validators = rv.buildValidators(metadata._responseSchema?.responses ?? {}, `${operation.method.toUpperCase()}-${metadata.expressRoute}-response`);
   const plans = new Map<string, BodyCheck>();
   return (req, res, body) => {
@@ -284,8 +303,7 @@ function responseCheck(rv: any, operation: OperationInfo, metadata: OperationMet
 
 type BodyCheck = (body: unknown, path: string) => void;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function bodyCheck(rv: any, validators: Record<string, Record<string, AjvValidate>>, statusCode: number | undefined, accepts: string[]): BodyCheck {
+function bodyCheck(rv: LibraryResponseValidator, validators: Record<string, Record<string, AjvValidate>>, statusCode: number | undefined, accepts: string[]): BodyCheck {
   const status = statusCode ?? 'default';
   const statusXX = `${status.toString()[0]}XX`;
   const chosen = status in validators ? validators[status] : statusXX in validators ? validators[statusXX] : validators.default;

@@ -7,7 +7,7 @@ import { afterAll, beforeEach, describe, expect, test } from 'vitest';
 import type { BlogClient } from '../../generated/blog/client.gen.js';
 import { createManualClock, type StubClock } from '../../server-stubs/lib/clock.js';
 import { BUSINESS, checked, draftBody, FREE, PRO, startBlog, usageHeaders, type BlogStub } from './support.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import type { AnswerBody } from '../helpers/answer-body.js';
 
 let blog: BlogStub;
 let clock: StubClock;
@@ -20,7 +20,7 @@ beforeEach(async () => {
 afterAll(() => blog.close());
 
 const used = async (key: string, feature: string) =>
-  (checked(await blog.client(key).GET('/v1/plan'), { path: '/v1/plan', method: 'get' }).body.usage as JsonNode[]).find((u) => u.feature === feature)!.used;
+  (checked(await blog.client(key).GET('/v1/plan'), { path: '/v1/plan', method: 'get' }).body.usage as AnswerBody[]).find((u) => u.feature === feature)!.used;
 
 /** The six automation writes, in an order where each has what it needs. */
 async function sixWrites(client: BlogClient) {

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createManualClock, type StubClock } from '../../server-stubs/lib/clock.js';
 import { BUSINESS, checked, FREE, PRO, startBlog, type BlogStub } from './support.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import type { AnswerBody } from '../helpers/answer-body.js';
 
 const DAY_MS = 86_400_000;
 
@@ -14,7 +14,7 @@ async function startTrial(blog: BlogStub, key: string) {
   return checked(await blog.client(key).POST('/v1/trial'), { path: '/v1/trial', method: 'post' });
 }
 
-const limits = (body: JsonNode) => Object.fromEntries(body.usage.map((u: JsonNode) => [u.feature, { limit: u.limit, remaining: u.remaining }]));
+const limits = (body: AnswerBody) => Object.fromEntries(body.usage.map((u: AnswerBody) => [u.feature, { limit: u.limit, remaining: u.remaining }]));
 
 describe('GET /v1/plan', () => {
   let blog: BlogStub;
@@ -36,7 +36,7 @@ describe('GET /v1/plan', () => {
 
   test('monthly items reset on the next 1st at 00:00 UTC; subscribers are a total that does not reset', async () => {
     const { body } = await planOf(blog, FREE);
-    expect(body.usage.map((u: JsonNode) => [u.feature, u.period, u.resets_at])).toEqual([
+    expect(body.usage.map((u: AnswerBody) => [u.feature, u.period, u.resets_at])).toEqual([
       ['mcp_write_actions', 'month', '2026-02-01T00:00:00Z'],
       ['ai_assistant_prompts', 'month', '2026-02-01T00:00:00Z'],
       ['newsletter_subscribers', 'total', null],

@@ -7,7 +7,7 @@ import { createCoderApp, type CoderAppOptions } from '../../server-stubs/coder/a
 import type { ChatRouter, RouterRequest } from '../../server-stubs/coder/router.js';
 import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import type { AnswerBody } from '../helpers/answer-body.js';
 
 export const KEY = 'coder_test_key';
 export const KEY_2 = 'coder_test_key_2';
@@ -54,7 +54,7 @@ export async function startCoder(options: CoderAppOptions = {}): Promise<CoderSt
 export interface RawResponse {
   status: number;
   headers: Headers;
-  body: JsonNode;
+  body: AnswerBody;
   text: string;
 }
 
@@ -75,7 +75,7 @@ export async function call(baseUrl: string, method: string, path: string, option
   } catch {
     // not JSON
   }
-  return { status: response.status, headers: response.headers, body: body as JsonNode, text };
+  return { status: response.status, headers: response.headers, body: body as AnswerBody, text };
 }
 
 /** The answer is valid for its status in the contract (errors in the route family's body included). */

@@ -8,7 +8,7 @@ import { createCoderApp, type CoderAppOptions } from '../../server-stubs/coder/a
 import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
 import { bearerRaw } from '../helpers/raw.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import type { AnswerBody } from '../helpers/answer-body.js';
 
 export const KEY = 'coder_test_key';
 export const KEY_2 = 'coder_test_key_2';
@@ -46,5 +46,5 @@ export function contractProblems(path: string, method: string, res: { status: nu
 export async function agentStream(baseUrl: string, query: Record<string, string>, key = KEY) {
   const res = await raw(baseUrl, 'GET', `/api/v1/agent/stream?${new URLSearchParams(query)}`, { key });
   const parsed = res.status === 200 ? contract.streamErrors('/api/v1/agent/stream', 'get', res.text) : { frames: [], errors: [] };
-  return { ...res, events: (parsed.frames as Array<{ data: JsonNode }>).map((f) => f.data), errors: parsed.errors };
+  return { ...res, events: (parsed.frames as Array<{ data: AnswerBody }>).map((f) => f.data), errors: parsed.errors };
 }

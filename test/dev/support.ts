@@ -8,7 +8,7 @@ import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { createDevApp, type DevAppOptions } from '../../server-stubs/dev/app.js';
 import type { RetrievedSource, Retriever } from '../../server-stubs/lib/retrieval.js';
 import { serveStub } from '../helpers/stub.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import type { AnswerBody } from '../helpers/answer-body.js';
 
 export const KEY = 'dev_test_key';
 export const SEARCH = '/v1/search';
@@ -34,7 +34,7 @@ export async function startDev(options: DevAppOptions = {}): Promise<DevStub> {
 export interface RawResponse {
   status: number;
   headers: Headers;
-  body: JsonNode;
+  body: AnswerBody;
 }
 
 /** A POST as a client without the typed client sends it; a string body goes verbatim. */
@@ -52,7 +52,7 @@ export async function postSearch(
 }
 
 /** An error answer: its status, `{error: {message, type, code}}`, and valid for that status in the contract. */
-export function expectError(res: { status: number; body: JsonNode }, status: number, type: string, code: string): void {
+export function expectError(res: { status: number; body: AnswerBody }, status: number, type: string, code: string): void {
   expect({ status: res.status, type: res.body?.error?.type, code: res.body?.error?.code }).toEqual({ status, type, code });
   expect(typeof res.body.error.message).toBe('string');
   expect(res.body.error.message.length).toBeGreaterThan(0);
@@ -60,7 +60,7 @@ export function expectError(res: { status: number; body: JsonNode }, status: num
 }
 
 /** A 200 answer valid against the contract; its body. */
-export function expectCompletion(res: { status: number; body: JsonNode }) {
+export function expectCompletion(res: { status: number; body: AnswerBody }) {
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   expect(contract.responseErrors(SEARCH, 'post', 200, res.body)).toEqual([]);
   return res.body as {

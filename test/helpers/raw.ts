@@ -1,4 +1,4 @@
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import type { AnswerBody } from './answer-body.js';
 /**
  * A request as a client without the typed client sends it: malformed JSON, missing parameters,
  * odd auth headers, unknown fields. One helper for every service whose credential is a bearer key.
@@ -8,7 +8,7 @@ export interface RawResponse {
   headers: Headers;
   text: string;
   /** the parsed JSON body, or the text when it is not JSON */
-  body: JsonNode;
+  body: AnswerBody;
 }
 
 export interface RawOptions {
@@ -38,6 +38,6 @@ export function bearerRaw(defaultKey: string) {
     } catch {
       // not JSON: the text itself
     }
-    return { status: response.status, headers: response.headers, text, body: parsed as JsonNode };
+    return { status: response.status, headers: response.headers, text, body: parsed as AnswerBody };
   };
 }

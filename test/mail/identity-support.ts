@@ -8,7 +8,7 @@ import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { createManualClock, type StubClock } from '../../server-stubs/lib/clock.js';
 import { createMailApp, type MailAppOptions } from '../../server-stubs/mail/app.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import type { AnswerBody } from '../helpers/answer-body.js';
 
 export const contract = contractChecker('mail');
 
@@ -66,7 +66,7 @@ export function mailForEachTest(options: MailAppOptions | (() => MailAppOptions)
 type Result = { data?: unknown; error?: unknown; response: Response };
 
 /** The answer has this status and a body the contract allows for it; answers the body. */
-export function answered<T = JsonNode>(result: Result, status: number, path: string, method: string): T {
+export function answered<T = AnswerBody>(result: Result, status: number, path: string, method: string): T {
   const body = result.response.ok ? result.data : result.error;
   expect(result.response.status, JSON.stringify(body)).toBe(status);
   if (body !== undefined) expect(contract.responseErrors(path, method, status, body)).toEqual([]);

@@ -8,7 +8,7 @@ import { contractChecker } from '../../scripts/lib/contract-checker.js';
 import { createManualClock, type StubClock } from '../../server-stubs/lib/clock.js';
 import { createMailApp } from '../../server-stubs/mail/app.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import type { AnswerBody } from '../helpers/answer-body.js';
 
 export const contract = contractChecker('mail');
 export const SESSION = 'sess_test_max';
@@ -34,7 +34,7 @@ export interface Answer {
   status: number;
   headers: Headers;
   text: string;
-  json: JsonNode;
+  json: AnswerBody;
 }
 
 /** One call, redirects not followed (a Location is part of what is tested). */
@@ -47,7 +47,7 @@ export async function call(url: string, init: RequestInit = {}): Promise<Answer>
   } catch {
     json = undefined;
   }
-  return { status: response.status, headers: response.headers, text, json: json as JsonNode };
+  return { status: response.status, headers: response.headers, text, json: json as AnswerBody };
 }
 
 export const form = (fields: Record<string, string | undefined>) =>
@@ -76,10 +76,10 @@ export function expectRefusalPage(answer: Answer, error: string) {
   expect(answer.headers.get('location')).toBeNull();
 }
 
-export async function register(baseUrl: string, metadata: Record<string, unknown> = {}): Promise<{ client_id: string } & JsonNode> {
+export async function register(baseUrl: string, metadata: Record<string, unknown> = {}): Promise<{ client_id: string } & AnswerBody> {
   const answer = await postJson(`${baseUrl}/api/oauth/register`, { client_name: 'Example CLI', redirect_uris: [CALLBACK], ...metadata });
   expect(answer.status, answer.text).toBe(201);
-  return answer.json as { client_id: string } & JsonNode;
+  return answer.json as { client_id: string } & AnswerBody;
 }
 
 export interface AuthorizeParams {

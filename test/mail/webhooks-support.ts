@@ -9,12 +9,12 @@ import type { TLSSocket } from 'node:tls';
 import { selfSignedCertificate } from '../helpers/self-signed.js';
 import type { AddressInfo } from 'node:net';
 import { loadContract } from '../../server-stubs/lib/contract.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import type { AnswerBody } from '../helpers/answer-body.js';
 
 export interface Received {
   headers: http.IncomingHttpHeaders;
   body: string;
-  json: JsonNode;
+  json: AnswerBody;
   /** whether it came over TLS */
   tls: boolean;
 }

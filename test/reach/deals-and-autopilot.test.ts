@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { FREE, OTHER, PAID, READONLY, checked, searchAndWait, startReach, type ReachStub } from './support.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import type { AnswerBody } from '../helpers/answer-body.js';
 
 let reach: ReachStub | undefined;
 afterEach(async () => {
@@ -57,9 +57,9 @@ describe('deals', () => {
     await reach.client().POST('/api/pipeline', { body: { dealId: lost.id, stage: 'lost' } });
     const list = checked(await reach.client().GET('/api/deals'), { path: '/api/deals', method: 'get' }).body;
     expect(list.summary).toEqual({ total: 1300, closed: 1000, pipeline: 300 });
-    expect(list.deals.map((d: JsonNode) => d.name)).toEqual(['Lost', 'Open', 'Won']);
+    expect(list.deals.map((d: AnswerBody) => d.name)).toEqual(['Lost', 'Open', 'Won']);
     const pipeline = checked(await reach.client().GET('/api/pipeline'), { path: '/api/pipeline', method: 'get' }).body;
-    expect(pipeline.stages.map((s: JsonNode) => [s.stage, s.count, s.revenue])).toEqual([
+    expect(pipeline.stages.map((s: AnswerBody) => [s.stage, s.count, s.revenue])).toEqual([
       ['new', 0, 0],
       ['contacted', 0, 0],
       ['interested', 0, 0],
@@ -68,7 +68,7 @@ describe('deals', () => {
       ['closed', 1, 1000],
       ['lost', 1, 0],
     ]);
-    expect(pipeline.stages[6].deals.map((d: JsonNode) => d.id)).toEqual([lost.id]);
+    expect(pipeline.stages[6].deals.map((d: AnswerBody) => d.id)).toEqual([lost.id]);
     expect(pipeline.revenue).toEqual({ total: 1300, closed: 1000, pipeline: 300 });
   });
 
@@ -132,7 +132,7 @@ describe('lists and autopilot on the paid plan', () => {
   test('a list syncs to a campaign; an outreach run goes queued → running → completed, a step a minute', async () => {
     reach = await startReach();
     const { job } = await searchAndWait(reach, PAID, 'software', 3);
-    const leadIds = job.results.map((l: JsonNode) => l.id);
+    const leadIds = job.results.map((l: AnswerBody) => l.id);
     const list = checked(await reach.client(PAID).POST('/api/lead-finder/lists', { body: { name: 'Nordic', leadIds } }), { path: '/api/lead-finder/lists', method: 'post' }).body.list;
     const synced = checked(await reach.client(PAID).POST('/api/lead-finder/lists/{listId}/sync', { params: { path: { listId: list.id } }, body: { campaignId: 'spring' } }), { path: '/api/lead-finder/lists/{listId}/sync', method: 'post' }).body;
     expect({ campaign: synced.list.campaign_id, synced: synced.synced }).toEqual({ campaign: 'spring', synced: leadIds.length });

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { createManualClock } from '../../server-stubs/lib/clock.js';
 import { FREE, PAID, checked, contract, raw, searchAndWait, startReach, type ReachStub } from './support.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import type { AnswerBody } from '../helpers/answer-body.js';
 
 let reach: ReachStub | undefined;
 afterEach(async () => {
@@ -24,7 +24,7 @@ describe('the job', () => {
     expect(started.status).toBe(202);
     expect(started.body.status).toBe('queued');
     const statuses: string[] = [];
-    let job: JsonNode = {};
+    let job: AnswerBody = {};
     for (let polls = 0; polls <= 60; polls += 1) {
       job = checked(await client.GET('/api/lead-finder/jobs/{jobId}', { params: { path: { jobId: started.body.jobId } } }), { path: '/api/lead-finder/jobs/{jobId}', method: 'get' }).body.job;
       statuses.push(job.status);
@@ -35,10 +35,10 @@ describe('the job', () => {
     expect(statuses.length * 2).toBeLessThan(120);
     expect(job.result_count).toBeGreaterThan(0);
     expect(job.results.length).toBe(job.result_count);
-    expect(job.results.every((l: JsonNode) => l.verify_status === 'unverified' && l.verify_score === null && l.job_id === job.id)).toBe(true);
+    expect(job.results.every((l: AnswerBody) => l.verify_status === 'unverified' && l.verify_score === null && l.job_id === job.id)).toBe(true);
     const saved = checked(await client.GET('/api/lead-finder/leads', { params: { query: { pageSize: 100 } } }), { path: '/api/lead-finder/leads', method: 'get' }).body;
     expect(saved.total).toBe(job.result_count);
-    expect(saved.leads.map((l: JsonNode) => l.id).sort()).toEqual(job.results.map((l: JsonNode) => l.id).sort());
+    expect(saved.leads.map((l: AnswerBody) => l.id).sort()).toEqual(job.results.map((l: AnswerBody) => l.id).sort());
   });
 
   test('results are the same on every run (the fixture dataset)', async () => {
@@ -47,7 +47,7 @@ describe('the job', () => {
     await reach.close();
     reach = await startReach();
     const second = await searchAndWait(reach, FREE, 'fintech founders in Berlin');
-    const emails = (job: JsonNode) => job.results.map((l: JsonNode) => l.email);
+    const emails = (job: AnswerBody) => job.results.map((l: AnswerBody) => l.email);
     expect(emails(second.job)).toEqual(emails(first.job));
   });
 
@@ -65,7 +65,7 @@ describe('the job', () => {
     const { job } = await searchAndWait(reach, FREE, 'software media logistics', 30);
     const some = job.results[0];
     const found = checked(await reach.client().GET('/api/lead-finder/leads', { params: { query: { search: some.email.toUpperCase() } } }), { path: '/api/lead-finder/leads', method: 'get' }).body;
-    expect(found.leads.map((l: JsonNode) => l.id)).toEqual([some.id]);
+    expect(found.leads.map((l: AnswerBody) => l.id)).toEqual([some.id]);
     const page = checked(await reach.client().GET('/api/lead-finder/leads', { params: { query: { page: 2, pageSize: 5, scored: false } } }), { path: '/api/lead-finder/leads', method: 'get' }).body;
     expect({ page: page.page, pageSize: page.pageSize, length: page.leads.length, total: page.total }).toEqual({ page: 2, pageSize: 5, length: 5, total: job.result_count });
   });
@@ -122,10 +122,10 @@ describe('discovery', () => {
     const path = { path: '/api/lead-finder/discover', method: 'post' };
     const plain = checked(await reach.client().POST('/api/lead-finder/discover', { body: { industry: 'media', headcount: '51-200' } }), path).body;
     expect(plain.companies.length).toBeGreaterThan(0);
-    expect(plain.companies.every((c: JsonNode) => c.industry === 'media' && c.headcount >= 51 && c.headcount <= 200 && c.contacts.length === 0)).toBe(true);
+    expect(plain.companies.every((c: AnswerBody) => c.industry === 'media' && c.headcount >= 51 && c.headcount <= 200 && c.contacts.length === 0)).toBe(true);
     const withEmails = checked(await reach.client().POST('/api/lead-finder/discover', { body: { technology: 'react', includeEmails: true, limit: 2 } }), path).body;
     expect(withEmails.companies.length).toBe(2);
-    expect(withEmails.companies.every((c: JsonNode) => c.technologies.includes('react') && c.contacts.length > 0)).toBe(true);
+    expect(withEmails.companies.every((c: AnswerBody) => c.technologies.includes('react') && c.contacts.length > 0)).toBe(true);
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { FREE, OTHER, PAID, checked, contract, searchAndWait, startReach, type ReachStub } from './support.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import type { AnswerBody } from '../helpers/answer-body.js';
 
 let reach: ReachStub | undefined;
 afterEach(async () => {
@@ -22,15 +22,15 @@ describe('verify', () => {
   test('sets verify_status and verify_score on the leads, 1 credit each', async () => {
     reach = await startReach();
     const { job } = await searchAndWait(reach, PAID, 'software media', 20);
-    const leadIds = job.results.slice(0, 3).map((l: JsonNode) => l.id);
+    const leadIds = job.results.slice(0, 3).map((l: AnswerBody) => l.id);
     const before = await credits(reach);
     const verified = checked(await reach.client(PAID).POST('/api/lead-finder/verify', { body: { leadIds } }), verifyPath);
     expect(verified.status).toBe(200);
-    expect(verified.body.results.map((r: JsonNode) => r.leadId)).toEqual(leadIds);
+    expect(verified.body.results.map((r: AnswerBody) => r.leadId)).toEqual(leadIds);
     expect({ creditsUsed: verified.body.creditsUsed, balance: verified.body.balance }).toEqual({ creditsUsed: 3, balance: before - 3 });
     const leads = checked(await reach.client(PAID).GET('/api/lead-finder/leads', { params: { query: { pageSize: 100 } } }), leadsPath).body.leads;
     for (const result of verified.body.results) {
-      const lead = leads.find((l: JsonNode) => l.id === result.leadId);
+      const lead = leads.find((l: AnswerBody) => l.id === result.leadId);
       expect({ verify_status: lead.verify_status, verify_score: lead.verify_score }).toEqual({ verify_status: result.verify_status, verify_score: result.verify_score });
       expect(lead.verify_status).not.toBe('unverified');
     }
@@ -41,7 +41,7 @@ describe('verify', () => {
   test('at most 20 per call: 21 is 422 on leadIds, 20 is fine', async () => {
     reach = await startReach();
     const { job } = await searchAndWait(reach, PAID, 'software media logistics fintech', 25);
-    const ids = job.results.map((l: JsonNode) => l.id);
+    const ids = job.results.map((l: AnswerBody) => l.id);
     expect(ids.length).toBeGreaterThanOrEqual(21);
     const refused = checked(await reach.client(PAID).POST('/api/lead-finder/verify', { body: { leadIds: ids.slice(0, 21) } }), verifyPath);
     expect(refused.status).toBe(422);
@@ -55,14 +55,14 @@ describe('verify', () => {
     const refused = checked(await reach.client(FREE).POST('/api/lead-finder/verify', { body: { leadIds: [job.results[0].id] } }), verifyPath);
     expect(refused.status).toBe(429);
     expect(refused.body).toEqual({ error: expect.any(String), balance: 0, freeRemaining: 24, upgrade: true });
-    const lead = checked(await reach.client(FREE).GET('/api/lead-finder/leads'), leadsPath).body.leads.find((l: JsonNode) => l.id === job.results[0].id);
+    const lead = checked(await reach.client(FREE).GET('/api/lead-finder/leads'), leadsPath).body.leads.find((l: AnswerBody) => l.id === job.results[0].id);
     expect(lead.verify_status).toBe('unverified');
   });
 
   test('a wallet short of the batch refuses the whole batch', async () => {
     reach = await startReach({ paidWalletCredits: 7 });
     const { job } = await searchAndWait(reach, PAID, 'software media', 10);
-    const refused = checked(await reach.client(PAID).POST('/api/lead-finder/verify', { body: { leadIds: job.results.slice(0, 3).map((l: JsonNode) => l.id) } }), verifyPath);
+    const refused = checked(await reach.client(PAID).POST('/api/lead-finder/verify', { body: { leadIds: job.results.slice(0, 3).map((l: AnswerBody) => l.id) } }), verifyPath);
     expect(refused.status).toBe(429);
     expect(refused.body).toMatchObject({ balance: 2, freeRemaining: null, upgrade: true });
   });
@@ -80,7 +80,7 @@ describe('score', () => {
     const { jobId, job } = await searchAndWait(reach, PAID, 'software', 5);
     const queued = checked(await reach.client(PAID).POST('/api/lead-finder/score', { body: { jobId } }), scorePath);
     expect(queued.status).toBe(202);
-    expect(queued.body.leadIds.sort()).toEqual(job.results.map((l: JsonNode) => l.id).sort());
+    expect(queued.body.leadIds.sort()).toEqual(job.results.map((l: AnswerBody) => l.id).sort());
     expect(queued.body.creditsUsed).toBe(job.result_count);
     const scored = async () => checked(await reach!.client(PAID).GET('/api/lead-finder/leads', { params: { query: { scored: true } } }), leadsPath).body.total;
     expect(await scored()).toBe(0);

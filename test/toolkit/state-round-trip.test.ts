@@ -11,7 +11,7 @@ import coder from '../../server-stubs/coder/app.js';
 import reach from '../../server-stubs/reach/app.js';
 import social from '../../server-stubs/social/app.js';
 import { createManualClock, type StubClock } from '../../server-stubs/lib/clock.js';
-import type { JsonNode } from '../../server-stubs/lib/openapi/document.js';
+import type { AnswerBody } from '../helpers/answer-body.js';
 import type { StubInstance, StubService } from '../../server-stubs/lib/service.js';
 import { StateRejected, type StateSnapshot } from '../../server-stubs/lib/store.js';
 import { bearerRaw, type RawOptions, type RawResponse } from '../helpers/raw.js';
@@ -25,11 +25,11 @@ interface Case {
   /** the key requests carry unless they name another (null: none) */
   key: string | null;
   /** makes something through HTTP; answers what the reads need to find it */
-  make(call: Call, clock: StubClock): Promise<JsonNode>;
+  make(call: Call, clock: StubClock): Promise<AnswerBody>;
   /** shows through HTTP, without changing anything, that what was made is there */
-  present(call: Call, made: JsonNode): Promise<void>;
+  present(call: Call, made: AnswerBody): Promise<void>;
   /** shows through HTTP that it behaves: rules that depend on it apply */
-  behaves(call: Call, made: JsonNode): Promise<void>;
+  behaves(call: Call, made: AnswerBody): Promise<void>;
 }
 
 const ok = (res: RawResponse, status = 200) => {
@@ -38,7 +38,7 @@ const ok = (res: RawResponse, status = 200) => {
 };
 
 /** One JSON-RPC call over HTTP POST; answers `result`, failing on an `error`. */
-async function rpc(call: Call, method: string, params: JsonNode = {}): Promise<JsonNode> {
+async function rpc(call: Call, method: string, params: AnswerBody = {}): Promise<AnswerBody> {
   const body = ok(await call('POST', '/', { body: { jsonrpc: '2.0', id: 1, method, params } }));
   expect(body.error, JSON.stringify(body.error)).toBeUndefined();
   return body.result;
@@ -54,7 +54,7 @@ const cases: Record<string, Case> = {
     },
     async present(call) {
       const plan = ok(await call('GET', '/v1/plan'));
-      expect(plan.usage.find((u: JsonNode) => u.feature === 'mcp_write_actions').used).toBe(1);
+      expect(plan.usage.find((u: AnswerBody) => u.feature === 'mcp_write_actions').used).toBe(1);
     },
     async behaves(call, made) {
       const published = await call('POST', `/v1/drafts/${made.draftId}/publish`);
@@ -75,7 +75,7 @@ const cases: Record<string, Case> = {
     },
     async present(call, made) {
       const { posts } = ok(await call('GET', '/api/posts'));
-      expect(posts.map((p: JsonNode) => [p.id, p.status])).toEqual([[made.id, 'pending']]);
+      expect(posts.map((p: AnswerBody) => [p.id, p.status])).toEqual([[made.id, 'pending']]);
       expect(ok(await call('GET', '/api/posts', { key: 'social_test_free' })).posts).toEqual([]);
     },
     async behaves(call, made) {
@@ -94,7 +94,7 @@ const cases: Record<string, Case> = {
       return { dealId: deal.id, jobId: job.jobId };
     },
     async present(call, made) {
-      expect(ok(await call('GET', '/api/deals')).deals.map((d: JsonNode) => d.id)).toEqual([made.dealId]);
+      expect(ok(await call('GET', '/api/deals')).deals.map((d: AnswerBody) => d.id)).toEqual([made.dealId]);
       expect(ok(await call('GET', `/api/lead-finder/jobs/${made.jobId}`)).job.query).toBe('software');
       expect(ok(await call('GET', '/billing/usage')).leadsUsed).toBe(1);
     },
@@ -116,7 +116,7 @@ const cases: Record<string, Case> = {
     },
     async present(call, made) {
       expect(ok(await call('GET', `/sessions/${made.sessionId}`)).session.workspace_root).toBe('/home/dev/kept');
-      expect(ok(await call('GET', '/sessions/list')).sessions.map((s: JsonNode) => s.id)).toEqual([made.sessionId]);
+      expect(ok(await call('GET', '/sessions/list')).sessions.map((s: AnswerBody) => s.id)).toEqual([made.sessionId]);
       expect(ok(await call('GET', `/v1/responses/${made.responseId}`)).id).toBe(made.responseId);
     },
     async behaves(call, made) {
@@ -143,7 +143,7 @@ const cases: Record<string, Case> = {
       expect((await rpc(call, 'chain_getMempoolInfo')).size).toBe(1);
     },
     async behaves(call, made) {
-      const [block] = (await rpc(call, 'chain_mine', { count: 1 })) as JsonNode[];
+      const [block] = (await rpc(call, 'chain_mine', { count: 1 })) as AnswerBody[];
       expect(block).toMatchObject({ height: 3, transactions: [made.txid] });
       expect(await rpc(call, 'chain_getTransaction', { txid: made.txid })).toMatchObject({ status: 'confirmed', blockHeight: 3, confirmations: 1 });
       // The restored mempool was taken whole: it is empty again.

@@ -16,15 +16,6 @@ import type {
   ServerObject,
 } from 'openapi-typescript';
 
-/**
- * The loose type being retired: a parsed JSON or YAML node read without a static shape. OpenAPI
- * objects have openapi-typescript's types above; what still reads a `JsonNode` walks JSON Schema
- * keyword by keyword (openapi-typescript's SchemaObject, a union by `type`, cannot be read that way
- * without narrowing every keyword), or JSON that is no OpenAPI object (OpenRPC, answers in tests).
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the loose type being retired; see above
-export type JsonNode = Record<string, any>;
-
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 /** An operation whose parameters are all there: its path item's joined to its own, every `$ref` followed. */
