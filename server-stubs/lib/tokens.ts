@@ -17,7 +17,20 @@ let loaded: Encoding | undefined;
 const tokenizer = () => (loaded ??= createRequire(import.meta.url)('gpt-tokenizer/cjs/encoding/o200k_base') as Encoding);
 const asText = { disallowedSpecial: new Set<string>() };
 const encode = (text: string) => tokenizer().encode(text, asText);
-const decode = (tokens: number[]) => tokenizer().decode(tokens);
+/**
+ * The text of the first `max` of `tokens`, the tokens of whole pieces of `text`. gpt-tokenizer
+ * decodes through one module-wide TextDecoder in streaming mode: a cut inside a character's bytes
+ * leaves those bytes in it (the character is dropped from this text), to come out in front of the
+ * next decode, another request's answer. Decoding the rest of the tokens, which end where a piece
+ * ends, completes that character and leaves the decoder empty. Only a prefix of the text is kept,
+ * should a decoder ever answer U+FFFD for the cut character instead.
+ */
+function decodePrefix(text: string, tokens: number[], max: number): string {
+  let out = tokenizer().decode(tokens.slice(0, max));
+  tokenizer().decode(tokens.slice(max));
+  while (!text.startsWith(out)) out = out.slice(0, -1);
+  return out;
+}
 
 const SLICE = 4096;
 const RUN = 32;
@@ -62,7 +75,7 @@ export function truncateToTokens(text: string, max: number): { text: string; cut
   for (const piece of safePieces(text)) {
     tokens.push(...encode(piece));
     read += piece.length;
-    if (tokens.length > max) return { text: decode(tokens.slice(0, Math.max(0, max))), cut: true };
+    if (tokens.length > max) return { text: decodePrefix(text, tokens, Math.max(0, max)), cut: true };
     if (read >= EXACT_UP_TO && read < text.length) {
       const perToken = read / tokens.length;
       if (Math.ceil(text.length / perToken) <= max) break;
