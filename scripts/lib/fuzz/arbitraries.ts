@@ -16,7 +16,8 @@ import { RawJson, Repeat } from './schema/raw-values.js';
 import { validOf } from './schema/valid-values.js';
 import { schemaResolver, typesOf, type PropertyHook, type RefResolver, type SchemaWalk } from './schema/walk.js';
 
-export { jsonTypeOf, type Mutant, type MutationKind } from './schema/mutants.js';
+export { jsonTypeOf } from './schema/mutants.js';
+export type { Mutant, MutationKind } from './schema/walk.js';
 export { RawJson, Repeat } from './schema/raw-values.js';
 export type { PropertyHook, RefResolver } from './schema/walk.js';
 

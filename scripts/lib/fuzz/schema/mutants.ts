@@ -2,25 +2,7 @@
 import fc from 'fast-check';
 import type { SchemaNode } from '../../../../server-stubs/lib/openapi/json-schema.js';
 import { RawJson, Repeat } from './raw-values.js';
-import { MAX_DEPTH, typesOf, type SchemaWalk } from './walk.js';
-
-export type MutationKind =
-  | 'wrong type'
-  | 'missing required'
-  | 'out of range'
-  | 'non-finite number'
-  | 'oversized'
-  | 'not in enum'
-  | 'bad format';
-
-export interface Mutant {
-  value: unknown;
-  mutation: MutationKind;
-  /** JSON pointer of the broken place */
-  at: string;
-  /** the schema bounds what was broken, so the value is invalid even where it is too big to check */
-  certain: boolean;
-}
+import { MAX_DEPTH, typesOf, type Mutant, type MutationKind, type SchemaWalk } from './walk.js';
 
 /** A value broken at this level (its pointer is empty). */
 const here = (value: unknown, mutation: MutationKind, certain = true): Mutant => ({ value, mutation, at: '', certain });

@@ -5,13 +5,30 @@
  */
 import type fc from 'fast-check';
 import { isSchemaNode, type SchemaNode } from '../../../../server-stubs/lib/openapi/json-schema.js';
-import type { Mutant } from './mutants.js';
 
 /** Follows one `$ref` (OpenAPI `#/...` or a schema file name); undefined when it cannot. */
 export type RefResolver = (ref: string) => SchemaNode | undefined;
 
 /** Lets a caller offer its own values for a named property (ids that exist on the server). */
 export type PropertyHook = (name: string, schema: SchemaNode) => fc.Arbitrary<unknown> | undefined;
+
+export type MutationKind =
+  | 'wrong type'
+  | 'missing required'
+  | 'out of range'
+  | 'non-finite number'
+  | 'oversized'
+  | 'not in enum'
+  | 'bad format';
+
+export interface Mutant {
+  value: unknown;
+  mutation: MutationKind;
+  /** JSON pointer of the broken place */
+  at: string;
+  /** the schema bounds what was broken, so the value is invalid even where it is too big to check */
+  certain: boolean;
+}
 
 export interface SchemaWalk {
   resolve(schema: unknown): SchemaNode;
