@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import type { CoverageReport, ServiceCoverage } from '../../server-stubs/lib/coverage.js';
 import { asDocument } from './fixture-document.js';
 
@@ -18,6 +19,20 @@ export const rangesDocument = asDocument({
     '/v2/items': { get: { operationId: 'listItemsV2', 'x-alias-of': 'listItems', parameters: [limit], responses: { '200': items, '4XX': problem, default: problem } } },
   },
 });
+
+/** A request whose answer is read to the end, so it has closed on the server (and counted) before the next. */
+export async function call(url: string, init: RequestInit = {}): Promise<number> {
+  const response = await fetch(url, init);
+  await response.arrayBuffer();
+  return response.status;
+}
+
+/** `GET /_stub/coverage` on a server: always JSON, with its status and report (or error). */
+export async function coverage(origin: string, query = ''): Promise<{ status: number; body: CoverageReport & { error?: string } }> {
+  const response = await fetch(`${origin}/_stub/coverage${query}`);
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  return { status: response.status, body: (await response.json()) as CoverageReport & { error?: string } };
+}
 
 /** One service's entry of a report, failing the test where it is missing. */
 export function serviceOf(report: CoverageReport, slug: string): ServiceCoverage {

@@ -10,27 +10,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock/server.js';
-import type { CoverageReport } from '../../server-stubs/lib/coverage.js';
 import { createExpressServer } from '../../server-stubs/lib/http-server.js';
 import { validatingProxyApp } from '../../server-stubs/lib/proxy.js';
 import { createSeoApp } from '../../server-stubs/seo/app.js';
 import { seoErrors } from '../../server-stubs/seo/errors.js';
-import { operationOf, rangesDocument, rangesExercised, serviceOf } from '../helpers/coverage-fixture.js';
+import { call, coverage, operationOf, rangesDocument, rangesExercised, serviceOf } from '../helpers/coverage-fixture.js';
 import { writeBundle } from '../helpers/imported-documents.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
-
-/** A request whose answer is read to the end, so it has closed on the server (and counted) before the next. */
-async function call(url: string, init: RequestInit = {}): Promise<number> {
-  const response = await fetch(url, init);
-  await response.arrayBuffer();
-  return response.status;
-}
-
-async function coverage(origin: string, query = ''): Promise<{ status: number; body: CoverageReport & { error?: string } }> {
-  const response = await fetch(`${origin}/_stub/coverage${query}`);
-  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-  return { status: response.status, body: (await response.json()) as CoverageReport & { error?: string } };
-}
 
 describe('the mock counts what it served', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'coverage-mock-'));

@@ -7,13 +7,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import type { CoverageReport } from '../../server-stubs/lib/coverage.js';
 import { UNMATCHED_ROUTES_KEPT } from '../../server-stubs/lib/coverage.js';
 import { contractStub } from '../../server-stubs/lib/contract-stub.js';
 import { defaultRoot } from '../../server-stubs/lib/root.js';
 import seoService from '../../server-stubs/seo/app.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
-import { operationOf, rangesDocument, rangesExercised, serviceOf } from '../helpers/coverage-fixture.js';
+import { call, coverage, operationOf, rangesDocument, rangesExercised, serviceOf } from '../helpers/coverage-fixture.js';
 
 const seoKey = { authorization: 'Bearer seo_test_key' };
 /** The statuses the seo bundle declares, read from the document itself. */
@@ -22,19 +21,6 @@ const declaredBySeo = (operationId: string) => {
   for (const item of Object.values(seoBundle.paths)) for (const op of Object.values(item)) if (op.operationId === operationId) return Object.keys(op.responses);
   throw new Error(`seo has no ${operationId}`);
 };
-
-/** A request whose answer is read to the end, so it has closed on the server (and counted) before the next. */
-async function call(url: string, init: RequestInit = {}): Promise<number> {
-  const response = await fetch(url, init);
-  await response.arrayBuffer();
-  return response.status;
-}
-
-async function coverage(origin: string, query = ''): Promise<{ status: number; body: CoverageReport & { error?: string } }> {
-  const response = await fetch(`${origin}/_stub/coverage${query}`);
-  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-  return { status: response.status, body: (await response.json()) as CoverageReport & { error?: string } };
-}
 
 describe('the stubs count what clients exercised', () => {
   let platform: PlatformServer;
