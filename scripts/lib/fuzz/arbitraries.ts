@@ -21,9 +21,6 @@ export type { Mutant, MutationKind } from './schema/walk.js';
 export { RawJson, Repeat } from './schema/raw-values.js';
 export type { PropertyHook, RefResolver } from './schema/walk.js';
 
-/** The schema type of the fuzz's models (chain-rpc's and the contracts'). */
-export type JsonSchema = SchemaNode;
-
 /** Strings a careful server must survive: NUL, lone surrogates, bidi overrides, zero-width and combining characters, BOM, U+FFFF, line separators. */
 export const nastyStrings = [
   '\u0000',
