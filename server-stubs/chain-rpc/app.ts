@@ -41,9 +41,9 @@ export function chainRpcBasePath(): string {
  * WebSocket at `<base>/ws` (everything, plus subscriptions).
  */
 export function createChainRpcStub(options: ChainRpcStubOptions = {}): ChainRpcStubInstance {
-  const node = new ChainNode(options);
   const basePath = chainRpcBasePath();
   const wsPath = `${basePath}/ws`;
+  const node = new ChainNode({ ...options, webSocketPath: wsPath });
   const router = httpEndpoint(node, { basePath, wsPath, corsOrigins: options.corsOrigins, bodyLimit: options.bodyLimit ?? '1mb' });
   const sockets = webSocketEndpoint(node, wsPath);
   const stopMining = mineEvery(node, options.mineIntervalMs ?? 10_000);

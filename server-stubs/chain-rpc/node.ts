@@ -100,6 +100,8 @@ export function loadOpenRpc(): unknown {
 
 export interface ChainNodeOptions extends ChainStoreOptions {
   clock?: Clock;
+  /** Where subscriptions are served, named in the error a subscription over HTTP gets. */
+  webSocketPath?: string;
 }
 
 type Handler = (params: Record<string, unknown>, conn: Connection) => unknown;
@@ -107,6 +109,7 @@ type Handler = (params: Record<string, unknown>, conn: Connection) => unknown;
 export class ChainNode {
   readonly store: ChainStore;
   private readonly clock: Clock;
+  private readonly webSocketPath: string | undefined;
   private readonly connections = new Set<Connection>();
   private nextSubscription = 1;
   private readonly unlisten: () => void;
@@ -114,6 +117,7 @@ export class ChainNode {
 
   constructor(options: ChainNodeOptions = {}) {
     this.clock = options.clock ?? systemClock;
+    this.webSocketPath = options.webSocketPath;
     this.store = new ChainStore({ ...options, clock: this.clock });
     this.unlisten = this.store.subscribe((event) => this.fanOut(event));
     this.methods = { ...this.queryMethods(), ...this.subscriptionMethods(), ...this.developmentMethods() };
@@ -167,7 +171,7 @@ export class ChainNode {
       chain_subscribe: (params, conn) => {
         const req = check(validate.SubscribeRequest(params));
         if (!conn.push) {
-          throw new RpcFailure(RpcErrorCode.SUBSCRIPTIONS_NEED_WEBSOCKET, 'Subscriptions need the WebSocket endpoint', { path: '/chain-rpc/ws' });
+          throw new RpcFailure(RpcErrorCode.SUBSCRIPTIONS_NEED_WEBSOCKET, 'Subscriptions need the WebSocket endpoint', this.webSocketPath ? { path: this.webSocketPath } : undefined);
         }
         const subscription: Subscription = { id: `sub_${this.nextSubscription++}`, type: req.type, createdAt: new Date(this.clock.now()).toISOString() };
         conn.subscriptions.set(subscription.id, { ...req, subscription });

@@ -212,7 +212,10 @@ describe('the node binding (raw JSON-RPC)', () => {
   });
 
   it('chain_subscribe over HTTP is -32004; chain_mine mines on demand; rpc.discover serves the OpenRPC document', async () => {
-    expect(jsonAt((await rawCall(node.endpoint, { jsonrpc: '2.0', id: 1, method: 'chain_subscribe', params: { type: 'blocks' } })).json, 'error', 'code')).toBe(-32004);
+    const overHttp = (await rawCall(node.endpoint, { jsonrpc: '2.0', id: 1, method: 'chain_subscribe', params: { type: 'blocks' } })).json;
+    expect(jsonAt(overHttp, 'error', 'code')).toBe(-32004);
+    // The error names where subscriptions are served: the WebSocket path the client connects to.
+    expect(jsonAt(overHttp, 'error', 'data', 'path')).toBe(new URL(node.wsEndpoint).pathname);
     const mined = jsonAt((await rawCall(node.endpoint, { jsonrpc: '2.0', id: 2, method: 'chain_mine', params: { count: 2 } })).json, 'result');
     expect(mined).toMatchObject([{ height: 3 }, { height: 4 }]);
     for (const b of Array.isArray(mined) ? mined : []) expect(validate.Block(b).ok).toBe(true);
