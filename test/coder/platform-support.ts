@@ -46,7 +46,10 @@ export interface CoderStub {
 
 export async function startCoder(options: CoderAppOptions = {}): Promise<CoderStub> {
   const router = recordingRouter();
-  const app = createCoderApp({ clock: createManualClock(), chatRouter: router, ...options });
+  // A tool server's handshake is a Node process starting: the documented 5 s limit holds on a quiet
+  // machine, not on a loaded CI runner, and no test here is about that limit.
+  const platform = { mcpConnectTimeoutMs: 120_000, ...options.platform };
+  const app = createCoderApp({ clock: createManualClock(), chatRouter: router, ...options, platform });
   const stub = await serveStub(app, app.basePath);
   return { app, stub, baseUrl: stub.baseUrl, router, close: () => stub.close() };
 }

@@ -1,5 +1,6 @@
 import { createUDPServer, Packet } from 'dns2';
 import { afterAll, beforeAll } from 'vitest';
+import { createRecordResolver, type RecordResolver } from '../../server-stubs/lib/dns-records.js';
 
 export interface MxAnswer {
   exchange: string;
@@ -94,4 +95,13 @@ export function dnsServerForTests(zone: Zone): TestDnsServer {
       return current[name as keyof TestDnsServer];
     },
   });
+}
+
+/**
+ * A resolver that asks `dns`. Every name a test asks is answered, so the look-up timeout never
+ * decides a test: it is long enough that a busy machine (the DNS server shares the test's event
+ * loop) cannot reach it.
+ */
+export function resolverAsking(dns: TestDnsServer): RecordResolver {
+  return createRecordResolver({ dnsServer: dns.address, timeoutMs: 10_000 });
 }

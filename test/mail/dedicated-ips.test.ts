@@ -6,8 +6,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { ipLifecycle } from '../../server-stubs/mail/infrastructure/dedicated-ips.js';
-import { createRecordResolver } from '../../server-stubs/lib/dns-records.js';
-import { dnsServerForTests, type Zone } from '../helpers/dns-server.js';
+import { dnsServerForTests, resolverAsking, type Zone } from '../helpers/dns-server.js';
 import { answered, mailForEachTest } from './identity-support.js';
 
 const zone: Zone = {
@@ -18,7 +17,7 @@ const zone: Zone = {
 };
 
 const dns = dnsServerForTests(zone);
-const mail = mailForEachTest(() => ({ dns: createRecordResolver({ dnsServer: dns.address, timeoutMs: 1000 }) }));
+const mail = mailForEachTest(() => ({ dns: resolverAsking(dns) }));
 
 const max = () => mail.key('msk_test_max');
 const path = '/v1/dedicated-ips';

@@ -5,9 +5,8 @@
  * host names and scopes. No look-up leaves the machine.
  */
 import { describe, expect, test } from 'vitest';
-import { createRecordResolver } from '../../server-stubs/lib/dns-records.js';
 import { planQuotas } from '../../server-stubs/mail/identity/plans.js';
-import { dnsServerForTests, type Zone } from '../helpers/dns-server.js';
+import { dnsServerForTests, resolverAsking, type Zone } from '../helpers/dns-server.js';
 import { answered, mailForEachTest } from './identity-support.js';
 
 const key = 'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA';
@@ -41,9 +40,7 @@ const zone: Zone = {
 };
 
 const dns = dnsServerForTests(zone);
-// Every name in the zone is answered, so the look-up timeout never decides a test: it is long
-// enough that a busy machine (the DNS server shares the test's event loop) cannot reach it.
-const mail = mailForEachTest(() => ({ dns: createRecordResolver({ dnsServer: dns.address, timeoutMs: 10_000 }) }));
+const mail = mailForEachTest(() => ({ dns: resolverAsking(dns) }));
 
 const max = () => mail.key('msk_test_max');
 const path = '/v1/dmarc/domains';

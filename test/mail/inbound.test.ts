@@ -6,15 +6,14 @@
  * ids of nobody or another user (404), scopes, paging.
  */
 import { beforeEach, describe, expect, test } from 'vitest';
-import { createRecordResolver } from '../../server-stubs/lib/dns-records.js';
-import { dnsServerForTests, type Zone } from '../helpers/dns-server.js';
+import { dnsServerForTests, resolverAsking, type Zone } from '../helpers/dns-server.js';
 import { answered, mailForEachTest } from './identity-support.js';
 
 const zone: Zone = {};
 const ours = { exchange: 'mx2.mail.platform.example', priority: 5 };
 
 const dns = dnsServerForTests(zone);
-const mail = mailForEachTest(() => ({ dns: createRecordResolver({ dnsServer: dns.address, timeoutMs: 1000 }) }));
+const mail = mailForEachTest(() => ({ dns: resolverAsking(dns) }));
 beforeEach(() => {
   for (const name of Object.keys(zone)) delete zone[name];
   dns.queries.length = 0;

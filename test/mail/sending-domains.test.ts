@@ -7,9 +7,9 @@
  */
 import { createPublicKey } from 'node:crypto';
 import { beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { createRecordResolver, type RecordResolver } from '../../server-stubs/lib/dns-records.js';
+import type { RecordResolver } from '../../server-stubs/lib/dns-records.js';
 import type { MailEvents } from '../../server-stubs/mail/events.js';
-import { dnsServerForTests, type Zone } from '../helpers/dns-server.js';
+import { dnsServerForTests, resolverAsking, type Zone } from '../helpers/dns-server.js';
 import { answered, mailForEachTest } from './identity-support.js';
 
 const zone: Zone = {
@@ -35,9 +35,7 @@ function noting(resolver: RecordResolver): RecordResolver {
     };
   return { txt: noted(resolver.txt), mx: noted(resolver.mx), cname: noted(resolver.cname), addresses: noted(resolver.addresses) };
 }
-// Every name in the zone is answered, so the look-up timeout never decides a test: it is long
-// enough that a busy machine (the DNS server shares the test's event loop) cannot reach it.
-const mail = mailForEachTest(() => ({ dns: noting(createRecordResolver({ dnsServer: dns.address, timeoutMs: 10_000 })) }));
+const mail = mailForEachTest(() => ({ dns: noting(resolverAsking(dns)) }));
 const outcomes: Array<[keyof MailEvents, unknown]> = [];
 beforeAll(() => {
   mail.app.events.on('domain.verified', (e) => outcomes.push(['domain.verified', e]));

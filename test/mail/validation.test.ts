@@ -5,9 +5,8 @@
  * credit metering (one per started 100 addresses, 402 charging nothing), the plan gate and scopes.
  */
 import { beforeEach, describe, expect, test } from 'vitest';
-import { createRecordResolver } from '../../server-stubs/lib/dns-records.js';
 import { validationCredits } from '../../server-stubs/mail/identity/plans.js';
-import { dnsServerForTests } from '../helpers/dns-server.js';
+import { dnsServerForTests, resolverAsking } from '../helpers/dns-server.js';
 import { answered, mailForEachTest, startMail } from './identity-support.js';
 
 const dns = dnsServerForTests({
@@ -22,7 +21,7 @@ const dns = dnsServerForTests({
   'null-mx.example': { mx: [{ exchange: '.', priority: 0 }] },
   'broken.example': { servfail: true },
 });
-const mail = mailForEachTest(() => ({ dns: createRecordResolver({ dnsServer: dns.address, timeoutMs: 1000 }) }));
+const mail = mailForEachTest(() => ({ dns: resolverAsking(dns) }));
 beforeEach(() => {
   dns.queries.length = 0;
 });
