@@ -1,15 +1,22 @@
 /**
- * `npm test [-- --shard=<i>/<n>] [vitest arguments…]`: the steps of the test suite, one after the
- * other, stopping at the first that fails, each announced when it starts and timed when it ends.
+ * `npm test [-- --shard=<i>/<n>] [vitest arguments…]`: the steps of the test suite, side by side,
+ * each announced when it starts and timed when it ends; it fails, naming the steps that failed, if
+ * any does.
  *
- * - no shard: `npm run check` (contracts and ESLint), `npm run typecheck`, then every vitest file;
+ * - no shard: `npm run check` (contracts and ESLint), `npm run typecheck`, and every vitest file;
  * - `--shard=i/n`: that shard's part of the vitest files (vitest's own `--shard`), and the type check
  *   in shard 1 alone. The contract checks are left to their own job (`npm run check`), so that the
  *   n shards and `npm run check` together do what `npm test` does.
  *
- * Any other argument goes to vitest as it is (`npm test -- test/seo` runs those files after the checks).
+ * Any other argument goes to vitest as it is (`npm test -- test/seo` runs those files beside the checks).
+ *
+ * Side by side, not one after the other: ESLint and the type check each keep one core busy while
+ * vitest's two workers wait on child processes and sockets, and no step writes what another reads
+ * (check builds into a temporary folder and keeps only content-keyed caches under
+ * node_modules/.cache, which no test reads but the Spectral one, written atomically; the type check
+ * writes nothing; tests write in temporary folders).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,6 +28,8 @@ export interface Step {
   doing: string;
   /** run with this Node binary, in the repository root */
   args: string[];
+  /** its output shown as it comes (the long step); the others' is kept and shown whole when they end */
+  live?: boolean;
 }
 
 export interface TestPlan {
@@ -52,6 +61,7 @@ export function planTests(argv: string[]): TestPlan {
   const vitest: Step = {
     name: shard ? `vitest shard ${shard.index}/${shard.count}` : 'vitest',
     doing: shard ? `this shard's part of the test files` : 'every test file, two at a time',
+    live: true,
     args: ['node_modules/vitest/vitest.mjs', 'run', ...(shard ? [`--shard=${shard.index}/${shard.count}`] : []), ...vitestArgs],
   };
   if (!shard) return { steps: [check, typecheck, vitest] };
@@ -60,13 +70,118 @@ export function planTests(argv: string[]): TestPlan {
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-/** Runs one step with its output shown; resolves with its exit code. */
-function runStep(step: Step): Promise<number> {
+export interface StepResult {
+  name: string;
+  /** 0 when it passed */
+  code: number;
+  ms: number;
+}
+
+interface Output {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/** Passes a stream on in whole lines, so that another step's block never lands inside one of its lines. */
+function wholeLines(to: NodeJS.WritableStream) {
+  let pending = '';
+  return {
+    write(text: string) {
+      pending += text;
+      const end = pending.lastIndexOf('\n');
+      if (end < 0) return;
+      to.write(pending.slice(0, end + 1));
+      pending = pending.slice(end + 1);
+    },
+    flush() {
+      if (pending) to.write(`${pending}\n`);
+      pending = '';
+    },
+  };
+}
+
+/**
+ * Runs one step, its output shown as it comes (`live`) or kept and written whole when it ends;
+ * resolves with its exit code and time.
+ */
+function runStep(step: Step, out: Output, env: NodeJS.ProcessEnv, children: Set<ChildProcess>): Promise<StepResult> {
+  const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, step.args, { cwd: root, stdio: 'inherit' });
-    child.once('error', () => resolve(1));
-    child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    const child = spawn(process.execPath, step.args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    const kept: Array<[NodeJS.WritableStream, string]> = [];
+    const streams = ([[child.stdout, out.stdout], [child.stderr, out.stderr]] as const).map(([from, to]) => {
+      const lines = wholeLines(to);
+      from.setEncoding('utf8');
+      from.on('data', (text: string) => (step.live ? lines.write(text) : kept.push([to, text])));
+      return { from, lines };
+    });
+    let code: number | undefined;
+    let done = false;
+    const finish = () => {
+      if (code === undefined || done) return;
+      done = true;
+      children.delete(child);
+      for (const { from, lines } of streams) {
+        from.destroy();
+        lines.flush();
+      }
+      const ms = performance.now() - started;
+      if (!step.live && kept.length > 0) {
+        out.stdout.write(`\n── ${step.name} ──\n`);
+        for (const [to, text] of kept) to.write(text);
+        if (!kept.at(-1)![1].endsWith('\n')) out.stdout.write('\n');
+      }
+      if (code === 0) out.stdout.write(`✔ ${step.name} in ${seconds(ms)}\n`);
+      else out.stderr.write(`✘ ${step.name} failed (exit ${code}) after ${seconds(ms)}\n`);
+      resolve({ name: step.name, code, ms });
+    };
+    child.once('error', (error) => {
+      kept.push([out.stderr, `${error.message}\n`]);
+      code = 1;
+      finish();
+    });
+    child.once('exit', (exitCode, signal) => {
+      code = exitCode ?? (signal ? 1 : 0);
+      // What it wrote before it ended is read to the end; a process it left running that still
+      // holds the pipes must not keep npm test waiting.
+      let open = streams.filter(({ from }) => !from.closed).length;
+      if (open === 0) finish();
+      for (const { from } of streams)
+        from.once('close', () => {
+          if (--open === 0) finish();
+        });
+      setTimeout(finish, 2000).unref();
+    });
   });
+}
+
+/**
+ * Starts every step at once and waits for all of them: each says when it starts and when it ends;
+ * a live step's output comes as it is written, the others' whole when they end, so no two steps'
+ * lines mix. A signal to npm test goes on to every step still running.
+ */
+export async function runSideBySide(steps: Step[], out: Output = process, env: NodeJS.ProcessEnv = process.env): Promise<StepResult[]> {
+  const children = new Set<ChildProcess>();
+  const forward = (signal: NodeJS.Signals) => {
+    for (const child of children) child.kill(signal);
+  };
+  process.on('SIGINT', forward).on('SIGTERM', forward);
+  try {
+    for (const step of steps) out.stdout.write(`▶ ${step.name}: ${step.doing}${step.live ? '' : ' (its output when it ends)'}\n`);
+    return await Promise.all(steps.map((step) => runStep(step, out, env, children)));
+  } finally {
+    process.off('SIGINT', forward).off('SIGTERM', forward);
+  }
+}
+
+/** The closing line: every step's time, and the failed steps by name. */
+export function verdict(results: StepResult[], totalMs: number, label = 'npm test'): { line: string; code: number } {
+  const failed = results.filter((r) => r.code !== 0);
+  const times = results.map((r) => `${r.name} ${seconds(r.ms)}`).join(', ');
+  if (failed.length === 0) return { line: `${label} passed in ${seconds(totalMs)} (side by side: ${times})`, code: 0 };
+  const names = failed.map((r) => `${r.name} (exit ${r.code})`).join(', ');
+  return { line: `${label} failed in ${seconds(totalMs)}: ${names} (side by side: ${times})`, code: failed[0]!.code };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -78,18 +193,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.exit(2);
   }
   const started = performance.now();
-  const times: string[] = [];
-  for (const step of plan.steps) {
-    console.log(`\n▶ ${step.name}: ${step.doing}`);
-    const stepStarted = performance.now();
-    const code = await runStep(step);
-    const took = performance.now() - stepStarted;
-    times.push(`${step.name} ${seconds(took)}`);
-    if (code !== 0) {
-      console.error(`✘ ${step.name} failed (exit ${code}) after ${seconds(took)}; npm test stops here (${times.join(', ')})`);
-      process.exit(code);
-    }
-    console.log(`✔ ${step.name} in ${seconds(took)}`);
-  }
-  console.log(`\nnpm test${plan.shard ? ` --shard=${plan.shard.index}/${plan.shard.count}` : ''} passed in ${seconds(performance.now() - started)} (${times.join(', ')})`);
+  // Output goes through pipes: colours stay on where the terminal shows them.
+  const colour = process.stdout.isTTY && !('NO_COLOR' in process.env) && !('FORCE_COLOR' in process.env) ? { FORCE_COLOR: '1' } : {};
+  const results = await runSideBySide(plan.steps, process, { ...process.env, ...colour });
+  const { line, code } = verdict(results, performance.now() - started, `npm test${plan.shard ? ` --shard=${plan.shard.index}/${plan.shard.count}` : ''}`);
+  if (code === 0) console.log(`\n${line}`);
+  else console.error(`\n✘ ${line}`);
+  process.exit(code);
 }
