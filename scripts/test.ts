@@ -1,20 +1,21 @@
 /**
- * `npm test [-- --shard=<i>/<n>] [vitest arguments…]`: the steps of the test suite, side by side,
- * each announced when it starts and timed when it ends; it fails, naming the steps that failed, if
- * any does.
+ * `npm test [-- --shard=<i>/<n>] [vitest arguments…]`: the steps of the test suite, in two phases
+ * of steps side by side, each step announced when it starts and timed when it ends; it fails, naming
+ * the steps that failed, if any does.
  *
- * - no shard: `npm run check` (contracts and ESLint), `npm run typecheck`, and every vitest file;
- * - `--shard=i/n`: that shard's part of the vitest files (vitest's own `--shard`), and the type check
- *   in shard 1 alone. The contract checks are left to their own job (`npm run check`), so that the
- *   n shards and `npm run check` together do what `npm test` does.
+ * - no shard: first `npm run check`'s contract checks beside `npm run typecheck`, then ESLint (the
+ *   rest of `npm run check`) beside every vitest file; a failure in the first phase stops there;
+ * - `--shard=i/n`: that shard's part of the vitest files (vitest's own `--shard`), and beside it the
+ *   type check in shard 1 alone. The contract checks are left to their own job (`npm run check`),
+ *   so that the n shards and `npm run check` together do what `npm test` does.
  *
- * Any other argument goes to vitest as it is (`npm test -- test/seo` runs those files beside the checks).
+ * Any other argument goes to vitest as it is (`npm test -- test/seo` runs those files after and beside the checks).
  *
- * Side by side, not one after the other: ESLint and the type check each keep one core busy while
- * vitest's two workers wait on child processes and sockets, and no step writes what another reads
- * (check builds into a temporary folder and keeps only content-keyed caches under
- * node_modules/.cache, which no test reads but the Spectral one, written atomically; the type check
- * writes nothing; tests write in temporary folders).
+ * Side by side: ESLint and the type check each keep one core busy, and vitest's two workers often
+ * wait on the processes and sockets they start. No step writes what another reads: check builds
+ * into a temporary folder and keeps only content-keyed caches under node_modules/.cache (ESLint's,
+ * which nothing else reads, and Spectral's, written atomically), the type check writes nothing,
+ * and tests write in temporary folders.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -34,7 +35,8 @@ export interface Step {
 
 export interface TestPlan {
   shard?: { index: number; count: number };
-  steps: Step[];
+  /** run one after the other, each's steps side by side; a phase with a failed step is the last */
+  phases: Step[][];
 }
 
 /** `--shard=i/n` or `--shard i/n` (1 ≤ i ≤ n); every other argument is vitest's. */
@@ -56,7 +58,9 @@ export function planTests(argv: string[]): TestPlan {
     if (!match || index < 1 || count < 1 || index > count) throw new Error(`--shard takes <i>/<n> with 1 ≤ i ≤ n, e.g. --shard=1/3; got ${value || 'nothing'}`);
     shard = { index, count };
   }
-  const check: Step = { name: 'check', doing: 'contracts (lint, build, Spectral, drift, breaking changes), then ESLint', args: ['--import', 'tsx', 'scripts/check.ts'] };
+  const check = (part: 'contracts' | 'eslint', doing: string): Step => ({ name: `check: ${part}`, doing, args: ['--import', 'tsx', 'scripts/check.ts', '--only', part] });
+  const contracts = check('contracts', 'Redocly lint, build, Spectral, drift of generated/, breaking changes');
+  const eslint = check('eslint', 'the type-aware rules over the hand-written TypeScript');
   const typecheck: Step = { name: 'typecheck', doing: 'tsc --noEmit over the hand-written and generated TypeScript', args: ['node_modules/typescript-7/bin/tsc', '--noEmit', '-p', 'tsconfig.json'] };
   const vitest: Step = {
     name: shard ? `vitest shard ${shard.index}/${shard.count}` : 'vitest',
@@ -64,8 +68,11 @@ export function planTests(argv: string[]): TestPlan {
     live: true,
     args: ['node_modules/vitest/vitest.mjs', 'run', ...(shard ? [`--shard=${shard.index}/${shard.count}`] : []), ...vitestArgs],
   };
-  if (!shard) return { steps: [check, typecheck, vitest] };
-  return { shard, steps: shard.index === 1 ? [typecheck, vitest] : [vitest] };
+  // The contract checks first: tests check copies of the project, whose Spectral findings they take
+  // from the cache these fill, and a broken contract would fail tests by the dozen. ESLint, the
+  // longest of the checks and one core's work, goes beside vitest.
+  if (!shard) return { phases: [[contracts, typecheck], [eslint, vitest]] };
+  return { shard, phases: [shard.index === 1 ? [typecheck, vitest] : [vitest]] };
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -195,9 +202,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const started = performance.now();
   // Output goes through pipes: colours stay on where the terminal shows them.
   const colour = process.stdout.isTTY && !('NO_COLOR' in process.env) && !('FORCE_COLOR' in process.env) ? { FORCE_COLOR: '1' } : {};
-  const results = await runSideBySide(plan.steps, process, { ...process.env, ...colour });
+  const results: StepResult[] = [];
+  for (const phase of plan.phases) {
+    results.push(...(await runSideBySide(phase, process, { ...process.env, ...colour })));
+    if (results.some((r) => r.code !== 0)) break;
+  }
+  const skipped = plan.phases.flat().slice(results.length).map((s) => s.name);
   const { line, code } = verdict(results, performance.now() - started, `npm test${plan.shard ? ` --shard=${plan.shard.index}/${plan.shard.count}` : ''}`);
   if (code === 0) console.log(`\n${line}`);
-  else console.error(`\n✘ ${line}`);
+  else console.error(`\n✘ ${line}${skipped.length > 0 ? `; not run: ${skipped.join(', ')}` : ''}`);
   process.exit(code);
 }

@@ -1,6 +1,6 @@
 /**
- * `npm test` (scripts/test.ts): with no argument, its three steps; with `--shard=i/n`, vitest's
- * shard and the type check in shard 1 alone; a bad shard refused with the usage and exit 2 before
+ * `npm test` (scripts/test.ts): with no argument, the contract checks beside the type check, then
+ * ESLint beside vitest; with `--shard=i/n`, vitest's shard and the type check in shard 1 alone; a bad shard refused with the usage and exit 2 before
  * anything runs. The steps run side by side, each one's output whole or (vitest's) line by line,
  * and the run fails naming the steps that failed. The per-file timing table of bench/RESULTS.md
  * from a report.
@@ -11,24 +11,37 @@ import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { fileTimings, parseSteps, timingTable, type VitestJsonReport } from '../../bench/lib/test-timings.js';
+import { parseCheckArgs } from '../../scripts/check.js';
 import { planTests, runSideBySide, verdict, type Step } from '../../scripts/test.js';
 import { defaultRoot } from '../../server-stubs/lib/root.js';
 
 const run = promisify(execFile);
-const names = (argv: string[]) => planTests(argv).steps.map((s) => s.name);
-const vitestArgs = (argv: string[]) => planTests(argv).steps.at(-1)!.args.slice(2);
+const names = (argv: string[]) => planTests(argv).phases.map((phase) => phase.map((s) => s.name));
+const vitestArgs = (argv: string[]) => planTests(argv).phases.at(-1)!.at(-1)!.args.slice(2);
 
 describe('npm test steps', () => {
-  test('no argument: check, typecheck and every vitest file; vitest alone shown as it comes', () => {
-    expect(names([])).toEqual(['check', 'typecheck', 'vitest']);
-    expect(planTests([]).steps.map((s) => s.live ?? false)).toEqual([false, false, true]);
+  test('no argument: the contract checks beside the type check, then ESLint beside every vitest file; vitest alone shown as it comes', () => {
+    expect(names([])).toEqual([
+      ['check: contracts', 'typecheck'],
+      ['check: eslint', 'vitest'],
+    ]);
+    const steps = planTests([]).phases.flat();
+    expect(steps.map((s) => s.live ?? false)).toEqual([false, false, false, true]);
     expect(vitestArgs([])).toEqual([]);
-    expect(planTests([]).steps[0]!.args).toEqual(['--import', 'tsx', 'scripts/check.ts']);
+    // Together the two parts are `npm run check`.
+    expect(steps.filter((s) => s.name.startsWith('check')).map((s) => s.args)).toEqual([
+      ['--import', 'tsx', 'scripts/check.ts', '--only', 'contracts'],
+      ['--import', 'tsx', 'scripts/check.ts', '--only', 'eslint'],
+    ]);
+    expect(parseCheckArgs(['--only', 'contracts'])).toEqual({ only: 'contracts' });
+    expect(parseCheckArgs(['--only=eslint', '--no-eslint-cache'])).toEqual({ only: 'eslint', eslintCache: false });
+    expect(() => parseCheckArgs(['--only', 'spectral'])).toThrow(/--only takes contracts or eslint, got spectral/);
+    expect(() => parseCheckArgs(['--only'])).toThrow(/--only takes contracts or eslint, got nothing/);
   });
 
   test('a shard: its part of the vitest files, the type check in shard 1 alone, never the contract checks', () => {
-    expect(names(['--shard=1/3'])).toEqual(['typecheck', 'vitest shard 1/3']);
-    expect(names(['--shard', '3/3'])).toEqual(['vitest shard 3/3']);
+    expect(names(['--shard=1/3'])).toEqual([['typecheck', 'vitest shard 1/3']]);
+    expect(names(['--shard', '3/3'])).toEqual([['vitest shard 3/3']]);
     expect(vitestArgs(['--shard=2/3'])).toEqual(['--shard=2/3']);
   });
 
