@@ -89,38 +89,43 @@ interface Output {
   stderr: NodeJS.WritableStream;
 }
 
-/** Passes a stream on in whole lines, so that another step's block never lands inside one of its lines. */
-function wholeLines(to: NodeJS.WritableStream) {
+/**
+ * Passes a stream on in whole lines, so that another step's block never lands inside one of its
+ * lines; each line after `prefix` if given.
+ */
+function wholeLines(to: NodeJS.WritableStream, prefix = '') {
   let pending = '';
+  // `lines` ends with its newline.
+  const put = (lines: string) => to.write(prefix ? `${prefix}${lines.slice(0, -1).split('\n').join(`\n${prefix}`)}\n` : lines);
   return {
     write(text: string) {
       pending += text;
       const end = pending.lastIndexOf('\n');
       if (end < 0) return;
-      to.write(pending.slice(0, end + 1));
+      put(pending.slice(0, end + 1));
       pending = pending.slice(end + 1);
     },
     flush() {
-      if (pending) to.write(`${pending}\n`);
+      if (pending) put(`${pending}\n`);
       pending = '';
     },
   };
 }
 
-/**
- * Runs one step, its output shown as it comes (`live`) or kept and written whole when it ends;
- * resolves with its exit code and time.
- */
-function runStep(step: Step, out: Output, env: NodeJS.ProcessEnv, children: Set<ChildProcess>): Promise<StepResult> {
+/** How a step's output is shown: as it comes, as it comes after its name, or whole when it ends. */
+type Shown = 'live' | 'prefixed' | 'kept';
+
+/** Runs one step, its output shown as `shown` says; resolves with its exit code and time. */
+function runStep(step: Step, shown: Shown, out: Output, env: NodeJS.ProcessEnv, children: Set<ChildProcess>): Promise<StepResult> {
   const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, step.args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(child);
     const kept: Array<[NodeJS.WritableStream, string]> = [];
     const streams = ([[child.stdout, out.stdout], [child.stderr, out.stderr]] as const).map(([from, to]) => {
-      const lines = wholeLines(to);
+      const lines = wholeLines(to, shown === 'prefixed' ? `${step.name} │ ` : '');
       from.setEncoding('utf8');
-      from.on('data', (text: string) => (step.live ? lines.write(text) : kept.push([to, text])));
+      from.on('data', (text: string) => (shown === 'kept' ? kept.push([to, text]) : lines.write(text)));
       return { from, lines };
     });
     let code: number | undefined;
@@ -134,7 +139,7 @@ function runStep(step: Step, out: Output, env: NodeJS.ProcessEnv, children: Set<
         lines.flush();
       }
       const ms = performance.now() - started;
-      if (!step.live && kept.length > 0) {
+      if (kept.length > 0) {
         out.stdout.write(`\n── ${step.name} ──\n`);
         for (const [to, text] of kept) to.write(text);
         if (!kept.at(-1)![1].endsWith('\n')) out.stdout.write('\n');
@@ -164,9 +169,10 @@ function runStep(step: Step, out: Output, env: NodeJS.ProcessEnv, children: Set<
 }
 
 /**
- * Starts every step at once and waits for all of them: each says when it starts and when it ends;
- * a live step's output comes as it is written, the others' whole when they end, so no two steps'
- * lines mix. A signal to npm test goes on to every step still running.
+ * Starts every step at once and waits for all of them: each says when it starts and when it ends.
+ * A live step's output comes as it is written, the others' whole when they end, so no two steps'
+ * lines mix; where no step is live, each line comes as it is written after its step's name (no
+ * silent minute). A signal to npm test goes on to every step still running.
  */
 export async function runSideBySide(steps: Step[], out: Output = process, env: NodeJS.ProcessEnv = process.env): Promise<StepResult[]> {
   const children = new Set<ChildProcess>();
@@ -175,8 +181,10 @@ export async function runSideBySide(steps: Step[], out: Output = process, env: N
   };
   process.on('SIGINT', forward).on('SIGTERM', forward);
   try {
-    for (const step of steps) out.stdout.write(`▶ ${step.name}: ${step.doing}${step.live ? '' : ' (its output when it ends)'}\n`);
-    return await Promise.all(steps.map((step) => runStep(step, out, env, children)));
+    const anyLive = steps.some((step) => step.live);
+    const shownOf = (step: Step): Shown => (step.live ? 'live' : anyLive ? 'kept' : 'prefixed');
+    for (const step of steps) out.stdout.write(`▶ ${step.name}: ${step.doing}${shownOf(step) === 'kept' ? ' (its output when it ends)' : ''}\n`);
+    return await Promise.all(steps.map((step) => runStep(step, shownOf(step), out, env, children)));
   } finally {
     process.off('SIGINT', forward).off('SIGTERM', forward);
   }

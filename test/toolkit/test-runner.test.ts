@@ -104,6 +104,22 @@ describe('steps side by side', () => {
     expect(line).toMatch(/^npm test failed in \d+\.\d s: bad \(exit 3\) \(side by side: ok \d+\.\d s, bad \d+\.\d s, live \d+\.\d s\)$/);
     expect(verdict([results[0]!, results[2]!], 1000)).toEqual({ code: 0, line: expect.stringMatching(/^npm test passed in 1\.0 s \(side by side: ok \d+\.\d s, live /) as string });
   }, 120_000); // three Node processes on a busy machine
+
+  test('where no step is live, each line as it comes after its step name', async () => {
+    let output = '';
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        output += chunk.toString();
+        done();
+      },
+    });
+    const results = await runSideBySide([step('one', [['stdout', 'x1\nx'], ['stderr', 'w\n'], ['stdout', '2']], 0), step('two', [['stdout', 'y1\n']], 1)], { stdout: sink, stderr: sink });
+    expect(results.map((r) => r.code)).toEqual([0, 1]);
+    expect(output).toMatch(/^▶ one: one's work\n▶ two: two's work\n/);
+    expect(output.split('\n')).toEqual(expect.arrayContaining(['one │ x1', 'one │ x2', 'one │ w', 'two │ y1']));
+    expect(output).not.toMatch(/──/);
+    expect(output).toMatch(/✘ two failed \(exit 1\) after /);
+  }, 120_000);
 });
 
 describe('the timing table', () => {
