@@ -4,7 +4,8 @@
  * generated files are exactly what a fresh build makes from the sources, nothing breaks
  * existing clients against the base (the merge base with `main` unless `--base REF`) that
  * breaking-allowlist.yaml does not list with a reason, and ESLint (eslint.config.js) finds no
- * error in the hand-written TypeScript. Changes nothing.
+ * error in the hand-written TypeScript. Changes nothing. `--only contracts` or `--only eslint` runs
+ * that part alone (npm test runs the contract checks first, then ESLint beside the tests).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os, { availableParallelism } from 'node:os';
@@ -60,6 +61,8 @@ export interface CheckOptions {
   eslintCache?: boolean;
   /** processes sharing the fresh build (as `npm run build`'s); default 1, the caller's own */
   workers?: number;
+  /** `--only contracts` or `--only eslint`: that part alone (npm test runs them apart); default both */
+  only?: 'contracts' | 'eslint';
 }
 
 export interface CheckResult {
@@ -153,7 +156,7 @@ export async function lintCode(root: string, options: { cache?: boolean } = {}):
   return { errors, warnings, files: results.length };
 }
 
-/** `--base REF` or `--base=REF`, `--no-eslint-cache`; anything else is refused. */
+/** `--base REF` or `--base=REF`, `--no-eslint-cache`, `--only contracts|eslint`; anything else is refused. */
 export function parseCheckArgs(argv: string[]): CheckOptions {
   const options: CheckOptions = {};
   for (let i = 0; i < argv.length; i++) {
@@ -161,7 +164,11 @@ export function parseCheckArgs(argv: string[]): CheckOptions {
     if (arg === '--base' && argv[i + 1] && !argv[i + 1]!.startsWith('--')) options.base = argv[++i];
     else if (arg.startsWith('--base=') && arg.length > '--base='.length) options.base = arg.slice('--base='.length);
     else if (arg === '--no-eslint-cache') options.eslintCache = false;
-    else throw new Error(`unknown argument ${arg} (usage: npm run check -- [--base REF] [--no-eslint-cache])`);
+    else if (arg === '--only' || arg.startsWith('--only=')) {
+      const part = arg === '--only' ? argv[++i] : arg.slice('--only='.length);
+      if (part !== 'contracts' && part !== 'eslint') throw new Error(`--only takes contracts or eslint, got ${part || 'nothing'}`);
+      options.only = part;
+    } else throw new Error(`unknown argument ${arg} (usage: npm run check -- [--base REF] [--no-eslint-cache] [--only contracts|eslint])`);
   }
   return options;
 }
@@ -176,30 +183,42 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.error(`check: ${(error as Error).message}`);
     process.exit(2);
   }
-  say('contracts: Redocly lint, build, Spectral, drift of generated/, breaking changes…');
-  // Alone on the machine, as `npm run build` is: the fresh build shares the cores.
-  const { ok, messages, advice, warnings, notes } = await check(defaultRoot, { ...options, workers: availableParallelism() });
-  const contractsMs = Math.round(performance.now() - started);
-  for (const n of notes) console.log(n);
-  for (const w of warnings) console.warn(`warning: ${w}`);
-  for (const m of messages) console.error(m);
-  for (const a of advice) console.error(a);
-  console.log(`contracts ${String(contractsMs).padStart(7)} ms  lint, build, Spectral, drift, breaking changes: ${messages.length} problems`);
-  // After the contract steps, not beside them: both are CPU-bound, and running them together on two cores gains little.
-  const eslintCache = options.eslintCache ?? true;
-  say(`eslint: the hand-written TypeScript and JavaScript${eslintCache ? ' (files unchanged since the last run from node_modules/.cache/eslint)' : ', every file'}…`);
-  const eslintStarted = performance.now();
-  const code = await lintCode(defaultRoot, { cache: eslintCache });
-  const eslintMs = Math.round(performance.now() - eslintStarted);
-  for (const w of code.warnings) console.warn(`eslint: ${w}`);
-  for (const e of code.errors) console.error(`eslint: ${e}`);
-  console.log(`eslint    ${String(eslintMs).padStart(7)} ms  ${code.files} files: ${code.errors.length} errors, ${code.warnings.length} warnings`);
+  const times: string[] = [];
+  let problems = 0;
+  let failed = false;
+  if (options.only !== 'eslint') {
+    say('contracts: Redocly lint, build, Spectral, drift of generated/, breaking changes…');
+    // Alone on the machine, as `npm run build` is: the fresh build shares the cores.
+    const { ok, messages, advice, warnings, notes } = await check(defaultRoot, { ...options, workers: availableParallelism() });
+    const contractsMs = Math.round(performance.now() - started);
+    for (const n of notes) console.log(n);
+    for (const w of warnings) console.warn(`warning: ${w}`);
+    for (const m of messages) console.error(m);
+    for (const a of advice) console.error(a);
+    console.log(`contracts ${String(contractsMs).padStart(7)} ms  lint, build, Spectral, drift, breaking changes: ${messages.length} problems`);
+    times.push(`contracts ${contractsMs} ms`);
+    problems += messages.length;
+    failed ||= !ok;
+  }
+  if (options.only !== 'contracts') {
+    // After the contract steps, not beside them: both are CPU-bound, and running them together on two cores gains little.
+    const eslintCache = options.eslintCache ?? true;
+    say(`eslint: the hand-written TypeScript and JavaScript${eslintCache ? ' (files unchanged since the last run from node_modules/.cache/eslint)' : ', every file'}…`);
+    const eslintStarted = performance.now();
+    const code = await lintCode(defaultRoot, { cache: eslintCache });
+    const eslintMs = Math.round(performance.now() - eslintStarted);
+    for (const w of code.warnings) console.warn(`eslint: ${w}`);
+    for (const e of code.errors) console.error(`eslint: ${e}`);
+    console.log(`eslint    ${String(eslintMs).padStart(7)} ms  ${code.files} files: ${code.errors.length} errors, ${code.warnings.length} warnings`);
+    times.push(`eslint ${eslintMs} ms`);
+    problems += code.errors.length;
+    failed ||= code.errors.length > 0;
+  }
   const ms = Math.round(performance.now() - started);
-  const times = `contracts ${contractsMs} ms, eslint ${eslintMs} ms`;
-  const problems = messages.length + code.errors.length;
-  if (!ok || code.errors.length > 0) {
-    console.error(`check failed in ${ms} ms (${times}): ${problems} problems`);
+  if (failed) {
+    console.error(`check failed in ${ms} ms (${times.join(', ')}): ${problems} problems`);
     process.exit(1);
   }
-  console.log(`check: lint clean, generated code fresh, no unlisted breaking changes, ESLint clean (${ms} ms: ${times})`);
+  const passed = { contracts: 'lint clean, generated code fresh, no unlisted breaking changes', eslint: 'ESLint clean' };
+  console.log(`check: ${options.only ? passed[options.only] : `${passed.contracts}, ${passed.eslint}`} (${ms} ms: ${times.join(', ')})`);
 }

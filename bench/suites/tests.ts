@@ -1,55 +1,67 @@
 /**
- * The test suite's own time: `npm test`'s steps as scripts/test.ts runs them (check with ESLint's
- * cache off, as on a fresh clone; typecheck; vitest with a JSON report beside its usual output),
- * each timed, then the per-file table of the vitest run, costliest first. Also rewrites
- * test/helpers/file-costs.json, the costs the test sequencer orders and shards the files by.
+ * The test suite's own time: `npm test`'s steps as scripts/test.ts runs them, side by side (check
+ * with ESLint's cache off, as on a fresh clone; typecheck; vitest with a JSON report beside its
+ * usual output), each timed, the whole by the clock, then the per-file table of the vitest run,
+ * costliest first. Also rewrites test/helpers/file-costs.json, the costs the test sequencer orders
+ * and shards the files by.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { planTests } from '../../scripts/test.js';
+import { planTests, type Step } from '../../scripts/test.js';
 import { root } from '../lib/processes.js';
 import { fileCostsJson, fileCostsPath, timingTable, type StepTimes, type VitestJsonReport } from '../lib/test-timings.js';
 import type { Suite, Target } from '../suite.js';
 
-/** Runs `node <args>` in the repository with its output shown; its wall time in s and its output. */
-function runShown(args: string[]): Promise<{ seconds: number; output: string }> {
+/**
+ * Runs `node <args>` in the repository; its wall time in s and its output. A `live` step's output is
+ * shown as it comes, another's when it ends (as npm test shows them).
+ */
+function runShown(args: string[], live: boolean): Promise<{ seconds: number; output: string }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     let output = '';
+    const kept: Array<[NodeJS.WriteStream, Buffer]> = [];
     const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     const keep = (stream: NodeJS.WriteStream) => (d: Buffer) => {
-      stream.write(d);
+      if (live) stream.write(d);
+      else kept.push([stream, d]);
       output = (output + d).slice(-65_536);
     };
     child.stdout.on('data', keep(process.stdout));
     child.stderr.on('data', keep(process.stderr));
-    child.once('exit', (code) => (code === 0 ? resolve({ seconds: (performance.now() - started) / 1000, output }) : reject(new Error(`node ${args.join(' ')} exited ${code}`))));
+    child.once('exit', (code) => {
+      for (const [stream, d] of kept) stream.write(d);
+      if (code === 0) resolve({ seconds: (performance.now() - started) / 1000, output });
+      else reject(new Error(`node ${args.join(' ')} exited ${code}`));
+    });
   });
 }
 
 export const suite: Suite = {
   description: "npm test's steps timed on a fresh-clone footing (no ESLint cache), and vitest's per-file table",
   async run() {
-    const [check, typecheck, vitest] = planTests([]).steps;
+    const [[contracts, typecheck], [eslint, vitest]] = planTests([]).phases as [[Step, Step], [Step, Step]];
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'bench-tests-'));
     const reportFile = path.join(tmp, 'vitest.json');
     try {
-      const checked = await runShown([...check!.args, '--no-eslint-cache']);
-      const stepMs = (name: string) => Number(new RegExp(`^${name}\\s+(\\d+) ms`, 'm').exec(checked.output)?.[1] ?? NaN) / 1000;
-      const typechecked = await runShown(typecheck!.args);
-      const tested = await runShown([...vitest!.args, '--reporter=default', '--reporter=json', `--outputFile.json=${reportFile}`]);
+      const started = performance.now();
+      const [contracted, typechecked] = await Promise.all([runShown(contracts.args, false), runShown(typecheck.args, false)]);
+      const [linted, tested] = await Promise.all([
+        runShown([...eslint.args, '--no-eslint-cache'], false),
+        runShown([...vitest.args, '--reporter=default', '--reporter=json', `--outputFile.json=${reportFile}`], true),
+      ]);
+      const total = (performance.now() - started) / 1000;
       const report = JSON.parse(readFileSync(reportFile, 'utf8')) as VitestJsonReport;
       // The test sequencer orders and shards by these: kept as fresh as this section.
       writeFileSync(fileCostsPath, fileCostsJson(report));
-      const steps: StepTimes = { check: checked.seconds, 'check: contracts': stepMs('contracts'), 'check: ESLint': stepMs('eslint'), typecheck: typechecked.seconds, vitest: tested.seconds };
-      const total = checked.seconds + typechecked.seconds + tested.seconds;
+      const steps: StepTimes = { 'check: contracts': contracted.seconds, typecheck: typechecked.seconds, 'check: ESLint': linted.seconds, vitest: tested.seconds };
       const targets: Target[] = [{ name: 'npm test, check + typecheck + vitest, s (< 180)', measured: Math.round(total), met: total < 180 }];
       const markdown = [
         '## Test suite, after (`npm run bench -- tests`)',
         '',
-        `\`npm test\`'s steps in the order scripts/test.ts runs them, ${Math.round(total)} s in all; ESLint without its cache, as on a fresh clone.`,
+        `\`npm test\`'s steps as scripts/test.ts runs them (the contract checks beside the type check, then ESLint beside vitest), ${Math.round(total)} s in all by the clock; ESLint without its cache, as on a fresh clone.`,
         'File time is from a file\'s start to its end on its worker; two workers run files side by side, so it sums to more than the vitest step.',
         '',
         timingTable(report, steps),

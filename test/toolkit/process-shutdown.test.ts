@@ -1,11 +1,27 @@
 /**
  * SIGTERM (what a process manager, an IDE's stop button or `kill` sends) and SIGINT to `npm start`,
  * `npm run mock` or `npm run dev` stop every process they started: the server, the build, the watcher. Before, the shell between npm and node died alone and left the stubs serving.
+ *
+ * They run in a copy of the project: each builds first, and a build writes generated/ and .cache/,
+ * which `npm run check` and the type check read while the tests run beside them (npm test).
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { describe, expect, test } from 'vitest';
+import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { copyProject, type ProjectCopy } from '../helpers/project-copy.js';
 import { ended, lineMatching, outputOf } from '../helpers/spawned.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
+
+let project: ProjectCopy;
+beforeAll(() => {
+  project = copyProject(['package.json', 'package-lock.json', 'tsconfig.json', 'redocly.yaml', '.spectral.yaml', 'breaking-allowlist.yaml', 'scripts', 'server-stubs', 'mock', 'clients', 'openapi', 'schemas', 'generated']);
+  // The build's state, so that the copy's build does only what the project's would (nothing, after
+  // a build); a fresh clone has none, and builds every unit here as `npm start` there would.
+  const state = path.join(defaultRoot, '.cache', 'build-state.json');
+  if (existsSync(state)) cpSync(state, path.join(project.root, '.cache', 'build-state.json'));
+});
+afterAll(() => project?.remove());
 
 /** The pids below `pid`, read from /proc (the children of the children, and so on). */
 function descendants(pid: number): number[] {
@@ -68,7 +84,7 @@ describe.each([
 ])('npm run $script', ({ script, signal, ports, serving, probe }) => {
   test(`${signal} to npm stops every process it started, and the ports close`, async () => {
     const env = { ...process.env, STUB_STATE_DIR: 'off', ...Object.fromEntries(ports.map((name) => [name, '0'])) };
-    const npm = spawn('npm', ['run', script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const npm = spawn('npm', ['run', script], { cwd: project.root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const output = outputOf(npm);
     try {
       const numbers = (await lineMatching(npm, serving, output)).slice(1).map(Number);

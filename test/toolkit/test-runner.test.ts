@@ -1,30 +1,47 @@
 /**
- * `npm test` (scripts/test.ts): with no argument, the three steps of today in order; with
- * `--shard=i/n`, vitest's shard and the type check in shard 1 alone; a bad shard refused with the
- * usage and exit 2 before anything runs. The per-file timing table of bench/RESULTS.md from a report.
+ * `npm test` (scripts/test.ts): with no argument, the contract checks beside the type check, then
+ * ESLint beside vitest; with `--shard=i/n`, vitest's shard and the type check in shard 1 alone; a bad shard refused with the usage and exit 2 before
+ * anything runs. The steps run side by side, each one's output whole or (vitest's) line by line,
+ * and the run fails naming the steps that failed. The per-file timing table of bench/RESULTS.md
+ * from a report.
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { fileTimings, parseSteps, timingTable, type VitestJsonReport } from '../../bench/lib/test-timings.js';
-import { planTests } from '../../scripts/test.js';
+import { parseCheckArgs } from '../../scripts/check.js';
+import { planTests, runSideBySide, verdict, type Step } from '../../scripts/test.js';
 import { defaultRoot } from '../../server-stubs/lib/root.js';
 
 const run = promisify(execFile);
-const names = (argv: string[]) => planTests(argv).steps.map((s) => s.name);
-const vitestArgs = (argv: string[]) => planTests(argv).steps.at(-1)!.args.slice(2);
+const names = (argv: string[]) => planTests(argv).phases.map((phase) => phase.map((s) => s.name));
+const vitestArgs = (argv: string[]) => planTests(argv).phases.at(-1)!.at(-1)!.args.slice(2);
 
 describe('npm test steps', () => {
-  test('no argument: check, typecheck, then every vitest file', () => {
-    expect(names([])).toEqual(['check', 'typecheck', 'vitest']);
+  test('no argument: the contract checks beside the type check, then ESLint beside every vitest file; vitest alone shown as it comes', () => {
+    expect(names([])).toEqual([
+      ['check: contracts', 'typecheck'],
+      ['check: eslint', 'vitest'],
+    ]);
+    const steps = planTests([]).phases.flat();
+    expect(steps.map((s) => s.live ?? false)).toEqual([false, false, false, true]);
     expect(vitestArgs([])).toEqual([]);
-    expect(planTests([]).steps[0]!.args).toEqual(['--import', 'tsx', 'scripts/check.ts']);
+    // Together the two parts are `npm run check`.
+    expect(steps.filter((s) => s.name.startsWith('check')).map((s) => s.args)).toEqual([
+      ['--import', 'tsx', 'scripts/check.ts', '--only', 'contracts'],
+      ['--import', 'tsx', 'scripts/check.ts', '--only', 'eslint'],
+    ]);
+    expect(parseCheckArgs(['--only', 'contracts'])).toEqual({ only: 'contracts' });
+    expect(parseCheckArgs(['--only=eslint', '--no-eslint-cache'])).toEqual({ only: 'eslint', eslintCache: false });
+    expect(() => parseCheckArgs(['--only', 'spectral'])).toThrow(/--only takes contracts or eslint, got spectral/);
+    expect(() => parseCheckArgs(['--only'])).toThrow(/--only takes contracts or eslint, got nothing/);
   });
 
   test('a shard: its part of the vitest files, the type check in shard 1 alone, never the contract checks', () => {
-    expect(names(['--shard=1/3'])).toEqual(['typecheck', 'vitest shard 1/3']);
-    expect(names(['--shard', '3/3'])).toEqual(['vitest shard 3/3']);
+    expect(names(['--shard=1/3'])).toEqual([['typecheck', 'vitest shard 1/3']]);
+    expect(names(['--shard', '3/3'])).toEqual([['vitest shard 3/3']]);
     expect(vitestArgs(['--shard=2/3'])).toEqual(['--shard=2/3']);
   });
 
@@ -45,6 +62,64 @@ describe('npm test steps', () => {
     expect(failed?.stderr).toMatch(/^test: --shard takes <i>\/<n> with 1 ≤ i ≤ n, e\.g\. --shard=1\/3; got 4\/3$/m);
     expect(failed?.stdout).not.toMatch(/▶/);
   }, 120_000); // a Node process with tsx: seconds on a busy machine
+});
+
+describe('steps side by side', () => {
+  /** A step that writes each `[stream, text]` in turn, then exits with `code`. */
+  const step = (name: string, writes: Array<['stdout' | 'stderr', string]>, code: number, live = false): Step => ({
+    name,
+    doing: `${name}'s work`,
+    live,
+    args: ['-e', `for (const [to, text] of ${JSON.stringify(writes)}) process[to].write(text); process.exitCode = ${code}`],
+  });
+
+  test("each kept step's output whole, the live step's in whole lines; every step waited for, the failed one named", async () => {
+    let output = '';
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        output += chunk.toString();
+        done();
+      },
+    });
+    const started = performance.now();
+    const results = await runSideBySide(
+      [
+        step('ok', [['stdout', 'a1\na2\n'], ['stderr', 'w1\n'], ['stdout', 'a3']], 0),
+        step('bad', [['stderr', 'b1\n']], 3),
+        step('live', [['stdout', 'l1\nl'], ['stderr', 'e1\n'], ['stdout', '2\nl3']], 0, true),
+      ],
+      { stdout: sink, stderr: sink },
+    );
+    expect(results.map((r) => [r.name, r.code])).toEqual([['ok', 0], ['bad', 3], ['live', 0]]);
+    expect(output).toMatch(/^▶ ok: ok's work \(its output when it ends\)\n▶ bad: bad's work \(its output when it ends\)\n▶ live: live's work\n/);
+    const block = /\n── ok ──\n((?:[^\n]*\n){4})✔ ok in \d+\.\d s\n/.exec(output);
+    expect(block?.[1]?.split('\n').sort()).toEqual(['', 'a1', 'a2', 'a3', 'w1']);
+    expect(block?.[1]).toMatch(/a1\na2\n(w1\n)?a3\n/);
+    expect(output).toMatch(/\n── bad ──\nb1\n✘ bad failed \(exit 3\) after \d+\.\d s\n/);
+    // The live step's lines are written whole (stdout and stderr apart), so another step's block never splits one.
+    expect(output.split('\n')).toEqual(expect.arrayContaining(['l1', 'l2', 'l3', 'e1']));
+    expect(output).toMatch(/✔ live in /);
+    const { line, code } = verdict(results, performance.now() - started);
+    expect(code).toBe(3);
+    expect(line).toMatch(/^npm test failed in \d+\.\d s: bad \(exit 3\) \(side by side: ok \d+\.\d s, bad \d+\.\d s, live \d+\.\d s\)$/);
+    expect(verdict([results[0]!, results[2]!], 1000)).toEqual({ code: 0, line: expect.stringMatching(/^npm test passed in 1\.0 s \(side by side: ok \d+\.\d s, live /) as string });
+  }, 120_000); // three Node processes on a busy machine
+
+  test('where no step is live, each line as it comes after its step name', async () => {
+    let output = '';
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        output += chunk.toString();
+        done();
+      },
+    });
+    const results = await runSideBySide([step('one', [['stdout', 'x1\nx'], ['stderr', 'w\n'], ['stdout', '2']], 0), step('two', [['stdout', 'y1\n']], 1)], { stdout: sink, stderr: sink });
+    expect(results.map((r) => r.code)).toEqual([0, 1]);
+    expect(output).toMatch(/^▶ one: one's work\n▶ two: two's work\n/);
+    expect(output.split('\n')).toEqual(expect.arrayContaining(['one │ x1', 'one │ x2', 'one │ w', 'two │ y1']));
+    expect(output).not.toMatch(/──/);
+    expect(output).toMatch(/✘ two failed \(exit 1\) after /);
+  }, 120_000);
 });
 
 describe('the timing table', () => {
