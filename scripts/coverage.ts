@@ -8,10 +8,8 @@
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { loadContract } from '../server-stubs/lib/contract.js';
 import type { CoverageReport } from '../server-stubs/lib/coverage.js';
 import { readOptions, writeReport } from './lib/command-line.js';
-import { junitXml, markdownReport, statusPercent, summaryText, totalsOf } from './lib/coverage-report.js';
 
 export const USAGE = `usage: npm run coverage -- --base-url URL [--service slug] [--junit FILE] [--markdown FILE] [--fail-under PERCENT]
   --base-url    the server's origin: the stubs (http://localhost:4000), the mock (:4010) or npm run proxy (:4020)
@@ -50,6 +48,9 @@ async function fetchReport(baseUrl: string, service: string | undefined): Promis
     throw new Unusable(`${url.href} answered ${response.status}${typeof error === 'string' ? `: ${error}` : ', not a coverage report'}`);
   }
   // Held to the controls contract's schema, so a report from a server of another version is named, not misread.
+  // The contract (and below, the report writers) load only once a report came: a run that stops at
+  // its usage or an unreachable URL answers without them.
+  const { loadContract } = await import('../server-stubs/lib/contract.js');
   const validate = loadContract('stub-controls').validator(['components', 'schemas', 'CoverageReport']);
   if (!validate(body)) throw new Unusable(`${url.href} answered JSON that is not a coverage report (${validate.errors?.[0]?.instancePath || '/'} ${validate.errors?.[0]?.message ?? ''})`);
   const report = body as CoverageReport;
@@ -89,6 +90,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
     return 2;
   }
   const origin = new URL(values['base-url']!).origin;
+  const { junitXml, markdownReport, statusPercent, summaryText, totalsOf } = await import('./lib/coverage-report.js');
   console.info(summaryText(report, origin));
   if (values.junit) writeReport(values.junit, junitXml(report), 'JUnit XML');
   if (values.markdown) writeReport(values.markdown, markdownReport(report, origin), 'Markdown');

@@ -3,6 +3,7 @@
  * published error statuses and its error body; the events and the scopes are the published ones.
  * (Summaries, examples and their validity are checked for every service by test/toolkit.)
  */
+import type { ValidateFunction } from 'ajv';
 import { describe, expect, test } from 'vitest';
 import { createAjv } from '../../server-stubs/lib/openapi/ajv.js';
 import { collectProvisional } from '../../scripts/lib/provisional.js';
@@ -35,8 +36,17 @@ const byId = new Map(operations.map((o) => [o.op.operationId as string, o]));
 const ajv = createAjv({ strict: false });
 const bundleId = 'https://contracts.platform.example/bundle/mail-contract-test.json';
 ajv.addSchema(document, bundleId);
-/** A validator for a schema found inside the bundle, its local `$ref`s resolved against the bundle. */
-const compileInBundle = (schema: unknown) => ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"$ref":"#/', `"$ref":"${bundleId}#/`)));
+const compiledInBundle = new Map<string, ValidateFunction>();
+/**
+ * A validator for a schema found inside the bundle, its local `$ref`s resolved against the bundle;
+ * compiled once per schema, which most operations share (the service's error bodies).
+ */
+const compileInBundle = (schema: unknown) => {
+  const text = JSON.stringify(schema).replaceAll('"$ref":"#/', `"$ref":"${bundleId}#/`);
+  let validate = compiledInBundle.get(text);
+  if (!validate) compiledInBundle.set(text, (validate = ajv.compile(JSON.parse(text))));
+  return validate;
+};
 
 type Requirement = Record<string, string[]>;
 const securityOf = (o: Operation): Requirement[] => o.op.security ?? document.security ?? [];

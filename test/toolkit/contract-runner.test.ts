@@ -4,13 +4,15 @@
  * two, and names each break of the third. All traffic stays on loopback.
  */
 import express from 'express';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock/server.js';
+import { defaultRoot } from '../../server-stubs/lib/root.js';
+import seoService from '../../server-stubs/seo/app.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
 import { runContract } from '../../scripts/contract.js';
 import { junitXml } from '../../scripts/lib/contract-junit.js';
@@ -84,7 +86,11 @@ async function brokenSeo(breaks: (app: express.Express) => void): Promise<{ serv
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'contract-runner-'));
 
 beforeAll(async () => {
-  [stubs, mock] = await Promise.all([startPlatformServer(0, '127.0.0.1'), startMockServer(0, '127.0.0.1')]);
+  // Only seo is run: the stubs serve it alone, and the mock mocks its bundle alone.
+  const bundles = path.join(tmp, 'bundles');
+  mkdirSync(path.join(bundles, 'seo'), { recursive: true });
+  copyFileSync(path.join(defaultRoot, 'generated', 'seo', 'openapi.json'), path.join(bundles, 'seo', 'openapi.json'));
+  [stubs, mock] = await Promise.all([startPlatformServer(0, '127.0.0.1', { services: [seoService] }), startMockServer(0, '127.0.0.1', { bundlesDir: bundles })]);
 
   // The seo stub, broken on three routes; everything else is forwarded to the real stub.
   ({ server: broken, port: brokenPort } = await brokenSeo((app) => {

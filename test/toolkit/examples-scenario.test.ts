@@ -13,12 +13,14 @@ import { examplesScenario } from '../../scripts/lib/scenarios/examples.js';
 import { runScenario, scenarioOrExamples, stubClockAdvance } from '../../scripts/lib/scenarios/index.js';
 import { seoScenario } from '../../scripts/lib/scenarios/seo.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
+import seoService from '../../server-stubs/seo/app.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
 import { asDocument } from '../helpers/fixture-document.js';
 
 let stubs: PlatformServer;
 beforeAll(async () => {
-  stubs = await startPlatformServer(0, '127.0.0.1');
+  // seo and the development controls (served beside any service) are the stubs these tests call.
+  stubs = await startPlatformServer(0, '127.0.0.1', { services: [seoService] });
 }, 60_000);
 afterAll(() => stubs?.close());
 
