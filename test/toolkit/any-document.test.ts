@@ -149,7 +149,7 @@ describe('real documents brought in by add-service', () => {
     expect(findApiServices(copy).map((s) => s.slug)).toEqual(expect.arrayContaining(slugs));
   });
 
-  test('build with the platform services, the imported ones held to validity only', () => {
+  test('build beside a platform service (seo), the imported ones held to validity only', () => {
     expect(built.failures).toEqual([]);
     for (const slug of slugs) {
       for (const file of ['openapi.json', 'types.gen.ts', 'client.gen.ts']) expect(existsSync(path.join(copy, 'generated', slug, file)), `${slug}/${file}`).toBe(true);
