@@ -3,9 +3,10 @@
  * tracked tree is never written while other test files read it. The copy resolves packages through
  * a link to the project's node_modules.
  */
-import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { isMap, parseDocument } from 'yaml';
 import { defaultRoot } from '../../server-stubs/lib/root.js';
 
 export interface ProjectCopy {
@@ -19,4 +20,40 @@ export function copyProject(parts: string[]): ProjectCopy {
   for (const part of parts) cpSync(path.join(defaultRoot, part), path.join(root, part), { recursive: true });
   symlinkSync(path.join(defaultRoot, 'node_modules'), path.join(root, 'node_modules'), 'dir');
   return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+export interface ToolkitCopyOptions {
+  /** the platform's services the copy keeps (openapi/, schemas/, generated/ and redocly.yaml's `apis`); the others are left out, and so are the HTML docs (generated/docs/, not committed) */
+  services: string[];
+  /** more parts of the project to copy as they are (`server-stubs`, `clients`, `tsconfig.json`…) */
+  parts?: string[];
+}
+
+/** What the pipeline reads besides the services: the scripts, their configuration, the tool versions. */
+const TOOLKIT = ['scripts', '.spectral.yaml', 'breaking-allowlist.yaml', 'package-lock.json'];
+
+/**
+ * The toolkit with a chosen few of the platform's services: building, checking or serving the
+ * others again is work a test of the toolkit does not need (`npm run check` builds and checks them
+ * all). Their contracts, schema sets, generated code and `apis` entries are left out together, so
+ * the copy is a consistent project of its own: a check of it finds nothing missing or stale.
+ */
+export function copyToolkit(options: ToolkitCopyOptions): ProjectCopy {
+  const { services, parts = [] } = options;
+  const copy = copyProject([...TOOLKIT, ...parts]);
+  const copyIfPresent = (part: string) => {
+    if (existsSync(path.join(defaultRoot, part))) cpSync(path.join(defaultRoot, part), path.join(copy.root, part), { recursive: true });
+  };
+  for (const slug of services) {
+    if (!existsSync(path.join(defaultRoot, 'openapi', slug))) throw new Error(`copyToolkit: openapi/${slug} does not exist`);
+    for (const part of [`openapi/${slug}`, `generated/${slug}`, `schemas/${slug}`, `generated/schemas/${slug}`]) copyIfPresent(part);
+  }
+  copyIfPresent('generated/schemas/validation.gen.ts');
+  const file = path.join(copy.root, 'redocly.yaml');
+  const config = parseDocument(readFileSync(path.join(defaultRoot, 'redocly.yaml'), 'utf8'));
+  const apis = config.get('apis');
+  if (!isMap(apis)) throw new Error('redocly.yaml: `apis` is not a map');
+  for (const name of apis.items.map((item) => String(item.key))) if (!services.includes(name)) apis.delete(name);
+  writeFileSync(file, config.toString());
+  return copy;
 }

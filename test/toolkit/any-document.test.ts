@@ -6,7 +6,7 @@
  * everything generated; bad requests to add-service are refused with nothing written.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -26,6 +26,8 @@ import { declares, documentsOnlyFailures } from '../../server-stubs/lib/contract
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
 import { defaultRoot } from '../../server-stubs/lib/root.js';
 import { findApiServices } from '../../scripts/lib/project.js';
+import type { LintProblem } from '../../scripts/steps/lint.js';
+import { copyToolkit, type ProjectCopy } from '../helpers/project-copy.js';
 
 const run = promisify(execFile);
 const examples = path.join(defaultRoot, 'node_modules/@readme/oas-examples');
@@ -104,30 +106,32 @@ const eventStreamDocument = {
   },
 };
 
+let project: ProjectCopy;
 let copy = '';
 let built: BuildResult;
 
 beforeAll(async () => {
-  copy = mkdtempSync(path.join(os.tmpdir(), 'contracts-any-document-'));
-  for (const entry of ['openapi', 'schemas', 'scripts', 'generated', 'server-stubs', 'clients', 'redocly.yaml', '.spectral.yaml', 'breaking-allowlist.yaml', 'package.json', 'package-lock.json', 'tsconfig.json']) {
-    cpSync(path.join(defaultRoot, entry), path.join(copy, entry), { recursive: true });
-  }
-  rmSync(path.join(copy, 'generated', 'docs'), { recursive: true, force: true });
-  symlinkSync(path.join(defaultRoot, 'node_modules'), path.join(copy, 'node_modules'), 'dir');
-  for (const [slug, file] of Object.entries(corpus)) await addService(copy, slug, { from: path.join(examples, file) });
+  // One platform service beside the documents brought in (npm run check builds and checks them all);
+  // the copy holds what the build, the compile and the type check of generated code read.
+  project = copyToolkit({ services: ['seo'], parts: ['clients', 'package.json', 'tsconfig.json'] });
+  copy = project.root;
+  // add-service's lint is the build's, as `npm run add-service` hands it on: each document is linted once here, and again by the check below.
+  const linted: Record<string, LintProblem[]> = {};
+  const add = async (slug: string, from: string) => (linted[slug] = (await addService(copy, slug, { from })).problems);
+  for (const [slug, file] of Object.entries(corpus)) await add(slug, path.join(examples, file));
   const split = mkdtempSync(path.join(os.tmpdir(), 'contracts-split-'));
   splitIntoFolder(JSON.parse(readFileSync(path.join(examples, '3.1/json/train-travel.json'), 'utf8')), split);
-  await addService(copy, folderSlug, { from: split });
+  await add(folderSlug, split);
   rmSync(split, { recursive: true, force: true });
   // Event streams under operationIds that are not identifiers, and under none.
   const streams = mkdtempSync(path.join(os.tmpdir(), 'contracts-streams-'));
   writeFileSync(path.join(streams, 'events.yaml'), stringifyYaml(eventStreamDocument));
-  await addService(copy, streamSlug, { from: path.join(streams, 'events.yaml') });
+  await add(streamSlug, path.join(streams, 'events.yaml'));
   rmSync(streams, { recursive: true, force: true });
-  built = await build({ root: copy, compile: true, compare: false, register: false });
+  built = await build({ root: copy, compile: true, compare: false, register: false, linted });
 }, 300_000);
 
-afterAll(() => rmSync(copy, { recursive: true, force: true }));
+afterAll(() => project?.remove());
 
 const slugs = [...Object.keys(corpus), folderSlug, streamSlug];
 
@@ -145,7 +149,7 @@ describe('real documents brought in by add-service', () => {
     expect(findApiServices(copy).map((s) => s.slug)).toEqual(expect.arrayContaining(slugs));
   });
 
-  test('build with the platform services, the imported ones held to validity only', () => {
+  test('build beside a platform service (seo), the imported ones held to validity only', () => {
     expect(built.failures).toEqual([]);
     for (const slug of slugs) {
       for (const file of ['openapi.json', 'types.gen.ts', 'client.gen.ts']) expect(existsSync(path.join(copy, 'generated', slug, file)), `${slug}/${file}`).toBe(true);

@@ -29,7 +29,8 @@ async function inCopy(command: string, args: string[]): Promise<{ code: number; 
 }
 
 const node = (script: string, ...args: string[]) => inCopy(process.execPath, ['--import', 'tsx', script, ...args]);
-const tsc = () => inCopy(process.execPath, [path.join(copy, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', 'tsconfig.scaffold.json']);
+/** The compiler of `npm run typecheck`, which the scaffold tells its user to run (TypeScript 7's; 5.9 reports the same, slower). */
+const tsc = () => inCopy(process.execPath, [path.join(copy, 'node_modules/typescript-7/bin/tsc'), '--noEmit', '-p', 'tsconfig.scaffold.json']);
 
 beforeAll(() => {
   // The toolkit without its services: the pipeline, the stub framework (with the event-stream line

@@ -3,29 +3,27 @@
  * bundle, types, client and docs and is registered in redocly.yaml; lint errors name file and line;
  * the drift check notices a spec edited without a rebuild; a second build skips everything.
  */
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { check } from '../../scripts/check.js';
 import { build } from '../../scripts/lib/pipeline.js';
 import { defaultRoot } from '../../server-stubs/lib/root.js';
+import { copyToolkit, type ProjectCopy } from '../helpers/project-copy.js';
 
+let copy: ProjectCopy;
 let root: string;
 
 beforeAll(() => {
-  root = mkdtempSync(path.join(os.tmpdir(), 'contracts-pipeline-'));
-  for (const entry of ['openapi', 'schemas', 'scripts', 'generated', 'redocly.yaml', '.spectral.yaml', 'breaking-allowlist.yaml', 'package-lock.json']) {
-    cpSync(path.join(defaultRoot, entry), path.join(root, entry), { recursive: true });
-  }
-  rmSync(path.join(root, 'generated', 'docs'), { recursive: true, force: true });
-  symlinkSync(path.join(defaultRoot, 'node_modules'), path.join(root, 'node_modules'), 'dir');
+  // One platform service beside the new one: what the steps do to every service, they do to seo.
+  copy = copyToolkit({ services: ['seo'] });
+  root = copy.root;
   cpSync(path.join(defaultRoot, 'test/toolkit/fixtures/widgets'), path.join(root, 'openapi/widgets'), { recursive: true });
 });
 
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => copy?.remove());
 
-// Whole builds and checks of a copy with every service: seconds each on a quiet machine, minutes on
+// Whole builds and checks of a copy: seconds each on a quiet machine, minutes on
 // a busy one, which no test here should fail for (issue 29).
 describe('a new service dropped into openapi/', { timeout: 900_000 }, () => {
   test('gets every output and is registered, with one timed line per step', async () => {
