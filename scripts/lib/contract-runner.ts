@@ -23,6 +23,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { OpenAPI3 } from 'openapi-typescript';
 import { mountPathOf } from '../../server-stubs/lib/openapi/document.js';
+import { contractOf, type Contract } from '../../server-stubs/lib/contract.js';
 import { defaultRoot } from '../../server-stubs/lib/root.js';
 import { schemaView, type SchemaView } from '../../server-stubs/lib/compilable-document.js';
 import { fuzzConfig, type FuzzConfig } from './fuzz/config.js';
@@ -97,27 +98,56 @@ export function parseHeaderLine(line: string): [string, string] {
   return [m[1]!, m[2]!];
 }
 
-/** The services with a bundle in `dir`, each with where it is served; a bundle that cannot be read has none. */
-function bundledSlugs(dir: string): Array<{ slug: string; basePath?: string }> {
+/** The services with a bundle in `dir`. */
+function bundledSlugs(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((slug) => existsSync(path.join(dir, slug, 'openapi.json')))
-    .sort()
-    .map((slug) => {
-      try {
-        return { slug, basePath: mountPathOf(slug, readBundle(dir, slug)) };
-      } catch {
-        return { slug };
-      }
-    });
+    .sort();
+}
+
+/** Where each service with a bundle in `dir` is served; a bundle that cannot be read has no base path. */
+function bundledBasePaths(dir: string): Array<{ slug: string; basePath?: string }> {
+  return bundledSlugs(dir).map((slug) => {
+    try {
+      return { slug, basePath: mountPathOf(slug, readBundle(dir, slug)) };
+    } catch {
+      return { slug };
+    }
+  });
 }
 
 const readBundle = (dir: string, slug: string): OpenAPI3 => JSON.parse(readFileSync(path.join(dir, slug, 'openapi.json'), 'utf8'));
 
+/** The last bundles read, by file, with the contract made of each: its validators compile once per bundle text. */
+const readContracts = new Map<string, { slug: string; text: string; view: SchemaView; contract: Contract }>();
+const KEPT_CONTRACTS = 16;
+
+/**
+ * The bundle of `slug`, read anew on every run, through its schema view, and its contract. A run
+ * after another on the same text (the stubs, then the mock, in one process) takes the contract the
+ * first one made, whose response validators are already compiled: the same schemas give the same
+ * verdicts.
+ */
+function bundleContract(dir: string, slug: string): { view: SchemaView; contract: Contract } {
+  const file = path.join(dir, slug, 'openapi.json');
+  const text = readFileSync(file, 'utf8');
+  const kept = readContracts.get(file);
+  if (kept && kept.slug === slug && kept.text === text) return kept;
+  // Read through its schema view: a valid document whose schemas Ajv cannot take as they are
+  // (3.0 `nullable`, a pattern JavaScript cannot compile) is still checked, minus what is noted.
+  const view = schemaView(JSON.parse(text));
+  const made = { slug, text, view, contract: contractOf(slug, view.document) };
+  readContracts.delete(file);
+  readContracts.set(file, made);
+  if (readContracts.size > KEPT_CONTRACTS) readContracts.delete(readContracts.keys().next().value!);
+  return made;
+}
+
 /** The service a base URL addresses: the contract whose base path the URL's path ends with (longest first). */
 export function serviceOfBaseUrl(baseUrl: string, bundlesDir = defaultBundlesDir): string | undefined {
   const wanted = new URL(baseUrl).pathname.replace(/\/+$/, '') || '/';
-  const candidates = bundledSlugs(bundlesDir)
+  const candidates = bundledBasePaths(bundlesDir)
     .filter((s): s is { slug: string; basePath: string } => s.basePath !== undefined && s.basePath !== '/' && (wanted === s.basePath || wanted.endsWith(s.basePath)))
     .sort((a, b) => b.basePath.length - a.basePath.length);
   return candidates[0]?.slug;
@@ -146,7 +176,7 @@ function runSettings(options: ContractOptions): RunSettings | { usage: string } 
   if (base.protocol !== 'http:' && base.protocol !== 'https:') return { usage: `--base-url must be http or https, not ${base.protocol}` };
   if (base.search || base.hash) return { usage: '--base-url takes no query or fragment' };
   const bundlesDir = options.bundlesDir ?? defaultBundlesDir;
-  const slugs = bundledSlugs(bundlesDir).map((s) => s.slug);
+  const slugs = bundledSlugs(bundlesDir);
   const slug = options.service ?? serviceOfBaseUrl(base.href, bundlesDir);
   if (!slug) return { usage: `no contract's base path matches ${base.pathname}; give --service <${slugs.join('|')}>` };
   if (!slugs.includes(slug)) return { usage: `unknown service ${JSON.stringify(slug)}; one of ${slugs.join(', ')}` };
@@ -174,17 +204,16 @@ const usageRun = (message: string): ContractRun => ({ exitCode: 2, report: `${me
 export async function runContract(options: ContractOptions): Promise<ContractRun> {
   const settings = runSettings(options);
   if ('usage' in settings) return usageRun(settings.usage);
-  // Read through its schema view: a valid document whose schemas Ajv cannot take as they are
-  // (3.0 `nullable`, a pattern JavaScript cannot compile) is still checked, minus what is noted.
-  let view: SchemaView;
+  let bundle: { view: SchemaView; contract: Contract };
   try {
-    view = schemaView(readBundle(settings.bundlesDir, settings.slug));
+    bundle = bundleContract(settings.bundlesDir, settings.slug);
   } catch (error) {
     return usageRun(`the bundle of ${settings.slug} cannot be read: ${(error as Error).message}`);
   }
+  const { view, contract } = bundle;
   const stateless = options.stateless ?? false;
   const credentials = await credentialPlan(settings.slug, view.document, settings.given, stateless);
-  const run = openRun({ slug: settings.slug, base: settings.base, view, credentials, stateless, streamMs: options.streamMs ?? 1_500, fuzzConcurrency: settings.env.concurrency });
+  const run = openRun({ slug: settings.slug, base: settings.base, contract, credentials, stateless, streamMs: options.streamMs ?? 1_500, fuzzConcurrency: settings.env.concurrency });
   try {
     return await checkAll(run, reportHeader(run, view), settings, options.shrinkMs);
   } finally {

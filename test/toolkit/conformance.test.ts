@@ -51,6 +51,13 @@ describe.each(slugs)('%s', (slug) => {
   /** The seeded credentials; without a scenario of its own, a placeholder where the service seeds none (served from its contract alone). */
   const credentials = async () => ((await scenarioOf()).regime === 'scenario' ? seededCredentials(service(), document) : seededOrPlaceholder(seededCredentials(service(), document)));
 
+  /**
+   * What this test's own calls found wrong with an answer: a status the operation does not declare, a
+   * body off its schema. Gathered and asserted once (thousands of calls fill the rate windows), so a
+   * failure lists every answer at fault.
+   */
+  const answerProblems: string[] = [];
+
   async function callAndCheck(
     origin: string,
     operation: (typeof operations)[number][1],
@@ -64,14 +71,16 @@ describe.each(slugs)('%s', (slug) => {
     const status = String(response.status);
     if (status === '501') return { status: 501, body: await response.text() };
     const documented = declaredStatuses(operation);
-    expect(documented.includes(status) || documented.includes('default'), `${status} is documented (${documented.join(', ')})`).toBe(true);
+    const answer = `${operation.id}: ${request.init.method ?? 'GET'} ${request.url} answered ${status}`;
+    if (!documented.includes(status) && !documented.includes('default')) answerProblems.push(`${answer}, which is not documented (${documented.join(', ')})`);
     const type = response.headers.get('content-type') ?? '';
     const text = await response.text();
-    if (type.startsWith('text/event-stream')) {
-      expect(contract.streamErrors(operation.path, operation.method, text, response.status).errors).toEqual([]);
-    } else if (type.includes('json') && text) {
-      expect(contract.responseErrors(operation.path, operation.method, status, JSON.parse(text))).toEqual([]);
-    }
+    const bodyErrors = type.startsWith('text/event-stream')
+      ? contract.streamErrors(operation.path, operation.method, text, response.status).errors
+      : type.includes('json') && text
+        ? contract.responseErrors(operation.path, operation.method, status, JSON.parse(text))
+        : [];
+    answerProblems.push(...bodyErrors.map((error) => `${answer}, its body invalid: ${error}`));
     return { status: response.status, body: text };
   }
 
@@ -129,6 +138,7 @@ describe.each(slugs)('%s', (slug) => {
       matrix.record(operation.id, status);
       stubs.clock.advance(rule.windowSeconds * 1000);
     }
+    expect(answerProblems, 'every probe answered a declared status with a body valid against the contract').toEqual([]);
     console.info(matrix.render(slug, regime, scenario.underSwitch));
     const advice = strict ? 'add them to the service scenario' : `their example requests got no success: give the service a scenario (scripts/lib/scenarios/${slug}.ts)`;
     expect(matrix.unverified(), `implemented operations without a verified success: ${advice}`).toEqual([]);

@@ -121,6 +121,31 @@ const cases: DocumentCase[] = [
  */
 const addressable = (document: OpenAPI3) => listOperations(document).filter((o) => !o.path.includes('#') && Object.keys(o.op.responses ?? {}).join() !== '407');
 
+/**
+ * Each document bundled once for the file, and served by one contract stub that every test of it
+ * calls: a stub from the contract alone keeps nothing between requests (these documents declare no
+ * rate limit), so a fresh one per test would prove the same, and each stub compiles its operations'
+ * validators anew.
+ */
+const examples = new Map<string, Promise<{ document: OpenAPI3; stub: RunningStub }>>();
+function servedExample(name: string): Promise<{ document: OpenAPI3; stub: RunningStub }> {
+  let served = examples.get(name);
+  if (!served) {
+    served = (async () => {
+      const document = await readmeExample(name);
+      const service = contractStub(name.replace(/\W+/g, '-'), document);
+      return { document, stub: await serveStub(await service.create({}), service.basePath) };
+    })();
+    examples.set(name, served);
+  }
+  return served;
+}
+/** A document of @readme/oas-examples, bundled once for the file (the tests read it, none changes it). */
+const exampleDocument = async (name: string) => (await servedExample(name)).document;
+afterAll(async () => {
+  await Promise.all([...examples.values()].map(async (served) => (await served).stub.close()));
+});
+
 // A request to every operation of a document, each operation's validators compiled on its first: a
 // second or two on a quiet machine for the largest, and more than the default 30 s was seen on one
 // shared by eight processes. Generous, so a busy machine never fails them for time.
@@ -130,11 +155,8 @@ describe.each(cases)('$name served from its contract alone', { timeout: 180_000 
   const warnings: string[] = [];
 
   beforeAll(async () => {
-    document = await readmeExample(name);
-    const service = contractStub(name.replace(/\W+/g, '-'), document);
-    stub = await serveStub(await service.create({}), service.basePath);
+    ({ document, stub } = await servedExample(name));
   });
-  afterAll(() => stub.close());
   afterEach(() => vi.restoreAllMocks());
 
   test('a valid request of every operation answers its declared success, checked against the contract', async () => {
@@ -246,17 +268,11 @@ function bodyMethod(r: BuiltRequest): string {
 
 describe.each(['3.0/petstore', '3.0/file-uploads', '3.0/parameters-style', '3.0/polymorphism', '3.0/discriminators', '3.1/train-travel'])('%s: no request gets a 5xx or HTML', (name) => {
   test.each(hostile)('%s', async (_label, make) => {
-    const document = await readmeExample(name);
-    const service = contractStub(name.replace(/\W+/g, '-'), document);
-    const running = await serveStub(await service.create({}), service.basePath);
-    try {
-      for (const operation of addressable(document)) {
-        const request = make(validRequest(document, operation));
-        const answer = await send(running.baseUrl, request.method === 'HEAD' || request.method === 'GET' ? { ...request, body: undefined } : request);
-        expectSane(answer, `${name} ${operation.id} ${request.method} ${request.url}`);
-      }
-    } finally {
-      await running.close();
+    const { document, stub } = await servedExample(name);
+    for (const operation of addressable(document)) {
+      const request = make(validRequest(document, operation));
+      const answer = await send(stub.baseUrl, request.method === 'HEAD' || request.method === 'GET' ? { ...request, body: undefined } : request);
+      expectSane(answer, `${name} ${operation.id} ${request.method} ${request.url}`);
     }
   });
 });
@@ -267,11 +283,8 @@ describe('what a client asks for', () => {
   const key = { api_key: 'anything' };
 
   beforeAll(async () => {
-    petstore = await readmeExample('3.0/petstore');
-    const service = contractStub('petstore', petstore);
-    stub = await serveStub(await service.create({}), service.basePath);
+    ({ document: petstore, stub } = await servedExample('3.0/petstore'));
   });
-  afterAll(() => stub.close());
 
   test('the declared example, else a sample of the schema, in the media type Accept names', async () => {
     const json = await send(stub.baseUrl, { url: '/pet/7', method: 'GET', headers: key });
@@ -296,36 +309,24 @@ describe('what a client asks for', () => {
   });
 
   test('Prefer: example= picks a named example; without one the first is answered', async () => {
-    const document = await readmeExample('3.0/response-multiple-mediatypes');
-    const service = contractStub('media', document);
-    const running = await serveStub(await service.create({}), service.basePath);
-    try {
-      const first = await send(running.baseUrl, { url: '/single-type-multiple-examples', method: 'GET', headers: {} });
-      expect(JSON.parse(first.text)).toMatchObject({ name: 'Fluffy', petType: 'Cat' });
-      const named = Object.keys(deref(document, operationAt(document, '/single-type-multiple-examples', 'get')?.responses?.['200'])?.content?.['application/json']?.examples ?? {})[1]!;
-      const second = await send(running.baseUrl, { url: '/single-type-multiple-examples', method: 'GET', headers: { prefer: `example=${named}` } });
-      expect(second.status).toBe(200);
-      expect(JSON.parse(second.text)).toMatchObject({ name: 'Puma', petType: 'Dog' });
-    } finally {
-      await running.close();
-    }
+    const { document, stub: running } = await servedExample('3.0/response-multiple-mediatypes');
+    const first = await send(running.baseUrl, { url: '/single-type-multiple-examples', method: 'GET', headers: {} });
+    expect(JSON.parse(first.text)).toMatchObject({ name: 'Fluffy', petType: 'Cat' });
+    const named = Object.keys(deref(document, operationAt(document, '/single-type-multiple-examples', 'get')?.responses?.['200'])?.content?.['application/json']?.examples ?? {})[1]!;
+    const second = await send(running.baseUrl, { url: '/single-type-multiple-examples', method: 'GET', headers: { prefer: `example=${named}` } });
+    expect(second.status).toBe(200);
+    expect(JSON.parse(second.text)).toMatchObject({ name: 'Puma', petType: 'Dog' });
   });
 });
 
 test("an error the document declares with an example is answered with that example, in the document's media type", async () => {
-  const document = await readmeExample('3.1/train-travel');
-  const service = contractStub('train-travel', document);
-  const running = await serveStub(await service.create({}), service.basePath);
-  try {
-    const answer = await send(running.baseUrl, { url: '/bookings', method: 'POST', headers: { authorization: 'Bearer t', 'content-type': 'application/json' }, body: '{"trip_id": 5}' });
-    expect(answer.status).toBe(400);
-    expect(answer.type).toBe('application/problem+json; charset=utf-8');
-    const example = deref(document, document.components?.responses?.BadRequest)?.content?.['application/problem+json']?.example;
-    expect(example).toMatchObject({ type: 'https://example.com/errors/bad-request', status: 400 });
-    expect(JSON.parse(answer.text)).toEqual(example);
-  } finally {
-    await running.close();
-  }
+  const { document, stub: running } = await servedExample('3.1/train-travel');
+  const answer = await send(running.baseUrl, { url: '/bookings', method: 'POST', headers: { authorization: 'Bearer t', 'content-type': 'application/json' }, body: '{"trip_id": 5}' });
+  expect(answer.status).toBe(400);
+  expect(answer.type).toBe('application/problem+json; charset=utf-8');
+  const example = deref(document, document.components?.responses?.BadRequest)?.content?.['application/problem+json']?.example;
+  expect(example).toMatchObject({ type: 'https://example.com/errors/bad-request', status: 400 });
+  expect(JSON.parse(answer.text)).toEqual(example);
 });
 
 describe('security: presence only, for every scheme type', () => {
@@ -335,10 +336,8 @@ describe('security: presence only, for every scheme type', () => {
   let multipleStub: RunningStub;
 
   beforeAll(async () => {
-    document = await readmeExample('3.0/security');
-    multiple = await readmeExample('3.0/security-multiple');
-    const service = contractStub('security', document);
-    stub = await serveStub(await service.create({}), service.basePath);
+    ({ document, stub } = await servedExample('3.0/security'));
+    multiple = await exampleDocument('3.0/security-multiple');
     // Its operations declare only 401, so a call they let through answers that 401 too (what the
     // document documents, as Prism does): a declared success, added here, tells the two apart.
     const succeeding = structuredClone(multiple);
@@ -351,10 +350,7 @@ describe('security: presence only, for every scheme type', () => {
     const other = contractStub('security-multiple', succeeding);
     multipleStub = await serveStub(await other.create({}), other.basePath);
   });
-  afterAll(async () => {
-    await stub.close();
-    await multipleStub.close();
-  });
+  afterAll(() => multipleStub.close());
 
   const call = (running: RunningStub, method: string, url: string, headers: Record<string, string> = {}) => send(running.baseUrl, { method, url, headers });
   const basic = (text: string) => `Basic ${Buffer.from(text).toString('base64')}`;
@@ -401,7 +397,7 @@ describe('security: presence only, for every scheme type', () => {
 
 describe('a hand-written app takes over operation by operation', () => {
   test('multipart uploads reach a handler as bytes, with their fields read as their schema types', async () => {
-    const document = await readmeExample('3.0/file-uploads');
+    const document = await exampleDocument('3.0/file-uploads');
     const seen: Array<{ body: unknown; files: unknown }> = [];
     const service = createServiceRouter({
       slug: 'uploads',
@@ -441,8 +437,8 @@ describe('a hand-written app takes over operation by operation', () => {
   });
 
   test('a form post is read with its schema types; header arrays, cookie objects and delimited query values as their style writes them', async () => {
-    const forms = await readmeExample('3.0/form-data');
-    const styles = await readmeExample('3.0/parameters-style');
+    const forms = await exampleDocument('3.0/form-data');
+    const styles = await exampleDocument('3.0/parameters-style');
     const seen: unknown[] = [];
     const echo = (ctx: { body: unknown; query: unknown; req: Request }): RuntimeResult => {
       seen.push({ body: ctx.body, headers: { array: ctx.req.headers.array, object: ctx.req.headers.object }, cookies: ctx.req.cookies, query: ctx.query });
@@ -666,7 +662,7 @@ describe('npm start serves a bundle without an app from its contract', () => {
   let petstore: OpenAPI3;
 
   beforeAll(async () => {
-    petstore = await readmeExample('3.0/petstore');
+    petstore = await exampleDocument('3.0/petstore');
     generatedDir = await mkdtemp(path.join(os.tmpdir(), 'contract-stub-'));
     const write = async (slug: string, text: string) => {
       await mkdir(path.join(generatedDir, slug));

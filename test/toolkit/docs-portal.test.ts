@@ -20,6 +20,19 @@ import { startPlatformServer, type PlatformServer } from '../../server-stubs/ser
 
 const root = path.resolve(import.meta.dirname, '../..');
 
+/**
+ * One `npm start` server and one Chromium for the file, started when a test first needs them: the
+ * portal's pages are only read (the console's requests list projects, which changes nothing), and
+ * every test opens its own page, in a fresh browser context.
+ */
+let npmStart: Promise<PlatformServer> | undefined;
+const startedStubs = () => (npmStart ??= startPlatformServer(0, '127.0.0.1'));
+let chromium: Promise<Browser> | undefined;
+const sharedBrowser = () => (chromium ??= launchChromium());
+afterAll(async () => {
+  await Promise.all([chromium?.then((browser) => browser.close()), npmStart?.then((stubs) => stubs.close())]);
+});
+
 const fixture = () => asDocument({
   openapi: '3.1.0',
   info: { title: 'Fixture', version: '1' },
@@ -158,13 +171,10 @@ describe('console model', () => {
 });
 
 describe('served by npm start', () => {
-  let stubs: PlatformServer;
   let origin = '';
   beforeAll(async () => {
-    stubs = await startPlatformServer(0, '127.0.0.1');
-    origin = `http://127.0.0.1:${stubs.port}`;
+    origin = `http://127.0.0.1:${(await startedStubs()).port}`;
   });
-  afterAll(async () => stubs?.close());
 
   test('a service page embeds the marked reference and the stub\'s seeded credential, under a local-only policy', async () => {
     const res = await fetch(`${origin}/docs/seo.html`);
@@ -202,15 +212,9 @@ describe.skipIf(!chromiumAvailable)('the portal in Chromium', () => {
   let origin = '';
 
   beforeAll(async () => {
-    stubs = await startPlatformServer(0, '127.0.0.1');
+    [stubs, browser] = await Promise.all([startedStubs(), sharedBrowser()]);
     origin = `http://127.0.0.1:${stubs.port}`;
-    browser = await launchChromium();
   }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await stubs?.close();
-  });
 
   test('from the index to the seo reference: marks visible, a request sent with the seeded key, its answer shown, nothing off the machine', async () => {
     const tab = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -363,11 +367,10 @@ describe.skipIf(!chromiumAvailable)('npm run dev on other ports than the contrac
 
   beforeAll(async () => {
     // Port 0 for both: the ports the console offers can only have come from the running servers.
-    [dev, browser] = await Promise.all([startDevServer({ port: 0, mockPort: 0, host: '127.0.0.1', log: () => {} }), launchChromium()]);
+    [dev, browser] = await Promise.all([startDevServer({ port: 0, mockPort: 0, host: '127.0.0.1', log: () => {} }), sharedBrowser()]);
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close();
     await dev?.close();
   });
 

@@ -3,9 +3,8 @@
  * credentials it sends, the senders, and what the run created on the target (removed at its end).
  */
 import type { OpenAPI3 } from 'openapi-typescript';
-import { contractOf, type Contract, type OperationInfo } from '../../../server-stubs/lib/contract.js';
+import type { Contract, OperationInfo } from '../../../server-stubs/lib/contract.js';
 import { listOperations } from '../../../server-stubs/lib/openapi/document.js';
-import type { SchemaView } from '../../../server-stubs/lib/compilable-document.js';
 import { contractChecker, type ContractChecker } from '../contract-checker.js';
 import { credentialHeadersOf } from '../credentials.js';
 import { cleanupLines } from '../fuzz/cleanup.js';
@@ -49,7 +48,8 @@ export interface ContractRunContext {
 export interface RunTarget {
   slug: string;
   base: URL;
-  view: SchemaView;
+  /** the contract of the bundle's schema view */
+  contract: Contract;
   credentials: CredentialPlan;
   stateless: boolean;
   /** how long an event stream is read before it is cut */
@@ -59,8 +59,7 @@ export interface RunTarget {
 }
 
 export function openRun(target: RunTarget): ContractRunContext {
-  const { slug, credentials, stateless } = target;
-  const contract = contractOf(slug, target.view.document);
+  const { slug, credentials, stateless, contract } = target;
   const { document } = contract;
   const baseUrl = `${target.base.origin}${target.base.pathname.replace(/\/+$/, '')}`;
   const sender = createSender(baseUrl, { concurrency: 1, timeoutMs: 10_000, streamMs: target.streamMs });
