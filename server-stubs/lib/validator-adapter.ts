@@ -21,6 +21,7 @@ const require = createRequire(import.meta.url);
 const eov = 'express-openapi-validator/dist';
 const { OpenApiValidator } = require(`${eov}/openapi.validator.js`);
 const { OpenApiSpecLoader } = require(`${eov}/framework/openapi.spec.loader.js`);
+const { OpenAPIFramework } = require(`${eov}/framework/index.js`);
 const { OpenApiContext } = require(`${eov}/framework/openapi.context.js`);
 const { BadRequest, HttpError, InternalServerError } = require(`${eov}/framework/types.js`);
 const { RequestValidator } = require(`${eov}/middlewares/openapi.request.validator.js`);
@@ -134,6 +135,39 @@ export interface CompiledOperation {
   responseCheck?: (operation: OperationInfo, metadata: OperationMetadata) => ResponseCheck;
 }
 
+/** What the library's spec framework is given: the document, and how its `$ref`s are resolved. */
+interface SpecArgs {
+  apiDoc: OpenAPI3;
+  $refParser: unknown;
+}
+
+/** What the library's spec framework yields: the document it bundled and the base paths of its servers. */
+interface LoadedSpec {
+  apiDoc: OpenAPI3;
+  basePaths: string[];
+}
+
+/**
+ * The library's spec framework (framework/index.js) as it runs with `validateApiSpec: false`: it
+ * bundles the document, reads its servers' base paths and sorts its tags. The library's own
+ * `initialize` also compiles the OpenAPI meta-schema before it looks at that setting, a compile it
+ * then never uses: for a stub, which loads one slice of the contract per operation, that compile
+ * was most of the cost of building an operation's checks.
+ */
+class SpecFramework extends OpenAPIFramework {
+  declare args: SpecArgs;
+  constructor(args: SpecArgs) {
+    super(args);
+  }
+  async initialize(visitor: { visitApi?(context: { basePaths: string[]; getApiDoc(): OpenAPI3 }): void }): Promise<LoadedSpec> {
+    const apiDoc: OpenAPI3 = await this.loadSpec(this.args.apiDoc, this.args.$refParser);
+    const basePaths = [...new Set<string>(this.getBasePathsFromServers(apiDoc.servers).flatMap((basePath: { all(): string[] }) => basePath.all()))];
+    this.sortApiDocTags(apiDoc);
+    visitor.visitApi?.({ basePaths, getApiDoc: () => apiDoc });
+    return { apiDoc, basePaths };
+  }
+}
+
 /** The library's validators for one operation's slice of the contract (`document` made compilable). */
 export async function compileOperation(document: OpenAPI3, operation: OperationInfo, options: Omit<ValidationOptions, 'security'>): Promise<CompiledOperation> {
   const validator = new OpenApiValidator({
@@ -148,11 +182,9 @@ export async function compileOperation(document: OpenAPI3, operation: OperationI
     formats: Object.fromEntries(unknownFormats(document).map((format) => [format, true as const])),
     ignoreUndocumented: false,
   });
-  const spec = await new OpenApiSpecLoader({
-    apiDoc: structuredClone(document),
-    validateApiSpec: false,
-    $refParser: validator.options.$refParser,
-  }).load();
+  const loader = new OpenApiSpecLoader({});
+  loader.framework = new SpecFramework({ apiDoc: structuredClone(document), $refParser: validator.options.$refParser });
+  const spec = await loader.load();
   const preprocessed = new SchemaPreprocessor(spec.apiDoc, validator.ajvOpts.preprocessor, validator.options.validateResponses).preProcess();
   const context = new OpenApiContext(spec, undefined, false, false);
   const apiDoc: OpenAPI3 = context.apiDoc;
