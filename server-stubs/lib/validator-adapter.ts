@@ -168,6 +168,30 @@ class SpecFramework extends OpenAPIFramework {
   }
 }
 
+/** What the library's schema preprocessor asks of its ajv (middlewares/parsers/schema.preprocessor.js). */
+interface PreprocessorAjv {
+  getSchema(key: string): { schema: unknown } | undefined;
+  compile(schema: unknown): AjvValidate;
+}
+
+/**
+ * The preprocessor's ajv, with the component schemas it registered looked up rather than compiled:
+ * the preprocessor resolves a `$ref` to `#/components/schemas/<name>` with `getSchema`, which compiles
+ * the schema, only to read the schema back. The validators compile what they check themselves.
+ */
+function componentLookup(ajv: PreprocessorAjv, apiDoc: OpenAPI3): PreprocessorAjv {
+  const prefix = '#/components/schemas/';
+  const schemas: Record<string, unknown> = apiDoc.components?.schemas ?? {};
+  return {
+    getSchema: (key) => {
+      const name = key.startsWith(prefix) ? key.slice(prefix.length) : undefined;
+      // The very objects the library registered under these keys (framework/ajv/index.js); any other key goes to ajv.
+      return name !== undefined && Object.hasOwn(schemas, name) ? { schema: schemas[name] } : ajv.getSchema(key);
+    },
+    compile: (schema) => ajv.compile(schema),
+  };
+}
+
 /** The library's validators for one operation's slice of the contract (`document` made compilable). */
 export async function compileOperation(document: OpenAPI3, operation: OperationInfo, options: Omit<ValidationOptions, 'security'>): Promise<CompiledOperation> {
   const validator = new OpenApiValidator({
@@ -185,7 +209,9 @@ export async function compileOperation(document: OpenAPI3, operation: OperationI
   const loader = new OpenApiSpecLoader({});
   loader.framework = new SpecFramework({ apiDoc: structuredClone(document), $refParser: validator.options.$refParser });
   const spec = await loader.load();
-  const preprocessed = new SchemaPreprocessor(spec.apiDoc, validator.ajvOpts.preprocessor, validator.options.validateResponses).preProcess();
+  const preprocessor = new SchemaPreprocessor(spec.apiDoc, validator.ajvOpts.preprocessor, validator.options.validateResponses);
+  preprocessor.ajv = componentLookup(preprocessor.ajv, spec.apiDoc);
+  const preprocessed = preprocessor.preProcess();
   const context = new OpenApiContext(spec, undefined, false, false);
   const apiDoc: OpenAPI3 = context.apiDoc;
   const responseApiDoc: OpenAPI3 | undefined = preprocessed.apiDocRes;
