@@ -84,7 +84,7 @@ interface LibraryRequestValidator {
 
 /** What the adapter reads of the library's ResponseValidator (middlewares/openapi.response.validator.js). */
 interface LibraryResponseValidator {
-  buildValidators(responses: unknown, key: string): Record<string, Record<string, AjvValidate>>;
+  buildValidators(responses: Record<string, unknown>, key: string): Record<string, Record<string, AjvValidate>>;
   canValidateContentType(contentType: string): boolean;
   ajvBody: LibraryAjv;
 }
@@ -342,7 +342,16 @@ function isPlainScalar(document: OpenAPI3, p: ParameterObject | undefined): bool
  * checked per answer. Parsing the declared media types again for every answer was most of its cost.
  */
 function responseCheck(rv: LibraryResponseValidator, operation: OperationInfo, metadata: OperationMetadata): ResponseCheck {
-  const validators = rv.buildValidators(metadata._responseSchema?.responses ?? {}, `${operation.method.toUpperCase()}-${metadata.expressRoute}-response`);
+  const responses: Record<string, unknown> = metadata._responseSchema?.responses ?? {};
+  const cacheKey = `${operation.method.toUpperCase()}-${metadata.expressRoute}-response`;
+  // The library builds the validators of every declared response at once; each response's are built
+  // from that response alone (under the same cache keys), so they are built here when its status is
+  // first answered: most answers of an operation are one or two of its statuses.
+  const built = new Map<string, ResponseValidators | undefined>();
+  const validators = (code: string): ResponseValidators | undefined => {
+    if (!built.has(code)) built.set(code, Object.hasOwn(responses, code) ? rv.buildValidators({ [code]: responses[code] }, cacheKey)[code] : undefined);
+    return built.get(code);
+  };
   const plans = new Map<string, BodyCheck>();
   return (req, res, body) => {
     const contentType = res.getHeader('content-type');
@@ -361,10 +370,13 @@ function responseCheck(rv: LibraryResponseValidator, operation: OperationInfo, m
 
 type BodyCheck = (body: unknown, path: string) => void;
 
-function bodyCheck(rv: LibraryResponseValidator, validators: Record<string, Record<string, AjvValidate>>, statusCode: number | undefined, accepts: string[]): BodyCheck {
+/** One declared response's validators by media type (none for a response without content). */
+type ResponseValidators = Record<string, AjvValidate>;
+
+function bodyCheck(rv: LibraryResponseValidator, validators: (code: string) => ResponseValidators | undefined, statusCode: number | undefined, accepts: string[]): BodyCheck {
   const status = statusCode ?? 'default';
   const statusXX = `${status.toString()[0]}XX`;
-  const chosen = status in validators ? validators[status] : statusXX in validators ? validators[statusXX] : validators.default;
+  const chosen = validators(String(status)) ?? validators(statusXX) ?? validators('default');
   if (!chosen) {
     return (_body, path) => {
       throw new InternalServerError({ path, message: `no schema defined for status code '${status}' in the openapi spec` });
