@@ -21,6 +21,7 @@ const require = createRequire(import.meta.url);
 const eov = 'express-openapi-validator/dist';
 const { OpenApiValidator } = require(`${eov}/openapi.validator.js`);
 const { OpenApiSpecLoader } = require(`${eov}/framework/openapi.spec.loader.js`);
+const { OpenAPIFramework } = require(`${eov}/framework/index.js`);
 const { OpenApiContext } = require(`${eov}/framework/openapi.context.js`);
 const { BadRequest, HttpError, InternalServerError } = require(`${eov}/framework/types.js`);
 const { RequestValidator } = require(`${eov}/middlewares/openapi.request.validator.js`);
@@ -83,7 +84,7 @@ interface LibraryRequestValidator {
 
 /** What the adapter reads of the library's ResponseValidator (middlewares/openapi.response.validator.js). */
 interface LibraryResponseValidator {
-  buildValidators(responses: unknown, key: string): Record<string, Record<string, AjvValidate>>;
+  buildValidators(responses: Record<string, unknown>, key: string): Record<string, Record<string, AjvValidate>>;
   canValidateContentType(contentType: string): boolean;
   ajvBody: LibraryAjv;
 }
@@ -134,6 +135,63 @@ export interface CompiledOperation {
   responseCheck?: (operation: OperationInfo, metadata: OperationMetadata) => ResponseCheck;
 }
 
+/** What the library's spec framework is given: the document, and how its `$ref`s are resolved. */
+interface SpecArgs {
+  apiDoc: OpenAPI3;
+  $refParser: unknown;
+}
+
+/** What the library's spec framework yields: the document it bundled and the base paths of its servers. */
+interface LoadedSpec {
+  apiDoc: OpenAPI3;
+  basePaths: string[];
+}
+
+/**
+ * The library's spec framework (framework/index.js) as it runs with `validateApiSpec: false`: it
+ * bundles the document, reads its servers' base paths and sorts its tags. The library's own
+ * `initialize` also compiles the OpenAPI meta-schema before it looks at that setting, a compile it
+ * then never uses: for a stub, which loads one slice of the contract per operation, that compile
+ * was most of the cost of building an operation's checks.
+ */
+class SpecFramework extends OpenAPIFramework {
+  declare args: SpecArgs;
+  constructor(args: SpecArgs) {
+    super(args);
+  }
+  async initialize(visitor: { visitApi?(context: { basePaths: string[]; getApiDoc(): OpenAPI3 }): void }): Promise<LoadedSpec> {
+    const apiDoc: OpenAPI3 = await this.loadSpec(this.args.apiDoc, this.args.$refParser);
+    const basePaths = [...new Set<string>(this.getBasePathsFromServers(apiDoc.servers).flatMap((basePath: { all(): string[] }) => basePath.all()))];
+    this.sortApiDocTags(apiDoc);
+    visitor.visitApi?.({ basePaths, getApiDoc: () => apiDoc });
+    return { apiDoc, basePaths };
+  }
+}
+
+/** What the library's schema preprocessor asks of its ajv (middlewares/parsers/schema.preprocessor.js). */
+interface PreprocessorAjv {
+  getSchema(key: string): { schema: unknown } | undefined;
+  compile(schema: unknown): AjvValidate;
+}
+
+/**
+ * The preprocessor's ajv, with the component schemas it registered looked up rather than compiled:
+ * the preprocessor resolves a `$ref` to `#/components/schemas/<name>` with `getSchema`, which compiles
+ * the schema, only to read the schema back. The validators compile what they check themselves.
+ */
+function componentLookup(ajv: PreprocessorAjv, apiDoc: OpenAPI3): PreprocessorAjv {
+  const prefix = '#/components/schemas/';
+  const schemas: Record<string, unknown> = apiDoc.components?.schemas ?? {};
+  return {
+    getSchema: (key) => {
+      const name = key.startsWith(prefix) ? key.slice(prefix.length) : undefined;
+      // The very objects the library registered under these keys (framework/ajv/index.js); any other key goes to ajv.
+      return name !== undefined && Object.hasOwn(schemas, name) ? { schema: schemas[name] } : ajv.getSchema(key);
+    },
+    compile: (schema) => ajv.compile(schema),
+  };
+}
+
 /** The library's validators for one operation's slice of the contract (`document` made compilable). */
 export async function compileOperation(document: OpenAPI3, operation: OperationInfo, options: Omit<ValidationOptions, 'security'>): Promise<CompiledOperation> {
   const validator = new OpenApiValidator({
@@ -148,12 +206,12 @@ export async function compileOperation(document: OpenAPI3, operation: OperationI
     formats: Object.fromEntries(unknownFormats(document).map((format) => [format, true as const])),
     ignoreUndocumented: false,
   });
-  const spec = await new OpenApiSpecLoader({
-    apiDoc: structuredClone(document),
-    validateApiSpec: false,
-    $refParser: validator.options.$refParser,
-  }).load();
-  const preprocessed = new SchemaPreprocessor(spec.apiDoc, validator.ajvOpts.preprocessor, validator.options.validateResponses).preProcess();
+  const loader = new OpenApiSpecLoader({});
+  loader.framework = new SpecFramework({ apiDoc: structuredClone(document), $refParser: validator.options.$refParser });
+  const spec = await loader.load();
+  const preprocessor = new SchemaPreprocessor(spec.apiDoc, validator.ajvOpts.preprocessor, validator.options.validateResponses);
+  preprocessor.ajv = componentLookup(preprocessor.ajv, spec.apiDoc);
+  const preprocessed = preprocessor.preProcess();
   const context = new OpenApiContext(spec, undefined, false, false);
   const apiDoc: OpenAPI3 = context.apiDoc;
   const responseApiDoc: OpenAPI3 | undefined = preprocessed.apiDocRes;
@@ -284,7 +342,16 @@ function isPlainScalar(document: OpenAPI3, p: ParameterObject | undefined): bool
  * checked per answer. Parsing the declared media types again for every answer was most of its cost.
  */
 function responseCheck(rv: LibraryResponseValidator, operation: OperationInfo, metadata: OperationMetadata): ResponseCheck {
-  const validators = rv.buildValidators(metadata._responseSchema?.responses ?? {}, `${operation.method.toUpperCase()}-${metadata.expressRoute}-response`);
+  const responses: Record<string, unknown> = metadata._responseSchema?.responses ?? {};
+  const cacheKey = `${operation.method.toUpperCase()}-${metadata.expressRoute}-response`;
+  // The library builds the validators of every declared response at once; each response's are built
+  // from that response alone (under the same cache keys), so they are built here when its status is
+  // first answered: most answers of an operation are one or two of its statuses.
+  const built = new Map<string, ResponseValidators | undefined>();
+  const validators = (code: string): ResponseValidators | undefined => {
+    if (!built.has(code)) built.set(code, Object.hasOwn(responses, code) ? rv.buildValidators({ [code]: responses[code] }, cacheKey)[code] : undefined);
+    return built.get(code);
+  };
   const plans = new Map<string, BodyCheck>();
   return (req, res, body) => {
     const contentType = res.getHeader('content-type');
@@ -303,10 +370,13 @@ function responseCheck(rv: LibraryResponseValidator, operation: OperationInfo, m
 
 type BodyCheck = (body: unknown, path: string) => void;
 
-function bodyCheck(rv: LibraryResponseValidator, validators: Record<string, Record<string, AjvValidate>>, statusCode: number | undefined, accepts: string[]): BodyCheck {
+/** One declared response's validators by media type (none for a response without content). */
+type ResponseValidators = Record<string, AjvValidate>;
+
+function bodyCheck(rv: LibraryResponseValidator, validators: (code: string) => ResponseValidators | undefined, statusCode: number | undefined, accepts: string[]): BodyCheck {
   const status = statusCode ?? 'default';
   const statusXX = `${status.toString()[0]}XX`;
-  const chosen = status in validators ? validators[status] : statusXX in validators ? validators[statusXX] : validators.default;
+  const chosen = validators(String(status)) ?? validators(statusXX) ?? validators('default');
   if (!chosen) {
     return (_body, path) => {
       throw new InternalServerError({ path, message: `no schema defined for status code '${status}' in the openapi spec` });

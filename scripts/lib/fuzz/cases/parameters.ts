@@ -5,6 +5,10 @@ import { NON_FINITE, PROTOTYPE_KEYS, WRONG_PARAM_VALUES } from './hostile-values
 import type { RequestKit } from '../request-kit.js';
 import type { FuzzRequest } from '../wire.js';
 
+/** Built once: a request family's generators are built again for every request (`chain`), and a new `stringMatching` is costly to prepare. */
+const unknownName = fc.stringMatching(/^[a-z][a-zA-Z0-9_]{0,10}$/);
+const unknownValue = fc.stringMatching(/^[0-9a-z]{0,8}$/);
+
 export function parameterRequests(kit: RequestKit) {
   const { model, schemas, ops, paramValue, validParts, assemble, withParam, where, forOps, unknownNames } = kit;
   // An empty path segment would address another path (`/projects/` is `/projects`), not a bad id.
@@ -81,7 +85,7 @@ export function parameterRequests(kit: RequestKit) {
 
   const unknownQuery = forOps(ops, (m) =>
     fc
-      .tuple(validParts(m), fc.uniqueArray(fc.oneof(unknownNames(m), fc.stringMatching(/^[a-z][a-zA-Z0-9_]{0,10}$/).filter((n) => !m.params.some((p) => p.name === n))), { minLength: 1, maxLength: 3 }), fc.stringMatching(/^[0-9a-z]{0,8}$/))
+      .tuple(validParts(m), fc.uniqueArray(fc.oneof(unknownNames(m), unknownName.filter((n) => !m.params.some((p) => p.name === n))), { minLength: 1, maxLength: 3 }), unknownValue)
       .map(([parts, names, v]) => assemble(m, { ...parts, query: [...parts.query, ...names.map((n) => [n, v] as [string, string])] }, { case: 'query: unknown parameters', unknownQuery: names })),
   );
   const prototypeQuery = forOps(ops, (m) =>

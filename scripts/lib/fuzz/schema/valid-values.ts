@@ -123,12 +123,23 @@ function formatted(format: string): fc.Arbitrary<string> | undefined {
   }
 }
 
+/**
+ * One generator per pattern: the request families build their generators again for each request
+ * (`chain`), and fast-check prepares a new `stringMatching` generator's character classes each time,
+ * the costliest step of generating a request. A generator holds no state, so one serves every schema.
+ */
+const matchingPatterns = new Map<string, fc.Arbitrary<string> | undefined>();
+
 function matchingPattern(pattern: string): fc.Arbitrary<string> | undefined {
+  if (matchingPatterns.has(pattern)) return matchingPatterns.get(pattern);
+  let matching: fc.Arbitrary<string> | undefined;
   try {
-    return fc.stringMatching(new RegExp(pattern));
+    matching = fc.stringMatching(new RegExp(pattern));
   } catch {
-    return undefined; // a regex feature stringMatching does not support: fall back to plain strings
+    matching = undefined; // a regex feature stringMatching does not support: fall back to plain strings
   }
+  matchingPatterns.set(pattern, matching);
+  return matching;
 }
 
 function safeRegExp(pattern: string): RegExp | undefined {
