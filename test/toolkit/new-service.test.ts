@@ -12,6 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { defaultRoot } from '../../server-stubs/lib/root.js';
+import { scaffoldService, ScaffoldRefused } from '../../scripts/lib/scaffold.js';
 
 const run = promisify(execFile);
 const slug = 'inventory-hub';
@@ -120,17 +121,28 @@ describe('npm run new-service', () => {
     }
   }, 120_000);
 
+  // The command line's answer to a refusal (exit 2, the reason and the usage), once; each refusal's
+  // reason and that it writes nothing, from the scaffold the command runs, without a process each.
+  test('refuses an existing service, writing nothing, and exits 2', async () => {
+    const before = snapshot();
+    const { code, output } = await node('scripts/new-service.ts', slug);
+    expect(code).toBe(2);
+    expect(output).toMatch(/exists already/);
+    expect(output).toMatch(/usage: npm run new-service -- <slug>/);
+    expect(snapshot()).toEqual(before);
+  }, 60_000);
+
   test.each([
-    ['an existing service', slug, /exists already/],
     ['a slug whose scenario module exists', 'mail-fixture', /mail-fixture exists already \(scripts\/lib\/scenarios\/mail-fixture\.ts\)/],
     ['a slug with capitals', 'Inventory', /not a slug/],
     ['a path in the slug', '../escape', /not a slug/],
     ['a reserved name', 'lib', /reserved/],
   ])('refuses %s, writing nothing', async (_case, name, message) => {
     const before = snapshot();
-    const { code, output } = await node('scripts/new-service.ts', name);
-    expect(code).toBe(2);
-    expect(output).toMatch(message);
+    // A ScaffoldRefused is what the command answers with exit 2 and the usage (above).
+    const refusal = await scaffoldService(copy, name).then(() => undefined, (error: unknown) => error);
+    expect(refusal).toBeInstanceOf(ScaffoldRefused);
+    expect((refusal as Error).message).toMatch(message);
     expect(snapshot()).toEqual(before);
-  }, 60_000);
+  });
 });
