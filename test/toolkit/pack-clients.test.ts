@@ -16,12 +16,7 @@ import { createSeoApp } from '../../server-stubs/seo/app.js';
 import { serveStub, type RunningStub } from '../helpers/stub.js';
 
 const run = promisify(execFile);
-/**
- * The consumer's tsc is TypeScript 7, the native compiler `npm run typecheck` uses (README: it
- * reports what 5.9 reports, in a tenth of the CPU). The packer itself compiles and checks the
- * sources with 5.9, so both compilers see the package.
- */
-const tsc = path.join(defaultRoot, 'node_modules', 'typescript-7', 'bin', 'tsc');
+const tsc = path.join(defaultRoot, 'node_modules', 'typescript', 'bin', 'tsc');
 
 let tmp: string;
 let app: string;
