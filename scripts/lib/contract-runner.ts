@@ -21,9 +21,10 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import type { OpenAPI3 } from 'openapi-typescript';
 import { mountPathOf } from '../../server-stubs/lib/openapi/document.js';
-import { contractOf, type Contract } from '../../server-stubs/lib/contract.js';
+import { contractOf, loadContract, type Contract } from '../../server-stubs/lib/contract.js';
 import { defaultRoot } from '../../server-stubs/lib/root.js';
 import { schemaView, type SchemaView } from '../../server-stubs/lib/compilable-document.js';
 import { fuzzConfig, type FuzzConfig } from './fuzz/config.js';
@@ -136,12 +137,30 @@ function bundleContract(dir: string, slug: string): { view: SchemaView; contract
   if (kept && kept.slug === slug && kept.text === text) return kept;
   // Read through its schema view: a valid document whose schemas Ajv cannot take as they are
   // (3.0 `nullable`, a pattern JavaScript cannot compile) is still checked, minus what is noted.
-  const view = schemaView(JSON.parse(text));
-  const made = { slug, text, view, contract: contractOf(slug, view.document) };
+  const parsed = JSON.parse(text) as OpenAPI3;
+  const view = schemaView(parsed);
+  const made = { slug, text, view, contract: servedContract(dir, slug, view, parsed) ?? contractOf(slug, view.document) };
   readContracts.delete(file);
   readContracts.set(file, made);
   if (readContracts.size > KEPT_CONTRACTS) readContracts.delete(readContracts.keys().next().value!);
   return made;
+}
+
+/**
+ * The stubs' own contract of the slug (loadContract, the bundle `npm start` serves) when the bundle
+ * read is that very document and its schema view left it untouched: its validators, many already
+ * compiled by the stubs' response checks in the same process, give the verdicts a contract made
+ * here would, as the same schemas do.
+ */
+function servedContract(dir: string, slug: string, view: SchemaView, parsed: OpenAPI3): Contract | undefined {
+  if (path.resolve(dir) !== path.resolve(defaultBundlesDir) || view.document !== parsed || view.notes.length > 0) return undefined;
+  let served: Contract;
+  try {
+    served = loadContract(slug);
+  } catch {
+    return undefined;
+  }
+  return isDeepStrictEqual(served.document, parsed) ? served : undefined;
 }
 
 /** The service a base URL addresses: the contract whose base path the URL's path ends with (longest first). */

@@ -132,7 +132,7 @@ function schemaValidators(slug: string, document: OpenAPI3) {
   const compiled = new Map<string, ValidateFunction>();
   let ajv: ReturnType<typeof createAjv> | undefined;
   return (place: string[]): ValidateFunction => {
-    const at = locate(document, place);
+    const at = bareRefTarget(document, locate(document, place));
     const key = at.map(escapePointerToken).join('/');
     let validate = compiled.get(key);
     if (!validate) {
@@ -162,6 +162,24 @@ function locate(document: OpenAPI3, place: string[]): string[] {
     if (node === undefined) throw new Error(`nothing at ${place.join(' > ')}`);
   }
   return at;
+}
+
+/**
+ * Where a schema that is nothing but a local `$ref` points, followed to the end: it validates as its
+ * target does, so the operations whose responses name the same component share one compiled
+ * validator instead of compiling it once each.
+ */
+function bareRefTarget(document: OpenAPI3, at: string[]): string[] {
+  const seen = new Set<string>();
+  for (let node = valueAt(document, at); ; ) {
+    const ref = localRef(node);
+    if (ref === undefined || Object.keys(node as object).length !== 1 || seen.has(ref)) return at;
+    seen.add(ref);
+    const next = pointerTokens(ref);
+    node = valueAt(document, next);
+    if (node === undefined) return at;
+    at = next;
+  }
 }
 
 const anyOperation = (route: Route): OperationInfo => route.methods.values().next().value!;

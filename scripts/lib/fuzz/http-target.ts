@@ -43,10 +43,15 @@ export function httpServiceTarget(slug: string, services: ReadonlyArray<Credenti
     const headers = Object.fromEntries(Object.entries(r.headers).filter(([k]) => !(k.toLowerCase() in valid)));
     return { ...r, case: 'cross-tenant', headers: { ...headers, ...otherTenant } };
   }
+  // Built when the fuzzer first asks: a contract run without fuzz requests (`--runs 0`) uses the
+  // target only for its cleanup, and the generators are most of what it costs to make.
+  let arbitrary: ReturnType<typeof httpRequestArbitrary> | undefined;
   return {
     cleanup,
     rateLimited: () => rateLimited,
-    arbitrary: httpRequestArbitrary(model, liveIds),
+    get arbitrary() {
+      return (arbitrary ??= httpRequestArbitrary(model, liveIds));
+    },
     caseOf: (r) => r.case,
     async execute(generated) {
       const { request: r, owned } = liveIds.substitute(generated);
