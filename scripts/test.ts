@@ -93,10 +93,10 @@ interface Output {
  * Passes a stream on in whole lines, so that another step's block never lands inside one of its
  * lines; each line after `prefix` if given.
  */
-function wholeLines(to: NodeJS.WritableStream, prefix = '') {
+function wholeLines(write: (text: string) => unknown, prefix = '') {
   let pending = '';
   // `lines` ends with its newline.
-  const put = (lines: string) => to.write(prefix ? `${prefix}${lines.slice(0, -1).split('\n').join(`\n${prefix}`)}\n` : lines);
+  const put = (lines: string) => write(prefix ? `${prefix}${lines.slice(0, -1).split('\n').join(`\n${prefix}`)}\n` : lines);
   return {
     write(text: string) {
       pending += text;
@@ -123,9 +123,11 @@ function runStep(step: Step, shown: Shown, out: Output, env: NodeJS.ProcessEnv, 
     children.add(child);
     const kept: Array<[NodeJS.WritableStream, string]> = [];
     const streams = ([[child.stdout, out.stdout], [child.stderr, out.stderr]] as const).map(([from, to]) => {
-      const lines = wholeLines(to, shown === 'prefixed' ? `${step.name} │ ` : '');
+      // Kept output is kept in whole lines too: stdout and stderr arrive in no fixed order, and a line
+      // one of them has not ended yet must not run into the other's next line.
+      const lines = shown === 'kept' ? wholeLines((text) => kept.push([to, text])) : wholeLines((text) => to.write(text), shown === 'prefixed' ? `${step.name} │ ` : '');
       from.setEncoding('utf8');
-      from.on('data', (text: string) => (shown === 'kept' ? kept.push([to, text]) : lines.write(text)));
+      from.on('data', (text: string) => lines.write(text));
       return { from, lines };
     });
     let code: number | undefined;
@@ -142,7 +144,6 @@ function runStep(step: Step, shown: Shown, out: Output, env: NodeJS.ProcessEnv, 
       if (kept.length > 0) {
         out.stdout.write(`\n── ${step.name} ──\n`);
         for (const [to, text] of kept) to.write(text);
-        if (!kept.at(-1)![1].endsWith('\n')) out.stdout.write('\n');
       }
       if (code === 0) out.stdout.write(`✔ ${step.name} in ${seconds(ms)}\n`);
       else out.stderr.write(`✘ ${step.name} failed (exit ${code}) after ${seconds(ms)}\n`);

@@ -105,6 +105,22 @@ describe('steps side by side', () => {
     expect(verdict([results[0]!, results[2]!], 1000)).toEqual({ code: 0, line: expect.stringMatching(/^npm test passed in 1\.0 s \(side by side: ok \d+\.\d s, live /) as string });
   }, 120_000); // three Node processes on a busy machine
 
+  test("a kept step's unended stdout line never runs into its stderr's next line", async () => {
+    let output = '';
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        output += chunk.toString();
+        done();
+      },
+    });
+    // stderr written once stdout's unended line has reached the pipe: read in that order, the two
+    // chunks used to be kept side by side as `xy`.
+    const unended: Step = { name: 'unended', doing: 'writing', args: ['-e', "process.stdout.write('x', () => process.stderr.write('y\\n'))"] };
+    await runSideBySide([unended, step('live', [['stdout', 'l\n']], 0, true)], { stdout: sink, stderr: sink });
+    const block = /\n── unended ──\n((?:[^\n]*\n){2})✔ unended in /.exec(output);
+    expect(block?.[1]?.split('\n').sort(), output).toEqual(['', 'x', 'y']);
+  }, 120_000); // two Node processes on a busy machine
+
   test('where no step is live, each line as it comes after its step name', async () => {
     let output = '';
     const sink = new Writable({
