@@ -65,6 +65,18 @@ describe('npm test steps', () => {
 });
 
 describe('steps side by side', () => {
+  /** A stream that keeps what is written to it in `text`. */
+  class CollectingSink extends Writable {
+    text = '';
+    constructor() {
+      super({
+        write: (chunk: Buffer, _encoding, done) => {
+          this.text += chunk.toString();
+          done();
+        },
+      });
+    }
+  }
   /** A step that writes each `[stream, text]` in turn, then exits with `code`. */
   const step = (name: string, writes: Array<['stdout' | 'stderr', string]>, code: number, live = false): Step => ({
     name,
@@ -74,13 +86,7 @@ describe('steps side by side', () => {
   });
 
   test("each kept step's output whole, the live step's in whole lines; every step waited for, the failed one named", async () => {
-    let output = '';
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        output += chunk.toString();
-        done();
-      },
-    });
+    const sink = new CollectingSink();
     const started = performance.now();
     const results = await runSideBySide(
       [
@@ -91,14 +97,14 @@ describe('steps side by side', () => {
       { stdout: sink, stderr: sink },
     );
     expect(results.map((r) => [r.name, r.code])).toEqual([['ok', 0], ['bad', 3], ['live', 0]]);
-    expect(output).toMatch(/^▶ ok: ok's work \(its output when it ends\)\n▶ bad: bad's work \(its output when it ends\)\n▶ live: live's work\n/);
-    const block = /\n── ok ──\n((?:[^\n]*\n){4})✔ ok in \d+\.\d s\n/.exec(output);
+    expect(sink.text).toMatch(/^▶ ok: ok's work \(its output when it ends\)\n▶ bad: bad's work \(its output when it ends\)\n▶ live: live's work\n/);
+    const block = /\n── ok ──\n((?:[^\n]*\n){4})✔ ok in \d+\.\d s\n/.exec(sink.text);
     expect(block?.[1]?.split('\n').sort()).toEqual(['', 'a1', 'a2', 'a3', 'w1']);
     expect(block?.[1]).toMatch(/a1\na2\n(w1\n)?a3\n/);
-    expect(output).toMatch(/\n── bad ──\nb1\n✘ bad failed \(exit 3\) after \d+\.\d s\n/);
+    expect(sink.text).toMatch(/\n── bad ──\nb1\n✘ bad failed \(exit 3\) after \d+\.\d s\n/);
     // The live step's lines are written whole (stdout and stderr apart), so another step's block never splits one.
-    expect(output.split('\n')).toEqual(expect.arrayContaining(['l1', 'l2', 'l3', 'e1']));
-    expect(output).toMatch(/✔ live in /);
+    expect(sink.text.split('\n')).toEqual(expect.arrayContaining(['l1', 'l2', 'l3', 'e1']));
+    expect(sink.text).toMatch(/✔ live in /);
     const { line, code } = verdict(results, performance.now() - started);
     expect(code).toBe(3);
     expect(line).toMatch(/^npm test failed in \d+\.\d s: bad \(exit 3\) \(side by side: ok \d+\.\d s, bad \d+\.\d s, live \d+\.\d s\)$/);
@@ -106,35 +112,23 @@ describe('steps side by side', () => {
   }, 120_000); // three Node processes on a busy machine
 
   test("a kept step's unended stdout line never runs into its stderr's next line", async () => {
-    let output = '';
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        output += chunk.toString();
-        done();
-      },
-    });
+    const sink = new CollectingSink();
     // stderr written once stdout's unended line has reached the pipe: read in that order, the two
     // chunks used to be kept side by side as `xy`.
     const unended: Step = { name: 'unended', doing: 'writing', args: ['-e', "process.stdout.write('x', () => process.stderr.write('y\\n'))"] };
     await runSideBySide([unended, step('live', [['stdout', 'l\n']], 0, true)], { stdout: sink, stderr: sink });
-    const block = /\n── unended ──\n((?:[^\n]*\n){2})✔ unended in /.exec(output);
-    expect(block?.[1]?.split('\n').sort(), output).toEqual(['', 'x', 'y']);
+    const block = /\n── unended ──\n((?:[^\n]*\n){2})✔ unended in /.exec(sink.text);
+    expect(block?.[1]?.split('\n').sort(), sink.text).toEqual(['', 'x', 'y']);
   }, 120_000); // two Node processes on a busy machine
 
   test('where no step is live, each line as it comes after its step name', async () => {
-    let output = '';
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        output += chunk.toString();
-        done();
-      },
-    });
+    const sink = new CollectingSink();
     const results = await runSideBySide([step('one', [['stdout', 'x1\nx'], ['stderr', 'w\n'], ['stdout', '2']], 0), step('two', [['stdout', 'y1\n']], 1)], { stdout: sink, stderr: sink });
     expect(results.map((r) => r.code)).toEqual([0, 1]);
-    expect(output).toMatch(/^▶ one: one's work\n▶ two: two's work\n/);
-    expect(output.split('\n')).toEqual(expect.arrayContaining(['one │ x1', 'one │ x2', 'one │ w', 'two │ y1']));
-    expect(output).not.toMatch(/──/);
-    expect(output).toMatch(/✘ two failed \(exit 1\) after /);
+    expect(sink.text).toMatch(/^▶ one: one's work\n▶ two: two's work\n/);
+    expect(sink.text.split('\n')).toEqual(expect.arrayContaining(['one │ x1', 'one │ x2', 'one │ w', 'two │ y1']));
+    expect(sink.text).not.toMatch(/──/);
+    expect(sink.text).toMatch(/✘ two failed \(exit 1\) after /);
   }, 120_000);
 });
 
