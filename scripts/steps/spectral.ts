@@ -6,6 +6,7 @@
  * Problems name their place in the bundle: a JSON Pointer and the bundle's line.
  */
 import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { defaultRoot } from '../../server-stubs/lib/root.js';
 
@@ -27,11 +28,43 @@ const severities: SpectralSeverity[] = ['error', 'warn', 'info', 'hint'];
 type Spectral = import('@stoplight/spectral-core').Spectral;
 const linters = new Map<string, Promise<Spectral>>();
 
+type AssignValidator = (schema: { $id?: unknown }, dialect: string, allErrors: boolean) => unknown;
+let validatorsShared = false;
+
+/**
+ * Spectral's example rules (oas3-valid-media-example, oas3-valid-schema-example) validate each
+ * example against a fresh deep copy of its schema, and Spectral keeps the validators it compiled by
+ * the schema object: a copy never hits, so every example compiles its schema again (most of a
+ * Spectral run on mail). Kept by the schema's content instead, for the document's own ajv instances
+ * as before: an equal schema compiles to the same validator, so the findings are the same.
+ */
+function shareValidatorsByContent(): void {
+  if (validatorsShared) return;
+  validatorsShared = true;
+  // The copy of spectral-functions that the OAS ruleset itself loads.
+  const fromRulesets = createRequire(createRequire(import.meta.url).resolve('@stoplight/spectral-rulesets'));
+  const ajvModule = fromRulesets('@stoplight/spectral-functions/dist/schema/ajv.js') as { createAjvInstances: () => AssignValidator };
+  const createInstances = ajvModule.createAjvInstances;
+  ajvModule.createAjvInstances = () => {
+    const assign = createInstances();
+    const byContent = new Map<string, unknown>();
+    return (schema, dialect, allErrors) => {
+      // A schema with an `$id` is already kept by that id, in the instance it was added to.
+      if (typeof schema.$id === 'string') return assign(schema, dialect, allErrors);
+      const key = `${dialect}\0${allErrors}\0${JSON.stringify(schema)}`;
+      let validator = byContent.get(key);
+      if (validator === undefined) byContent.set(key, (validator = assign(schema, dialect, allErrors)));
+      return validator;
+    };
+  };
+}
+
 /** One Spectral per ruleset file, its ruleset (slow to load) loaded once. */
 function linterFor(rulesetFile: string): Promise<Spectral> {
   let linter = linters.get(rulesetFile);
   if (!linter) {
     linter = (async () => {
+      shareValidatorsByContent();
       const { Spectral } = await import('@stoplight/spectral-core');
       const { bundleAndLoadRuleset } = await import('@stoplight/spectral-ruleset-bundler/with-loader');
       const { fetch } = await import('@stoplight/spectral-runtime');

@@ -67,3 +67,24 @@ test('a security requirement: role names of a bearer scheme pass (3.1); an undec
     ['error', '/paths/~1nobody/get/security/0/nobody', '"nobody" is not a security scheme of components.securitySchemes.'],
   ]);
 });
+
+test('examples of equal schemas are each judged: a validator shared by content still finds the one off its schema', { timeout: 60_000 }, async () => {
+  // The same schema, written out in each response: Spectral checks each example against its own copy.
+  const widget = () => ({ type: 'object', required: ['id'], properties: { id: { type: 'string' } } });
+  const response = (example: unknown) => ({ description: 'a widget', content: { 'application/json': { schema: widget(), example } } });
+  const operation = (operationId: string, example: unknown) => ({ operationId, tags: ['T'], summary: 's', description: 'd', responses: { 200: response(example) } });
+  const document = {
+    openapi: '3.1.0',
+    info: { title: 'Widgets', version: '1.0.0', description: 'A fixture.', contact: { name: 'x' } },
+    servers: [{ url: 'http://localhost/x' }],
+    tags: [{ name: 'T', description: 'T' }],
+    paths: {
+      '/a': { get: operation('a', { id: 'w1' }) },
+      '/b': { get: operation('b', { id: 2 }) },
+      '/c': { get: operation('c', { id: 'w3' }) },
+      '/d': { get: operation('d', {}) },
+    },
+  };
+  const problems = (await lintWithSpectral(document, { root: defaultRoot })).filter((p) => p.code === 'oas3-valid-media-example');
+  expect(problems.map((p) => p.path.split('/')[2])).toEqual(['~1b', '~1d']);
+});
