@@ -14,8 +14,9 @@
  * Side by side: ESLint and the type check each keep one core busy, and vitest's two workers often
  * wait on the processes and sockets they start. No step writes what another reads: check builds
  * into a temporary folder and keeps only content-keyed caches under node_modules/.cache (ESLint's,
- * which nothing else reads, and Spectral's, written atomically), the type check writes nothing,
- * and tests write in temporary folders.
+ * which nothing else reads, and Spectral's, written atomically) and, when generated/ is current,
+ * the build state in .cache/ (read by later builds, none of them beside it), the type check writes
+ * nothing, and tests write in temporary folders.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';

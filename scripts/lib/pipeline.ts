@@ -113,7 +113,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
     ...services.map((service) => {
       const key = `api:${service.slug}`;
       const knownInputs = previous[key]?.inputs.map((rel) => path.join(root, rel)) ?? listFiles(path.dirname(service.root));
-      return { key, label: service.slug, service, knownInputs, hash: hashFiles(root, [...knownInputs, ...global], `docs=${docs}`) };
+      return { key, label: service.slug, service, knownInputs, hash: hashFiles(root, [...knownInputs, ...global]) };
     }),
     ...sets.map((set) => ({ key: `schemas:${set.slug}`, label: `${set.slug} schemas`, set, hash: hashFiles(root, [...set.files, ...global]) })),
   ].filter((unit) => !options.only || options.only.includes(unit.key));
@@ -141,7 +141,7 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
       continue;
     }
     if ('service' in unit && unit.service) {
-      const built = await buildApi(root, unit.service, { write, log, docs, result, compareWithCommitted: compare, onBundled: options.onBundled, lintApart: !options.linted?.[unit.service.slug] && lintApart(unit), linted: options.linted?.[unit.service.slug], known: { inputs: unit.knownInputs, hash: unit.hash } });
+      const built = await buildApi(root, unit.service, { write, log, result, compareWithCommitted: compare, onBundled: options.onBundled, lintApart: !options.linted?.[unit.service.slug] && lintApart(unit), linted: options.linted?.[unit.service.slug], known: { inputs: unit.knownInputs, hash: unit.hash } });
       if (built) {
         // Built without a state when only style or house rules failed: written, linted again next build.
         if (built.state) next[unit.key] = built.state;
@@ -171,23 +171,45 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   }
 
   removeOrphans(outDir, services, sets, log);
-  const docPages = services
-    .filter((service) => existsSync(path.join(outDir, service.slug, 'openapi.json')))
-    .map((service) => docEntry(service.slug, JSON.parse(readFileSync(path.join(outDir, service.slug, 'openapi.json'), 'utf8'))));
 
   if (docs) {
-    const { docsAssets, generateDocsIndex, generateServicesScript, portalEntry } = await import('../steps/docs.js');
+    const { docsAssets, generateDocsIndex, generateDocsPage, generateServicesScript, portalEntry } = await import('../steps/docs.js');
     const docsDir = path.join(outDir, 'docs');
     mkdirSync(docsDir, { recursive: true });
-    const entries = docPages.map((d) => portalEntry(d.slug, d.document));
     const writeChanged = (name: string, contents: string) => {
       const file = path.join(docsDir, name);
       if (!existsSync(file) || readFileSync(file, 'utf8') !== contents) writeFileSync(file, contents);
     };
+    // A service's page is made from its bundle alone: a unit of its own, keyed by the bundle's
+    // content (and the pipeline's), so a bundle that is already current (built earlier, or proven
+    // current by `npm run check`) gets its page without its service being built again.
+    const pipelineHash = hashFiles(root, global);
+    const entries: Array<ReturnType<typeof portalEntry>> = [];
+    for (const service of services) {
+      const bundleFile = path.join(outDir, service.slug, 'openapi.json');
+      if (!existsSync(bundleFile)) continue;
+      const text = readFileSync(bundleFile, 'utf8');
+      const document = JSON.parse(text) as OpenAPI3;
+      entries.push(portalEntry(service.slug, document));
+      const key = `docs:${service.slug}`;
+      const hash = sha256(`${pipelineHash}\0${text}`);
+      const prior = previous[key];
+      if (prior && prior.hash === hash && outputsIntact(root, prior)) {
+        next[key] = prior;
+        continue;
+      }
+      const [page, docsMs] = await timed(() => generateDocsPage(service.slug, document));
+      writeChanged(`${service.slug}.html`, page);
+      log(stepLine('docs', service.slug, docsMs, `generated/docs/${service.slug}.html`));
+      next[key] = { hash, inputs: [path.relative(root, path.join(root, 'generated', service.slug, 'openapi.json'))], outputs: { [path.relative(root, path.join(root, 'generated', 'docs', `${service.slug}.html`))]: sha256(page) } };
+    }
     writeChanged('index.html', generateDocsIndex(entries));
     writeChanged('services.js', generateServicesScript(entries));
     // Checked every build: the console and its styles change with the pipeline, not with a service.
     for (const [name, contents] of Object.entries(docsAssets())) writeChanged(name, contents);
+  } else {
+    // Pages written by an earlier build are still judged by their own key when the next one writes docs.
+    for (const [key, unit] of Object.entries(previous)) if (key.startsWith('docs:')) next[key] = unit;
   }
 
   result.ok = result.failures.length === 0;
@@ -205,9 +227,15 @@ export async function build(options: BuildOptions): Promise<BuildResult> {
   return result;
 }
 
-/** The portal's index is written after every service, skipped ones included, from their bundles. */
-function docEntry(slug: string, document: OpenAPI3) {
-  return { slug, document };
+/**
+ * Records units whose outputs were proven current without this build (`npm run check` found a
+ * fresh build of every unit byte-identical to generated/): the state their own build would have
+ * written, so the next `npm run build` skips them. The pages of the docs keep their entries.
+ */
+export function recordBuildState(root: string, units: BuildState): void {
+  const statePath = stateFileOf(root);
+  const pages = Object.entries(readState(statePath)).filter(([key]) => key.startsWith('docs:'));
+  writeState(statePath, { ...Object.fromEntries(pages), ...units });
 }
 
 /** Past this many warnings, a unit's warnings are counted by rule instead of listed (an imported document may have hundreds). */
@@ -234,7 +262,6 @@ async function buildApi(
   root: string,
   service: ApiService,
   ctx: UnitContext & {
-    docs: boolean;
     compareWithCommitted: boolean;
     onBundled?: BuildOptions['onBundled'];
     lintApart: boolean;
@@ -310,13 +337,6 @@ async function buildApi(
       ctx.log(stepLine('streams', service.slug, streamsMs, `generated/${service.slug}/streams.gen.ts`));
     }
 
-    if (ctx.docs) {
-      const { generateDocsPage } = await import('../steps/docs.js');
-      const [page, docsMs] = await timed(() => generateDocsPage(service.slug, bundled.document));
-      write(`docs/${service.slug}.html`, page);
-      ctx.log(stepLine('docs', service.slug, docsMs, `generated/docs/${service.slug}.html`));
-    }
-
     await breaking;
     const late = linted ? await linted : undefined;
     if (late === 'invalid') return undefined;
@@ -330,7 +350,7 @@ async function buildApi(
     // this build would be recorded as built, and the next build would skip it; so the hash taken
     // before reading is kept unless the bundle's inputs changed (a $ref added or removed).
     const sameInputs = new Set(bundled.inputs).size === new Set(ctx.known.inputs).size && bundled.inputs.every((f) => ctx.known.inputs.includes(f));
-    const hash = sameInputs ? ctx.known.hash : hashFiles(root, [...bundled.inputs, ...globalInputs(root)], `docs=${ctx.docs}`);
+    const hash = sameInputs ? ctx.known.hash : hashFiles(root, [...bundled.inputs, ...globalInputs(root)]);
     return { state: { hash, inputs, outputs }, document: bundled.document };
   } catch (error) {
     // Linted apart, its problems are reported too.
