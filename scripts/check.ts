@@ -3,18 +3,21 @@
  * platform's own contracts, while a document brought in by add-service may keep its style findings), the committed
  * generated files are exactly what a fresh build makes from the sources, nothing breaks
  * existing clients against the base (the merge base with `main` unless `--base REF`) that
- * breaking-allowlist.yaml does not list with a reason, and ESLint (eslint.config.js) finds no
- * error in the hand-written TypeScript. Changes no tracked file: it writes only caches that git
- * ignores. When the fresh build equals generated/ in every file, it records the build state that
- * build would have written (`.cache/build-state.json`), so the first `npm run build` or `npm start`
- * after it skips every unit; with any drift it records nothing. `--only contracts` or
- * `--only eslint` runs that part alone (npm test runs the contract checks first, then ESLint beside
- * the tests).
+ * breaking-allowlist.yaml does not list with a reason, and the code lint finds nothing: oxlint
+ * (.oxlintrc.json, the same as `npm run lint`) with the type-aware rules on the hand-written
+ * TypeScript (floating and misused promises, `await` on a non-promise, explicit `any`), ESLint's
+ * recommended rules on the plain JavaScript, and no disable comment that suppresses nothing.
+ * Changes no tracked file: it writes only caches that git ignores. When the fresh build equals
+ * generated/ in every file, it records the build state that build would have written
+ * (`.cache/build-state.json`), so the first `npm run build` or `npm start` after it skips every
+ * unit; with any drift it records nothing. `--only contracts` or `--only lint` (`--only eslint`,
+ * its former name, still accepted) runs that part alone (npm test runs the contract checks first,
+ * then the lint beside the tests).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import os, { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { ESLint } from 'eslint';
 import type { OpenAPI3 } from 'openapi-typescript';
 import { breakingGate } from './lib/breaking-gate.js';
 import { cachedByContent } from './lib/content-cache.js';
@@ -58,15 +61,16 @@ function spectralRulesetInputs(root: string): string[] {
   return [existsSync(rulesetFile) ? readFileSync(rulesetFile, 'utf8') : '', ...functions, ...versions];
 }
 
+/** The two parts of the check: the contracts, and the code lint. */
+export type CheckPart = 'contracts' | 'lint';
+
 export interface CheckOptions {
   /** the commit to compare with for breaking changes (`--base REF`); default: the merge base with main */
   base?: string;
-  /** `--no-eslint-cache`: lint every file as a fresh clone does, the cache neither read nor written */
-  eslintCache?: boolean;
   /** processes sharing the fresh build (as `npm run build`'s); default 1, the caller's own */
   workers?: number;
-  /** `--only contracts` or `--only eslint`: that part alone (npm test runs them apart); default both */
-  only?: 'contracts' | 'eslint';
+  /** `--only contracts` or `--only lint` (or `eslint`, its former name): that part alone (npm test runs them apart); default both */
+  only?: CheckPart;
 }
 
 export interface CheckResult {
@@ -140,43 +144,78 @@ export interface CodeLintResult {
   files: number;
 }
 
-/** Where ESLint keeps what it found per file between local runs (a fresh clone's `npm ci` starts without). */
-export const eslintCacheLocation = (root: string) => path.join(root, 'node_modules', '.cache', 'eslint', '.eslintcache');
-
-/**
- * ESLint over the repository with its eslint.config.js (type-aware rules on the hand-written
- * TypeScript). A file whose content and config are unchanged since the last run is not linted
- * again (`cache`); `npm run lint` shares that cache, `npx eslint .` ignores it.
- */
-export async function lintCode(root: string, options: { cache?: boolean } = {}): Promise<CodeLintResult> {
-  const eslint = new ESLint({ cwd: root, cache: options.cache ?? true, cacheLocation: eslintCacheLocation(root), cacheStrategy: 'content' });
-  const results = await eslint.lintFiles(['.']);
-  const errors: string[] = [];
-  const warnings: string[] = [];
-  for (const result of results) {
-    const file = path.relative(root, result.filePath);
-    for (const m of result.messages) {
-      // A file ESLint could not parse has no rule: it is an error all the same.
-      const line = `${file}:${m.line ?? 0}:${m.column ?? 0}  ${m.ruleId ?? 'parse'}  ${m.message}`;
-      (m.severity === 2 ? errors : warnings).push(line);
-    }
-  }
-  return { errors, warnings, files: results.length };
+/** What the check reads of oxlint's `--format json` report. */
+interface OxlintReport {
+  diagnostics: Array<{
+    message: string;
+    /** `eslint(no-undef)`, `typescript(no-floating-promises)`; none for a parse error or an unused disable comment */
+    code?: string;
+    severity: 'error' | 'warning' | 'advice';
+    filename: string;
+    labels?: Array<{ span: { line: number; column: number } }>;
+  }>;
+  number_of_files: number;
 }
 
-/** `--base REF` or `--base=REF`, `--no-eslint-cache`, `--only contracts|eslint`; anything else is refused. */
+/** A finding's rule as .oxlintrc.json names it (`no-undef`, `typescript/no-floating-promises`). */
+function ruleOf(d: OxlintReport['diagnostics'][number]): string {
+  const named = /^([\w-]+)\((.+)\)$/.exec(d.code ?? '');
+  if (named) return named[1] === 'eslint' ? named[2]! : `${named[1]}/${named[2]}`;
+  return /^Unused (eslint|oxlint)-(disable|enable)/.test(d.message) ? 'unused-disable-directive' : 'parse';
+}
+
+/**
+ * oxlint over the repository with its .oxlintrc.json, type-aware (TypeScript 7's checker, through
+ * oxlint-tsgolint). No cache: every run lints every file, as a fresh clone does.
+ */
+export async function lintCode(root: string): Promise<CodeLintResult> {
+  const oxlint = path.join(root, 'node_modules', 'oxlint', 'bin', 'oxlint');
+  const args = [oxlint, '--config', path.join(root, '.oxlintrc.json'), '--format', 'json'];
+  // Exit 1 when it finds a problem: the report on stdout says which.
+  const { stdout, stderr, code } = await new Promise<{ stdout: string; stderr: string; code: number }>((resolve) => {
+    execFile(process.execPath, args, { cwd: root, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => resolve({ stdout, stderr, code: !error ? 0 : typeof error.code === 'number' ? error.code : 1 }));
+  });
+  let report: OxlintReport;
+  try {
+    report = JSON.parse(stdout) as OxlintReport;
+  } catch {
+    // A configuration it cannot read, a missing tsgolint: no report, an error all the same.
+    const why = `${stderr}\n${stdout}`
+      .split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean)
+      .slice(0, 5)
+      .join(' / ');
+    return { errors: [`.oxlintrc.json:0:0  oxlint  oxlint did not report (exit ${code}): ${why || 'no output'}`], warnings: [], files: 0 };
+  }
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  for (const d of report.diagnostics) {
+    const file = path.relative(root, path.resolve(root, d.filename));
+    const at = d.labels?.[0]?.span;
+    const line = `${file}:${at?.line ?? 0}:${at?.column ?? 0}  ${ruleOf(d)}  ${d.message}`;
+    (d.severity === 'error' ? errors : warnings).push(line);
+  }
+  return { errors, warnings, files: report.number_of_files };
+}
+
+/**
+ * `--base REF` or `--base=REF`, `--only contracts|lint` (`eslint` is `lint`); anything else is
+ * refused but `--no-eslint-cache`, accepted for the scripts that pass it and ignored (the lint keeps
+ * no cache).
+ */
 export function parseCheckArgs(argv: string[]): CheckOptions {
   const options: CheckOptions = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--base' && argv[i + 1] && !argv[i + 1]!.startsWith('--')) options.base = argv[++i];
     else if (arg.startsWith('--base=') && arg.length > '--base='.length) options.base = arg.slice('--base='.length);
-    else if (arg === '--no-eslint-cache') options.eslintCache = false;
+    else if (arg === '--no-eslint-cache') continue;
     else if (arg === '--only' || arg.startsWith('--only=')) {
       const part = arg === '--only' ? argv[++i] : arg.slice('--only='.length);
-      if (part !== 'contracts' && part !== 'eslint') throw new Error(`--only takes contracts or eslint, got ${part || 'nothing'}`);
-      options.only = part;
-    } else throw new Error(`unknown argument ${arg} (usage: npm run check -- [--base REF] [--no-eslint-cache] [--only contracts|eslint])`);
+      if (part !== 'contracts' && part !== 'lint' && part !== 'eslint') throw new Error(`--only takes contracts or lint, got ${part || 'nothing'}`);
+      options.only = part === 'eslint' ? 'lint' : part;
+    } else throw new Error(`unknown argument ${arg} (usage: npm run check -- [--base REF] [--only contracts|lint])`);
   }
   return options;
 }
@@ -194,7 +233,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const times: string[] = [];
   let problems = 0;
   let failed = false;
-  if (options.only !== 'eslint') {
+  if (options.only !== 'lint') {
     say('contracts: Redocly lint, build, Spectral, drift of generated/, breaking changes…');
     // Alone on the machine, as `npm run build` is: the fresh build shares the cores.
     const { ok, messages, advice, warnings, notes } = await check(defaultRoot, { ...options, workers: availableParallelism() });
@@ -210,15 +249,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   }
   if (options.only !== 'contracts') {
     // After the contract steps, not beside them: both are CPU-bound, and running them together on two cores gains little.
-    const eslintCache = options.eslintCache ?? true;
-    say(`eslint: the hand-written TypeScript and JavaScript${eslintCache ? ' (files unchanged since the last run from node_modules/.cache/eslint)' : ', every file'}…`);
-    const eslintStarted = performance.now();
-    const code = await lintCode(defaultRoot, { cache: eslintCache });
-    const eslintMs = Math.round(performance.now() - eslintStarted);
-    for (const w of code.warnings) console.warn(`eslint: ${w}`);
-    for (const e of code.errors) console.error(`eslint: ${e}`);
-    console.log(`eslint    ${String(eslintMs).padStart(7)} ms  ${code.files} files: ${code.errors.length} errors, ${code.warnings.length} warnings`);
-    times.push(`eslint ${eslintMs} ms`);
+    say('lint: oxlint over the hand-written TypeScript (type-aware) and JavaScript…');
+    const lintStarted = performance.now();
+    const code = await lintCode(defaultRoot);
+    const lintMs = Math.round(performance.now() - lintStarted);
+    for (const w of code.warnings) console.warn(`oxlint: ${w}`);
+    for (const e of code.errors) console.error(`oxlint: ${e}`);
+    console.log(`lint      ${String(lintMs).padStart(7)} ms  ${code.files} files: ${code.errors.length} errors, ${code.warnings.length} warnings`);
+    times.push(`lint ${lintMs} ms`);
     problems += code.errors.length;
     failed ||= code.errors.length > 0;
   }
@@ -227,6 +265,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.error(`check failed in ${ms} ms (${times.join(', ')}): ${problems} problems`);
     process.exit(1);
   }
-  const passed = { contracts: 'lint clean, generated code fresh, no unlisted breaking changes', eslint: 'ESLint clean' };
-  console.log(`check: ${options.only ? passed[options.only] : `${passed.contracts}, ${passed.eslint}`} (${ms} ms: ${times.join(', ')})`);
+  const passed: Record<CheckPart, string> = { contracts: 'lint clean, generated code fresh, no unlisted breaking changes', lint: 'code lint (oxlint) clean' };
+  console.log(`check: ${options.only ? passed[options.only] : `${passed.contracts}, ${passed.lint}`} (${ms} ms: ${times.join(', ')})`);
 }

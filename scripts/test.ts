@@ -3,24 +3,26 @@
  * of steps side by side, each step announced when it starts and timed when it ends; it fails, naming
  * the steps that failed, if any does.
  *
- * - no shard: first `npm run check`'s contract checks beside `npm run typecheck`, then ESLint (the
- *   rest of `npm run check`) beside every vitest file; a failure in the first phase stops there;
+ * - no shard: first `npm run check`'s contract checks beside `npm run typecheck`, then the code
+ *   lint (oxlint, the rest of `npm run check`) beside every vitest file; a failure in the first
+ *   phase stops there;
  * - `--shard=i/n`: that shard's part of the vitest files (vitest's own `--shard`), and beside it the
  *   type check in shard 1 alone. The contract checks are left to their own job (`npm run check`),
  *   so that the n shards and `npm run check` together do what `npm test` does.
  *
  * Any other argument goes to vitest as it is (`npm test -- test/seo` runs those files after and beside the checks).
  *
- * Side by side: ESLint and the type check each keep one core busy, and vitest's two workers often
- * wait on the processes and sockets they start. No step writes what another reads: check builds
- * into a temporary folder and keeps only content-keyed caches under node_modules/.cache (ESLint's,
- * which nothing else reads, and Spectral's, written atomically) and, when generated/ is current,
- * the build state in .cache/ (read by later builds, none of them beside it), the type check writes
- * nothing, and tests write in temporary folders.
+ * Side by side: the lint and the type check are CPU-bound, and vitest's two workers often wait on
+ * the processes and sockets they start. No step writes what another reads: check builds into a
+ * temporary folder and keeps only Spectral's content-keyed cache under node_modules/.cache (written
+ * atomically) and, when generated/ is current, the build state in .cache/ (read by later builds,
+ * none of them beside it); the lint and the type check write nothing, and tests write in temporary
+ * folders.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { CheckPart } from './check.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -59,9 +61,9 @@ export function planTests(argv: string[]): TestPlan {
     if (!match || index < 1 || count < 1 || index > count) throw new Error(`--shard takes <i>/<n> with 1 ≤ i ≤ n, e.g. --shard=1/3; got ${value || 'nothing'}`);
     shard = { index, count };
   }
-  const check = (part: 'contracts' | 'eslint', doing: string): Step => ({ name: `check: ${part}`, doing, args: ['--import', 'tsx', 'scripts/check.ts', '--only', part] });
+  const check = (part: CheckPart, doing: string): Step => ({ name: `check: ${part}`, doing, args: ['--import', 'tsx', 'scripts/check.ts', '--only', part] });
   const contracts = check('contracts', 'Redocly lint, build, Spectral, drift of generated/, breaking changes');
-  const eslint = check('eslint', 'the type-aware rules over the hand-written TypeScript');
+  const lint = check('lint', 'oxlint: the type-aware rules over the hand-written TypeScript, the correctness rules over the JavaScript');
   const typecheck: Step = { name: 'typecheck', doing: 'tsc --noEmit over the hand-written and generated TypeScript', args: ['node_modules/typescript-7/bin/tsc', '--noEmit', '-p', 'tsconfig.json'] };
   const vitest: Step = {
     name: shard ? `vitest shard ${shard.index}/${shard.count}` : 'vitest',
@@ -70,9 +72,9 @@ export function planTests(argv: string[]): TestPlan {
     args: ['node_modules/vitest/vitest.mjs', 'run', ...(shard ? [`--shard=${shard.index}/${shard.count}`] : []), ...vitestArgs],
   };
   // The contract checks first: tests check copies of the project, whose Spectral findings they take
-  // from the cache these fill, and a broken contract would fail tests by the dozen. ESLint, the
-  // longest of the checks and one core's work, goes beside vitest.
-  if (!shard) return { phases: [[contracts, typecheck], [eslint, vitest]] };
+  // from the cache these fill, and a broken contract would fail tests by the dozen. The lint goes
+  // beside vitest.
+  if (!shard) return { phases: [[contracts, typecheck], [lint, vitest]] };
   return { shard, phases: [shard.index === 1 ? [typecheck, vitest] : [vitest]] };
 }
 

@@ -47,7 +47,7 @@ export function fileCostsJson(report: VitestJsonReport): string {
 }
 
 /** `npm test`'s steps, seconds of wall time each; the vitest step is the whole run, workers in parallel. */
-export type StepTimes = Partial<Record<'check' | 'check: contracts' | 'check: ESLint' | 'typecheck' | 'vitest', number>>;
+export type StepTimes = Partial<Record<'check' | 'check: contracts' | 'check: lint' | 'typecheck' | 'vitest', number>>;
 
 const s = (seconds: number) => seconds.toFixed(1);
 

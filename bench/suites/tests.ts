@@ -1,6 +1,6 @@
 /**
- * The test suite's own time: `npm test`'s steps as scripts/test.ts runs them, side by side (check
- * with ESLint's cache off, as on a fresh clone; typecheck; vitest with a JSON report beside its
+ * The test suite's own time: `npm test`'s steps as scripts/test.ts runs them, side by side (check's
+ * contracts and the type check, then check's code lint and vitest with a JSON report beside its
  * usual output), each timed, the whole by the clock, then the per-file table of the vitest run,
  * costliest first. Also rewrites test/helpers/file-costs.json, the costs the test sequencer orders
  * and shards the files by.
@@ -40,28 +40,28 @@ function runShown(args: string[], live: boolean): Promise<{ seconds: number; out
 }
 
 export const suite: Suite = {
-  description: "npm test's steps timed on a fresh-clone footing (no ESLint cache), and vitest's per-file table",
+  description: "npm test's steps timed, and vitest's per-file table",
   async run() {
-    const [[contracts, typecheck], [eslint, vitest]] = planTests([]).phases as [[Step, Step], [Step, Step]];
+    const [[contracts, typecheck], [lint, vitest]] = planTests([]).phases as [[Step, Step], [Step, Step]];
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'bench-tests-'));
     const reportFile = path.join(tmp, 'vitest.json');
     try {
       const started = performance.now();
       const [contracted, typechecked] = await Promise.all([runShown(contracts.args, false), runShown(typecheck.args, false)]);
       const [linted, tested] = await Promise.all([
-        runShown([...eslint.args, '--no-eslint-cache'], false),
+        runShown(lint.args, false),
         runShown([...vitest.args, '--reporter=default', '--reporter=json', `--outputFile.json=${reportFile}`], true),
       ]);
       const total = (performance.now() - started) / 1000;
       const report = JSON.parse(readFileSync(reportFile, 'utf8')) as VitestJsonReport;
       // The test sequencer orders and shards by these: kept as fresh as this section.
       writeFileSync(fileCostsPath, fileCostsJson(report));
-      const steps: StepTimes = { 'check: contracts': contracted.seconds, typecheck: typechecked.seconds, 'check: ESLint': linted.seconds, vitest: tested.seconds };
+      const steps: StepTimes = { 'check: contracts': contracted.seconds, typecheck: typechecked.seconds, 'check: lint': linted.seconds, vitest: tested.seconds };
       const targets: Target[] = [{ name: 'npm test, check + typecheck + vitest, s (< 180)', measured: Math.round(total), met: total < 180 }];
       const markdown = [
         '## Test suite, after (`npm run bench -- tests`)',
         '',
-        `\`npm test\`'s steps as scripts/test.ts runs them (the contract checks beside the type check, then ESLint beside vitest), ${Math.round(total)} s in all by the clock; ESLint without its cache, as on a fresh clone.`,
+        `\`npm test\`'s steps as scripts/test.ts runs them (the contract checks beside the type check, then the code lint, oxlint, beside vitest), ${Math.round(total)} s in all by the clock.`,
         'File time is from a file\'s start to its end on its worker; two workers run files side by side, so it sums to more than the vitest step.',
         '',
         timingTable(report, steps),

@@ -1,6 +1,6 @@
 /**
  * `npm test` (scripts/test.ts): with no argument, the contract checks beside the type check, then
- * ESLint beside vitest; with `--shard=i/n`, vitest's shard and the type check in shard 1 alone; a bad shard refused with the usage and exit 2 before
+ * the code lint (oxlint) beside vitest; with `--shard=i/n`, vitest's shard and the type check in shard 1 alone; a bad shard refused with the usage and exit 2 before
  * anything runs. The steps run side by side, each one's output whole or (vitest's) line by line,
  * and the run fails naming the steps that failed. The per-file timing table of bench/RESULTS.md
  * from a report.
@@ -20,10 +20,10 @@ const names = (argv: string[]) => planTests(argv).phases.map((phase) => phase.ma
 const vitestArgs = (argv: string[]) => planTests(argv).phases.at(-1)!.at(-1)!.args.slice(2);
 
 describe('npm test steps', () => {
-  test('no argument: the contract checks beside the type check, then ESLint beside every vitest file; vitest alone shown as it comes', () => {
+  test('no argument: the contract checks beside the type check, then the code lint beside every vitest file; vitest alone shown as it comes', () => {
     expect(names([])).toEqual([
       ['check: contracts', 'typecheck'],
-      ['check: eslint', 'vitest'],
+      ['check: lint', 'vitest'],
     ]);
     const steps = planTests([]).phases.flat();
     expect(steps.map((s) => s.live ?? false)).toEqual([false, false, false, true]);
@@ -31,12 +31,16 @@ describe('npm test steps', () => {
     // Together the two parts are `npm run check`.
     expect(steps.filter((s) => s.name.startsWith('check')).map((s) => s.args)).toEqual([
       ['--import', 'tsx', 'scripts/check.ts', '--only', 'contracts'],
-      ['--import', 'tsx', 'scripts/check.ts', '--only', 'eslint'],
+      ['--import', 'tsx', 'scripts/check.ts', '--only', 'lint'],
     ]);
     expect(parseCheckArgs(['--only', 'contracts'])).toEqual({ only: 'contracts' });
-    expect(parseCheckArgs(['--only=eslint', '--no-eslint-cache'])).toEqual({ only: 'eslint', eslintCache: false });
-    expect(() => parseCheckArgs(['--only', 'spectral'])).toThrow(/--only takes contracts or eslint, got spectral/);
-    expect(() => parseCheckArgs(['--only'])).toThrow(/--only takes contracts or eslint, got nothing/);
+    expect(parseCheckArgs(['--only=lint'])).toEqual({ only: 'lint' });
+    // The part's former name, and the cache option of the linter it replaced, still work in users' scripts.
+    expect(parseCheckArgs(['--only=eslint', '--no-eslint-cache'])).toEqual({ only: 'lint' });
+    expect(parseCheckArgs(['--only', 'eslint'])).toEqual({ only: 'lint' });
+    expect(() => parseCheckArgs(['--only', 'spectral'])).toThrow(/--only takes contracts or lint, got spectral/);
+    expect(() => parseCheckArgs(['--only'])).toThrow(/--only takes contracts or lint, got nothing/);
+    expect(() => parseCheckArgs(['--no-cache'])).toThrow(/unknown argument --no-cache/);
   });
 
   test('a shard: its part of the vitest files, the type check in shard 1 alone, never the contract checks', () => {
