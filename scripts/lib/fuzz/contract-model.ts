@@ -170,6 +170,8 @@ export function buildServiceModel(slug: string, services: ReadonlyArray<Credenti
   // a finite JSON number, a boolean is true/false, then the schema (non-coercing ajv).
   const ajv = createAjv({ strict: false, allErrors: false });
   const paramValidators = new Map<ParamModel, (v: unknown) => boolean>();
+  // Most parameters share a handful of schemas (an id, a limit, a cursor): each is compiled once.
+  const validatorsBySchema = new Map<string, (v: unknown) => boolean>();
   function paramInvalid(param: ParamModel, raw: string): boolean {
     const s = schemas.resolve(param.schema);
     const types = schemas.typesOf(s);
@@ -183,7 +185,10 @@ export function buildServiceModel(slug: string, services: ReadonlyArray<Credenti
     }
     let validate = paramValidators.get(param);
     if (!validate) {
-      validate = ajv.compile(inlineRefs(document, param.schema) as AnySchema);
+      const inlined = inlineRefs(document, param.schema);
+      const text = JSON.stringify(inlined);
+      validate = validatorsBySchema.get(text) ?? ajv.compile(inlined as AnySchema);
+      validatorsBySchema.set(text, validate);
       paramValidators.set(param, validate);
     }
     return !validate(value);

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { contentTypeOf, encodeBody, parsedBody } from './body-encoding.js';
 import type { OperationModel, ParamModel, ServiceModel } from './contract-model.js';
+import { chainOnce } from './chain-once.js';
 import type { LiveIds } from './live-ids.js';
 import { percentEncode, type BodyPart, type FuzzRequest } from './wire.js';
 import { serializeParameter, type SerializedParameter } from '../parameter-style.js';
@@ -85,7 +86,7 @@ export function createRequestKit(model: ServiceModel, liveIds?: LiveIds) {
       else if (p.in === 'cookie') cookies.push(optional(p, value.map((v) => [`${p.name}=${encodeURIComponent(v)}`])));
     }
     const body = m.body
-      ? fc.integer({ min: 0, max: m.body.media.length - 1 }).chain((i) => {
+      ? chainOnce(fc.integer({ min: 0, max: m.body.media.length - 1 }), (i) => {
           const media = m.body!.media[i]!;
           return (media.schema ? schemas.valid(media.schema) : fc.jsonValue({ maxDepth: 2 })).map((value) => ({ mediaType: media.type, value }));
         })
@@ -158,7 +159,7 @@ export function createRequestKit(model: ServiceModel, liveIds?: LiveIds) {
   const where = (predicate: (m: OperationModel) => boolean) => ops.filter(predicate);
   /** The operation, then a request for it: shrinks towards the first operation and simpler values. */
   const forOps = (list: OperationModel[], build: (m: OperationModel) => fc.Arbitrary<FuzzRequest>) =>
-    list.length ? fc.constantFrom(...list).chain(build) : undefined;
+    list.length ? chainOnce(fc.constantFrom(...list), build) : undefined;
 
   /** One parameter of a valid request replaced by a raw value. */
   function withParam(parts: Parts, p: ParamModel, raw: string, encodedPath = false): Parts {

@@ -15,7 +15,7 @@ import type { Violation } from './oracle.js';
 
 export interface Judged {
   violations: Violation[];
-  /** the request and the answer, as printed in the report */
+  /** the request and the answer, as printed in the report; a target may leave them empty when there is no violation */
   request: string;
   response: string;
 }

@@ -57,10 +57,11 @@ export function percentEncode(text: string): string {
   return out;
 }
 
+/** A repeated part is filled in place: a multi-MB body never becomes a string first. */
+const repeatedBytes = (p: { repeat: string; times: number }) => Buffer.alloc(Buffer.byteLength(p.repeat) * p.times, p.repeat);
+
 export function bodyBytes(parts: BodyPart[]): Buffer {
-  return Buffer.concat(
-    parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : 'bytes' in p ? Buffer.from(p.bytes) : Buffer.from(p.repeat.repeat(p.times), 'utf8'))),
-  );
+  return Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : 'bytes' in p ? Buffer.from(p.bytes) : repeatedBytes(p))));
 }
 
 export function bodyLength(parts: BodyPart[] | undefined): number {

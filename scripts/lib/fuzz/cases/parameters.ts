@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import type { OperationModel, ParamModel } from '../contract-model.js';
 import { NON_FINITE, PROTOTYPE_KEYS, WRONG_PARAM_VALUES } from './hostile-values.js';
+import { chainOnce } from '../chain-once.js';
 import type { RequestKit } from '../request-kit.js';
 import type { FuzzRequest } from '../wire.js';
 
@@ -25,10 +26,7 @@ export function parameterRequests(kit: RequestKit) {
     const eligible = where((m) => paramsOf(m).some((p) => pick(p).length > 0));
     return forOps(eligible, (m) => {
       const params = paramsOf(m).filter((p) => pick(p).length > 0);
-      return fc
-        .constantFrom(...params)
-        .chain((p) => fc.tuple(fc.constant(p), fc.constantFrom(...pick(p)), validParts(m)))
-        .map(([p, raw, parts]) => assemble(m, withParam(parts, p, raw), { case: label, expect: expectOf(p, raw) }));
+      return chainOnce(fc.constantFrom(...params), (p) => fc.tuple(fc.constant(p), fc.constantFrom(...pick(p)), validParts(m))).map(([p, raw, parts]) => assemble(m, withParam(parts, p, raw), { case: label, expect: expectOf(p, raw) }));
     });
   }
 

@@ -1,6 +1,7 @@
 /** Paths and methods: traversal in path parameters, methods a path does not have, HEAD, OPTIONS and preflights, unknown paths. */
 import fc from 'fast-check';
 import type { PathModel } from '../contract-model.js';
+import { chainOnce } from '../chain-once.js';
 import { TRAVERSALS } from './hostile-values.js';
 import { isParamInPath, type RequestKit } from '../request-kit.js';
 import type { FuzzRequest } from '../wire.js';
@@ -20,10 +21,9 @@ export function pathsAndMethodsRequests(kit: RequestKit) {
 
   const methodsToTry = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'TRACE'];
   const unknownMethod = model.paths.some((p) => methodsToTry.some((x) => !p.methods.includes(x)))
-    ? fc
-        .constantFrom(...model.paths.filter((p) => methodsToTry.some((x) => !p.methods.includes(x))))
-        .chain((p) => fc.tuple(fc.constant(p), fc.constantFrom(...methodsToTry.filter((x) => !p.methods.includes(x))), examplePath(p)))
-        .map(([p, method, path]): FuzzRequest => {
+    ? chainOnce(fc.constantFrom(...model.paths.filter((p) => methodsToTry.some((x) => !p.methods.includes(x)))), (p) =>
+        fc.tuple(fc.constant(p), fc.constantFrom(...methodsToTry.filter((x) => !p.methods.includes(x))), examplePath(p)),
+      ).map(([p, method, path]): FuzzRequest => {
           const withBody = method === 'PUT' || method === 'POST' || method === 'PATCH';
           return {
             case: 'method: not on this path',
@@ -41,16 +41,13 @@ export function pathsAndMethodsRequests(kit: RequestKit) {
     validParts(m).map((parts) => ({ ...assemble(m, parts, { case: 'method: HEAD' }), method: 'HEAD' })),
   );
   const headNoGet = model.paths.some((p) => !p.methods.includes('GET'))
-    ? fc.constantFrom(...model.paths.filter((p) => !p.methods.includes('GET'))).chain((p) =>
+    ? chainOnce(fc.constantFrom(...model.paths.filter((p) => !p.methods.includes('GET'))), (p) =>
         examplePath(p).map(
           (path): FuzzRequest => ({ case: 'method: HEAD where there is no GET', method: 'HEAD', path, query: [], headers: { ...defaultCredentials }, expect: 'reject', aim: `HEAD ${p.template}` }),
         ),
       )
     : undefined;
-  const options = fc
-    .constantFrom(...model.paths)
-    .chain((p) => fc.tuple(fc.constant(p), examplePath(p), fc.boolean()))
-    .map(
+  const options = chainOnce(fc.constantFrom(...model.paths), (p) => fc.tuple(fc.constant(p), examplePath(p), fc.boolean())).map(
       ([p, path, preflight]): FuzzRequest => ({
         case: preflight ? 'method: OPTIONS (CORS preflight)' : 'method: OPTIONS',
         method: 'OPTIONS',

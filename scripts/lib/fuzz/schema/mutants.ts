@@ -1,6 +1,7 @@
 /** Values a schema refuses, broken in exactly one place, one family of keywords at a time; `invalid` in arbitraries.ts offers them all. */
 import fc from 'fast-check';
 import type { SchemaNode } from '../../../../server-stubs/lib/openapi/json-schema.js';
+import { chainOnce } from '../chain-once.js';
 import { RawJson, Repeat } from './raw-values.js';
 import { MAX_DEPTH, typesOf, type Mutant, type MutationKind, type SchemaWalk } from './walk.js';
 
@@ -108,7 +109,7 @@ function objectMutants(walk: SchemaWalk, s: SchemaNode, depth: number): Array<fc
     .filter((e): e is readonly [string, fc.Arbitrary<Mutant>] => e[1] !== undefined);
   if (nested.length > 0) {
     options.push(
-      fc.integer({ min: 0, max: nested.length - 1 }).chain((i) => {
+      chainOnce(fc.integer({ min: 0, max: nested.length - 1 }), (i) => {
         const [key, broken] = nested[i]!;
         return fc.tuple(walk.valid(s, depth), broken).map(([value, m]) => ({ ...m, value: { ...(value as object), [key]: m.value }, at: `/${key}${m.at}` }));
       }),
