@@ -59,6 +59,8 @@ export interface MockOptions {
 
 export async function startMockServer(port = 4010, host = '0.0.0.0', options: MockOptions = {}): Promise<MockServer> {
   const log = options.log ?? (() => {});
+  // Prism's remarks on its own answers are for the log alone.
+  const checkAnswers = options.log !== undefined;
   const corsOrigins = options.corsOrigins ?? corsOriginsFromEnv();
   const bundlesDir = options.bundlesDir ?? defaultBundlesDir;
   const targets = new Map<string, GatewayTarget>();
@@ -78,7 +80,7 @@ export async function startMockServer(port = 4010, host = '0.0.0.0', options: Mo
     const stub = await loadStubService(slug);
     const errors = foldedErrors(contract, stub?.errors ?? documentErrors(contract));
     // A document without operations (3.1 webhooks only) has nothing to answer; Prism refuses it.
-    const prism = contract.operations.size > 0 ? await createPrismService(served) : undefined;
+    const prism = contract.operations.size > 0 ? await createPrismService(served, { checkAnswers }) : undefined;
     const router = serviceRouter(
       { slug, basePath: contract.basePath, contract, served, credentials: stub?.credentials, errors, upstream: `${gateway.url}/${slug}`, coverage: coverage.service(contract) },
       { corsOrigins, log },
