@@ -128,19 +128,6 @@ export function prismDocument(document: OpenAPI3): OpenAPI3 | undefined {
   return changed ? copy : undefined;
 }
 
-export interface PreparedBundle {
-  /** the bundle as published: what the front checks requests and answers against */
-  document: OpenAPI3;
-  /** what Prism serves (stream examples as wire text) */
-  served: OpenAPI3;
-}
-
-/** Reads a service's bundle and makes Prism's copy where it differs. */
-export function prepareBundle(bundle: string): PreparedBundle {
-  const document = JSON.parse(readFileSync(bundle, 'utf8'));
-  return { document, served: prismDocument(document) ?? document };
-}
-
 /** One of Prism's findings on a request or on its own answer, as its HTTP server reports them. */
 export interface Violation {
   /** `request` or `response`, then the path within it */
