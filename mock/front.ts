@@ -194,5 +194,7 @@ export function proxyContract(contract: Contract): Contract {
       }
     }
   }
-  return changed ? contractOf(contract.slug, document) : contract;
+  // The schemas it validates against are the contract's own (a 400 added here has `{}`, which
+  // passes anything, as a place the contract lacks does): its compiled validators serve both.
+  return changed ? { ...contractOf(contract.slug, document), validator: contract.validator } : contract;
 }

@@ -128,19 +128,6 @@ export function prismDocument(document: OpenAPI3): OpenAPI3 | undefined {
   return changed ? copy : undefined;
 }
 
-export interface PreparedBundle {
-  /** the bundle as published: what the front checks requests and answers against */
-  document: OpenAPI3;
-  /** what Prism serves (stream examples as wire text) */
-  served: OpenAPI3;
-}
-
-/** Reads a service's bundle and makes Prism's copy where it differs. */
-export function prepareBundle(bundle: string): PreparedBundle {
-  const document = JSON.parse(readFileSync(bundle, 'utf8'));
-  return { document, served: prismDocument(document) ?? document };
-}
-
 /** One of Prism's findings on a request or on its own answer, as its HTTP server reports them. */
 export interface Violation {
   /** `request` or `response`, then the path within it */
@@ -169,7 +156,10 @@ export interface PrismService {
   answer(request: PrismRequest): Promise<PrismResult>;
 }
 
-/** What `prism mock` is told unless asked otherwise: check requests, answers and credentials, answer examples. */
+/**
+ * What `prism mock` is told unless asked otherwise: check requests, answers and credentials, answer
+ * examples. Its findings on its own answers only ever reach the log (createPrismService).
+ */
 const config: IHttpConfig = {
   mock: { dynamic: false },
   checkSecurity: true,
@@ -183,16 +173,26 @@ const config: IHttpConfig = {
 /** Prism logs every request; the gateway reports what matters (its violations) itself. */
 const logger = createLogger('MOCK', { level: 'silent' });
 
+export interface PrismServiceOptions {
+  /**
+   * Prism checks each of its answers against the contract: its findings change nothing it answers
+   * (the front's validating proxy is what holds an answer to the contract) and are only logged, so
+   * without a log they are not worked out (compiling every response schema Prism answers from).
+   */
+  checkAnswers: boolean;
+}
+
 /**
  * Prism's instance for a service. Its HTTP server (`prism mock`) is not used: it lets an error thrown
  * while answering escape as an unhandled rejection, which in one process would end every service's
  * mock (and Prism 5.14 throws on some requests). Here each request's promise is Prism's call alone.
  */
-export async function createPrismService(served: OpenAPI3): Promise<PrismService> {
+export async function createPrismService(served: OpenAPI3, options: PrismServiceOptions = { checkAnswers: true }): Promise<PrismService> {
   // Prism dereferences the document it is given in place: a copy, the served one stays as it is.
   const operations: IHttpOperation[] = await getHttpOperationsFromSpec(structuredClone(served));
   if (operations.length === 0) throw new Error('No operations found in the document.');
-  const prism = createInstance(config, { logger });
+  const settings: IHttpConfig = { ...config, validateResponse: options.checkAnswers };
+  const prism = createInstance(settings, { logger });
   const fakerOptions = Object.entries<unknown>(served['x-json-schema-faker'] ?? {});
   return {
     answer: async (request) => {
@@ -202,7 +202,7 @@ export async function createPrismService(served: OpenAPI3): Promise<PrismService
         if ('problem' in preferences) return preferences.problem;
         // json-schema-faker's options are one per process; a document's own apply to its answers.
         if (fakerOptions.length > 0 || configuredFaker) applyFakerOptions(fakerOptions);
-        const result = await prism.request(input, operations, { ...config, mock: { ...config.mock, ...preferences } })();
+        const result = await prism.request(input, operations, { ...settings, mock: { ...settings.mock, ...preferences } })();
         if (result._tag === 'Left') return problemOf(result.left);
         const { output, validations } = result.right;
         const headers = lowerCased(output.headers ?? {});

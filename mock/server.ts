@@ -12,7 +12,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Router } from 'express';
 import { corsOriginsFromEnv, type CorsOrigins } from '../server-stubs/lib/browser.js';
-import { contractOf } from '../server-stubs/lib/contract.js';
 import { CoverageBook } from '../server-stubs/lib/coverage.js';
 import { createExpressServer } from '../server-stubs/lib/http-server.js';
 import { answerClientErrors, errorFamilies } from '../server-stubs/lib/transport-errors.js';
@@ -20,8 +19,8 @@ import { loadStubService } from './credentials.js';
 import { documentErrors, foldedErrors } from './errors.js';
 import { createFront, serviceRouter, unavailableRouter } from './front.js';
 import { startPrismGateway, type GatewayTarget } from './gateway.js';
-import { bundledServices, createPrismService, defaultBundlesDir, prepareBundle } from './prism.js';
-import { schemaView } from '../server-stubs/lib/compilable-document.js';
+import { bundledServices, createPrismService, defaultBundlesDir, prismDocument } from './prism.js';
+import { bundleContract, type BundleContract } from '../server-stubs/lib/bundle-contract.js';
 
 export { bundledServices, prismDocument } from './prism.js';
 
@@ -59,26 +58,32 @@ export interface MockOptions {
 
 export async function startMockServer(port = 4010, host = '0.0.0.0', options: MockOptions = {}): Promise<MockServer> {
   const log = options.log ?? (() => {});
+  // Prism's remarks on its own answers are for the log alone.
+  const checkAnswers = options.log !== undefined;
   const corsOrigins = options.corsOrigins ?? corsOriginsFromEnv();
   const bundlesDir = options.bundlesDir ?? defaultBundlesDir;
   const targets = new Map<string, GatewayTarget>();
   const routers = new Map<string, { basePath: string; router: Router }>();
   const services: MockedService[] = [];
   const failed: FailedService[] = [];
+  // Each service's bundle as last served, held here while the mock serves it (bundle-contract.ts).
+  const bundles = new Map<string, BundleContract>();
   const gateway = await startPrismGateway(targets, log);
   // What the mock served, for `GET /_stub/coverage`; a restarted service keeps its count.
   const coverage = new CoverageBook();
 
   /** Makes the service's Prism from its current bundle and routes the front and the gateway to it. */
   const serve = async (slug: string, bundle: string): Promise<MockedService> => {
-    const { document, served } = prepareBundle(bundle);
-    const view = schemaView(document);
+    // The contract `npm run contract` in this process takes for the same text: their schemas compile once.
+    const read = bundleContract(bundle, slug);
+    bundles.set(slug, read);
+    const { view, contract } = read;
     for (const note of view.notes) log(`[mock ${slug}] ${note}`);
-    const contract = contractOf(slug, view.document);
+    const served = prismDocument(read.parsed) ?? read.parsed;
     const stub = await loadStubService(slug);
     const errors = foldedErrors(contract, stub?.errors ?? documentErrors(contract));
     // A document without operations (3.1 webhooks only) has nothing to answer; Prism refuses it.
-    const prism = contract.operations.size > 0 ? await createPrismService(served) : undefined;
+    const prism = contract.operations.size > 0 ? await createPrismService(served, { checkAnswers }) : undefined;
     const router = serviceRouter(
       { slug, basePath: contract.basePath, contract, served, credentials: stub?.credentials, errors, upstream: `${gateway.url}/${slug}`, coverage: coverage.service(contract) },
       { corsOrigins, log },

@@ -24,9 +24,10 @@ import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { OpenAPI3 } from 'openapi-typescript';
 import { mountPathOf } from '../../server-stubs/lib/openapi/document.js';
-import { contractOf, loadContract, type Contract } from '../../server-stubs/lib/contract.js';
+import { loadContract, type Contract } from '../../server-stubs/lib/contract.js';
+import { bundleContract, type BundleContract } from '../../server-stubs/lib/bundle-contract.js';
 import { defaultRoot } from '../../server-stubs/lib/root.js';
-import { schemaView, type SchemaView } from '../../server-stubs/lib/compilable-document.js';
+import type { SchemaView } from '../../server-stubs/lib/compilable-document.js';
 import { fuzzConfig, type FuzzConfig } from './fuzz/config.js';
 import { junitXml } from './contract-junit.js';
 import type { CheckResult } from './contract-checks/check-result.js';
@@ -120,30 +121,23 @@ function bundledBasePaths(dir: string): Array<{ slug: string; basePath?: string 
 
 const readBundle = (dir: string, slug: string): OpenAPI3 => JSON.parse(readFileSync(path.join(dir, slug, 'openapi.json'), 'utf8'));
 
-/** The last bundles read, by file, with the contract made of each: its validators compile once per bundle text. */
-const readContracts = new Map<string, { slug: string; text: string; view: SchemaView; contract: Contract }>();
+/** The last bundles read, held so that a run after another on the same text takes the contract the first one made. */
+const lastRead: BundleContract[] = [];
 const KEPT_CONTRACTS = 16;
 
 /**
  * The bundle of `slug`, read anew on every run, through its schema view, and its contract. A run
- * after another on the same text (the stubs, then the mock, in one process) takes the contract the
- * first one made, whose response validators are already compiled: the same schemas give the same
- * verdicts.
+ * after another on the same text (the stubs, then the mock, in one process), or against the mock
+ * serving that text in this process, takes the contract already made, whose response validators
+ * are already compiled: the same schemas give the same verdicts.
  */
-function bundleContract(dir: string, slug: string): { view: SchemaView; contract: Contract } {
-  const file = path.join(dir, slug, 'openapi.json');
-  const text = readFileSync(file, 'utf8');
-  const kept = readContracts.get(file);
-  if (kept && kept.slug === slug && kept.text === text) return kept;
-  // Read through its schema view: a valid document whose schemas Ajv cannot take as they are
-  // (3.0 `nullable`, a pattern JavaScript cannot compile) is still checked, minus what is noted.
-  const parsed = JSON.parse(text) as OpenAPI3;
-  const view = schemaView(parsed);
-  const made = { slug, text, view, contract: servedContract(dir, slug, view, parsed) ?? contractOf(slug, view.document) };
-  readContracts.delete(file);
-  readContracts.set(file, made);
-  if (readContracts.size > KEPT_CONTRACTS) readContracts.delete(readContracts.keys().next().value!);
-  return made;
+function readBundleContract(dir: string, slug: string): { view: SchemaView; contract: Contract } {
+  const read = bundleContract(path.join(dir, slug, 'openapi.json'), slug, (parsed, view) => servedContract(dir, slug, view, parsed));
+  const at = lastRead.indexOf(read);
+  if (at !== -1) lastRead.splice(at, 1);
+  lastRead.push(read);
+  if (lastRead.length > KEPT_CONTRACTS) lastRead.shift();
+  return read;
 }
 
 /**
@@ -225,7 +219,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
   if ('usage' in settings) return usageRun(settings.usage);
   let bundle: { view: SchemaView; contract: Contract };
   try {
-    bundle = bundleContract(settings.bundlesDir, settings.slug);
+    bundle = readBundleContract(settings.bundlesDir, settings.slug);
   } catch (error) {
     return usageRun(`the bundle of ${settings.slug} cannot be read: ${(error as Error).message}`);
   }

@@ -39,12 +39,27 @@ beforeAll(async () => {
   for (const [slug, name] of Object.entries(examples)) writeBundle(dir, slug, await bundleExample(name));
   writeBundle(dir, 'quirks', quirks);
   writeBundle(dir, 'liar', liar);
+  writeBundle(dir, 'rebuilt', rebuilt('string'));
   mock = await startMockServer(0, '127.0.0.1', { bundlesDir: dir });
 }, 240_000);
 
 afterAll(async () => {
   await mock?.close();
   rmSync(dir, { recursive: true, force: true });
+});
+
+/** A one-operation document whose answer's `name` is of the given type (rebuilt below while the mock serves the first). */
+const rebuilt = (type: 'string' | 'integer') => ({
+  openapi: '3.1.0',
+  info: { title: 'Rebuilt', version: '1.0.0' },
+  paths: {
+    '/names': {
+      get: {
+        operationId: 'getName',
+        responses: { '200': { description: 'A name', content: { 'application/json': { schema: { type: 'object', required: ['name'], properties: { name: { type } } }, example: { name: 'ada' } } } } },
+      },
+    },
+  },
 });
 
 const check = (slug: string, runs = 100) => runContract({ baseUrl: `http://127.0.0.1:${mock.port}/${slug}`, stateless: true, bundlesDir: dir, runs, shrinkMs: 500 });
@@ -86,6 +101,15 @@ describe('npm run contract against the mock of any document', () => {
     expect(run.report).toContain('body/id must be integer');
     expect(run.report).toContain(`curl -i -X GET 'http://127.0.0.1:${mock.port}/liar/widgets/7'`);
     expect(run.report).toMatch(/^FAILED: \d+ check\(s\) broke the contract of liar\./m);
+  }, 30_000);
+
+  test('a bundle rebuilt while the mock serves the old one is checked as it is now, not as the mock read it', async () => {
+    expect((await check('rebuilt', 10)).exitCode).toBe(0);
+    writeBundle(dir, 'rebuilt', rebuilt('integer'));
+    const run = await check('rebuilt', 10);
+    expect(run.exitCode, run.report).toBe(1);
+    expect(run.report).toMatch(/✗ GET \/names: body \/name must be integer/);
+    writeBundle(dir, 'rebuilt', rebuilt('string'));
   }, 30_000);
 
   test('the CLI reads the given bundles folder and exits 0 with a report, no stack trace', async () => {

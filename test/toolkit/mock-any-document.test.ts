@@ -18,7 +18,7 @@ import { exampleRequest } from '../../scripts/lib/example-request.js';
 import { listOperations } from '../../server-stubs/lib/openapi/document.js';
 import { schemaView } from '../../server-stubs/lib/compilable-document.js';
 import { contractOf } from '../../server-stubs/lib/contract.js';
-import { bundleExample, quirks, unloadable, writeBundle } from '../helpers/imported-documents.js';
+import { bundleExample, liar, quirks, unloadable, writeBundle } from '../helpers/imported-documents.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'mock-any-document-'));
 const documents: Record<string, OpenAPI3> = {};
@@ -42,6 +42,7 @@ beforeAll(async () => {
   };
   for (const [slug, name] of Object.entries(examples)) documents[slug] = await bundleExample(name);
   documents.quirks = quirks;
+  documents.liar = liar;
   for (const [slug, document] of Object.entries(documents)) writeBundle(dir, slug, document);
   writeBundle(dir, 'unloadable', unloadable);
   writeBundle(dir, 'not-json', '{ "openapi": "3.0.3", ');
@@ -191,6 +192,15 @@ describe('statuses and paths Prism alone gets wrong', () => {
     const listed = await call('/links/2.0/repositories/alice/project/pullrequests/');
     expect(listed.status, listed.text).toBe(200);
     expect(Array.isArray(listed.json)).toBe(true);
+  });
+});
+
+describe("the mock's log", () => {
+  test("Prism's own remarks on an answer off the contract are logged; the client gets the front's 502 naming the break", async () => {
+    const answer = await call('/liar/widgets/7');
+    expect(answer.status).toBe(502);
+    expect(answer.text).toContain('id must be integer');
+    expect(logged.filter((line) => line.startsWith('[mock liar] GET /widgets/7: Prism flags its own answer:')), logged.join('\n')).toEqual([expect.stringMatching(/\bid\b.*integer/)]);
   });
 });
 
