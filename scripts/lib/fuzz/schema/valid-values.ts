@@ -103,7 +103,15 @@ function validString(s: SchemaNode): fc.Arbitrary<string> {
   );
 }
 
+/** One generator per format, for the reason given at `matchingPatterns`: fast-check's email, URL and domain generators are costly to build. */
+const formattedGenerators = new Map<string, fc.Arbitrary<string> | undefined>();
+
 function formatted(format: string): fc.Arbitrary<string> | undefined {
+  if (!formattedGenerators.has(format)) formattedGenerators.set(format, generatorForFormat(format));
+  return formattedGenerators.get(format);
+}
+
+function generatorForFormat(format: string): fc.Arbitrary<string> | undefined {
   switch (format) {
     case 'uuid':
       return fc.uuid();
@@ -124,9 +132,9 @@ function formatted(format: string): fc.Arbitrary<string> | undefined {
 }
 
 /**
- * One generator per pattern: the request families build their generators again for each request
- * (`chain`), and fast-check prepares a new `stringMatching` generator's character classes each time,
- * the costliest step of generating a request. A generator holds no state, so one serves every schema.
+ * One generator per pattern: many schemas share one, every contract run builds its families again,
+ * and fast-check prepares a new `stringMatching` generator's character classes each time, the
+ * costliest step of generating a request. A generator holds no state, so one serves every schema.
  */
 const matchingPatterns = new Map<string, fc.Arbitrary<string> | undefined>();
 
