@@ -27,6 +27,14 @@ export interface ToolkitCopyOptions {
   services: string[];
   /** more parts of the project to copy as they are (`server-stubs`, `clients`, `tsconfig.json`…) */
   parts?: string[];
+  /**
+   * Keep the project's build state (.cache/build-state.json), so that the copy's build redoes only
+   * what the project's would (nothing, after a build) rather than every unit. A unit's hash covers
+   * redocly.yaml and its outputs its docs page: the copy keeps redocly.yaml whole (the absent
+   * services' entries are never read) and the kept services' pages. A project never built has no
+   * state, and the copy builds every unit, as the project would.
+   */
+  buildState?: boolean;
 }
 
 /** What the pipeline reads besides the services: the scripts, their configuration, the tool versions. */
@@ -39,7 +47,7 @@ const TOOLKIT = ['scripts', '.spectral.yaml', 'breaking-allowlist.yaml', 'packag
  * the copy is a consistent project of its own: a check of it finds nothing missing or stale.
  */
 export function copyToolkit(options: ToolkitCopyOptions): ProjectCopy {
-  const { services, parts = [] } = options;
+  const { services, parts = [], buildState = false } = options;
   const copy = copyProject([...TOOLKIT, ...parts]);
   const copyIfPresent = (part: string) => {
     if (existsSync(path.join(defaultRoot, part))) cpSync(path.join(defaultRoot, part), path.join(copy.root, part), { recursive: true });
@@ -50,6 +58,12 @@ export function copyToolkit(options: ToolkitCopyOptions): ProjectCopy {
   }
   copyIfPresent('generated/schemas/validation.gen.ts');
   const file = path.join(copy.root, 'redocly.yaml');
+  if (buildState) {
+    for (const slug of services) copyIfPresent(`generated/docs/${slug}.html`);
+    copyIfPresent('.cache/build-state.json');
+    cpSync(path.join(defaultRoot, 'redocly.yaml'), file);
+    return copy;
+  }
   const config = parseDocument(readFileSync(path.join(defaultRoot, 'redocly.yaml'), 'utf8'));
   const apis = config.get('apis');
   if (!isMap(apis)) throw new Error('redocly.yaml: `apis` is not a map');

@@ -9,8 +9,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { format } from 'node:util';
 import { XMLParser } from 'fast-xml-parser';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { main } from '../../scripts/coverage.js';
 import { defaultRoot } from '../../server-stubs/lib/root.js';
 import seoService from '../../server-stubs/seo/app.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
@@ -32,6 +34,30 @@ function coverageCli(...args: string[]): Promise<Run> {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/**
+ * The CLI's `main` in this process, its console lines collected as its stdout and stderr: the
+ * command line's answers (exit codes, one-line errors, usage), without a process and a TypeScript
+ * load each. Two cases run as `npm run coverage` does (above): that its code is the process's exit
+ * code and its lines go to stdout and stderr.
+ */
+async function coverageMain(...args: string[]): Promise<Run> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const line = (into: string[]) => (...parts: unknown[]) => void into.push(`${format(...parts)}\n`);
+  const spies = [
+    vi.spyOn(console, 'log').mockImplementation(line(out)),
+    vi.spyOn(console, 'info').mockImplementation(line(out)),
+    vi.spyOn(console, 'warn').mockImplementation(line(err)),
+    vi.spyOn(console, 'error').mockImplementation(line(err)),
+  ];
+  try {
+    const code = await main(args);
+    return { code, stdout: out.join(''), stderr: err.join('') };
+  } finally {
+    for (const spy of spies) spy.mockRestore();
+  }
 }
 
 /** A port nothing listens on: one the system gave and took back. */
@@ -103,10 +129,10 @@ describe('npm run coverage', () => {
   });
 
   test('--service reads one service; --fail-under not met exits 1', async () => {
-    const one = await coverageCli('--base-url', `${origin}/`, '--service', 'seo');
+    const one = await coverageMain('--base-url', `${origin}/`, '--service', 'seo');
     expect(one.code).toBe(0);
     expect(one.stdout).toMatch(/^seo \(since/m);
-    const under = await coverageCli('--base-url', origin, '--fail-under', '50');
+    const under = await coverageMain('--base-url', origin, '--fail-under', '50');
     expect(under.code).toBe(1);
     expect(under.stderr).toMatch(/declared statuses were answered, under --fail-under 50%/);
   });
@@ -118,14 +144,14 @@ describe('npm run coverage', () => {
     expect(unreachable.stderr.trim().split('\n')).toEqual([`npm run coverage: cannot reach http://127.0.0.1:${port}: ECONNREFUSED`]);
     expect(unreachable.stdout).toBe('');
 
-    const unknown = await coverageCli('--base-url', origin, '--service', 'nope');
+    const unknown = await coverageMain('--base-url', origin, '--service', 'nope');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr.trim().split('\n')).toEqual([`npm run coverage: ${origin}/_stub/coverage?service=nope answered 404: No service "nope" is counted here`]);
 
     const notJson = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>hello</html>'));
     await new Promise<void>((resolve) => notJson.listen(0, '127.0.0.1', resolve));
     try {
-      const html = await coverageCli('--base-url', `http://127.0.0.1:${(notJson.address() as AddressInfo).port}`);
+      const html = await coverageMain('--base-url', `http://127.0.0.1:${(notJson.address() as AddressInfo).port}`);
       expect(html.code).toBe(2);
       expect(html.stderr.trim().split('\n')).toHaveLength(1);
       expect(html.stderr).toMatch(/answered 200 text\/html, not a coverage report/);
@@ -136,7 +162,7 @@ describe('npm run coverage', () => {
 
   test('bad arguments print the usage, exit 2', async () => {
     for (const args of [[], ['--base-url', origin, '--nope'], ['--base-url', origin, '--fail-under', '101']]) {
-      const run = await coverageCli(...args);
+      const run = await coverageMain(...args);
       expect(run.code, args.join(' ')).toBe(2);
       expect(run.stderr, args.join(' ')).toMatch(/usage: npm run coverage/);
       expect(run.stdout).toBe('');

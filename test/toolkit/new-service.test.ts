@@ -38,7 +38,8 @@ beforeAll(() => {
   // ends it shares with the clients, and the types of its own controls contract, which its coverage
   // report answers in), the test helpers.
   copy = mkdtempSync(path.join(os.tmpdir(), 'new-service-'));
-  for (const part of ['scripts', 'server-stubs/lib', 'clients/event-stream', 'openapi/stub-controls', 'generated/stub-controls', 'test/helpers', 'test/reporters', 'package.json', 'tsconfig.json', 'vitest.config.ts']) {
+  // Then what the conformance test needs beyond the toolkit: the servers and the test itself.
+  for (const part of ['scripts', 'server-stubs/lib', 'clients/event-stream', 'openapi/stub-controls', 'generated/stub-controls', 'test/helpers', 'test/reporters', 'package.json', 'tsconfig.json', 'vitest.config.ts', 'server-stubs/server.ts', 'mock', 'test/toolkit/conformance.test.ts']) {
     cpSync(path.join(defaultRoot, part), path.join(copy, part), { recursive: true });
   }
   symlinkSync(path.join(defaultRoot, 'node_modules'), path.join(copy, 'node_modules'));
@@ -53,6 +54,39 @@ beforeAll(() => {
   );
 });
 afterAll(() => rmSync(copy, { recursive: true, force: true }));
+
+interface VitestRun {
+  code: number;
+  output: string;
+  /** each test file's count of passed and failed tests, by its path in the copy */
+  files: Map<string, { passed: number; failed: number }>;
+}
+
+/** vitest in the copy, with its JSON report beside the usual output for each file's results. */
+async function vitest(args: string[]): Promise<VitestRun> {
+  const report = path.join(copy, '.vitest-report.json');
+  rmSync(report, { force: true });
+  const reporters = ['--reporter=default', '--reporter=./test/reporters/summary-line.ts', '--reporter=json', `--outputFile.json=${report}`];
+  const { code, output } = await inCopy(process.execPath, [path.join(copy, 'node_modules/vitest/vitest.mjs'), 'run', ...args, ...reporters]);
+  const files = new Map<string, { passed: number; failed: number }>();
+  if (existsSync(report)) {
+    const results = JSON.parse(readFileSync(report, 'utf8')) as { testResults: Array<{ name: string; assertionResults: Array<{ status: string }> }> };
+    for (const file of results.testResults) {
+      const count = (status: string) => file.assertionResults.filter((test) => test.status === status).length;
+      files.set(path.relative(copy, file.name), { passed: count('passed'), failed: count('failed') });
+    }
+    rmSync(report);
+  }
+  return { code, output, files };
+}
+
+/**
+ * The service's own test and its conformance test, in one vitest run and one worker (starting a run
+ * or a worker costs more than the service's tests): the development controls' conformance is not
+ * what this file is about.
+ */
+let ownAndConformance: Promise<VitestRun> | undefined;
+const runOwnAndConformance = () => (ownAndConformance ??= vitest([`test/${slug}`, 'test/toolkit/conformance.test.ts', '-t', '^(?!stub-controls )', '--maxWorkers=1']));
 
 /** Every file of the copy but its dependencies, with when it last changed: what a refusal must leave as it was. */
 function snapshot(dir = copy): string[] {
@@ -76,20 +110,22 @@ describe('npm run new-service', () => {
   test('its stub type-checks and its own test passes', async () => {
     const checked = await tsc();
     expect(checked.code, checked.output).toBe(0);
-    const tested = await inCopy(process.execPath, [path.join(copy, 'node_modules/vitest/vitest.mjs'), 'run', `test/${slug}`]);
-    expect(tested.code, tested.output).toBe(0);
-    expect(tested.output).toMatch(/Tests: [1-9]\d* passed, 0 failed/);
-  }, 120_000);
+    const tested = await runOwnAndConformance();
+    const own = [...tested.files].filter(([file]) => file.startsWith(`test/${slug}/`));
+    expect(own.length, tested.output).toBeGreaterThan(0);
+    for (const [file, { passed, failed }] of own) {
+      expect(failed, `${file}\n${tested.output}`).toBe(0);
+      expect(passed, `${file}\n${tested.output}`).toBeGreaterThan(0);
+    }
+  }, 180_000);
 
   test('writes its scenario where it is found, and the conformance test passes on the strict regime', async () => {
     expect(existsSync(path.join(copy, 'scripts', 'lib', 'scenarios', `${slug}.ts`))).toBe(true);
-    // What the conformance test needs beyond the toolkit: the servers, and the development controls' contract they serve.
-    for (const part of ['server-stubs/server.ts', 'mock', 'test/toolkit/conformance.test.ts', 'openapi/stub-controls', 'generated/stub-controls']) {
-      cpSync(path.join(defaultRoot, part), path.join(copy, part), { recursive: true });
-    }
-    const checked = await inCopy(process.execPath, [path.join(copy, 'node_modules/vitest/vitest.mjs'), 'run', 'test/toolkit/conformance.test.ts', '-t', `^${slug} `]);
+    const checked = await runOwnAndConformance();
     expect(checked.code, checked.output).toBe(0);
     expect(checked.output).toMatch(new RegExp(`${slug} \\(scenario: every declared status\\): 4/4 implemented operations with a verified success`));
+    expect(checked.files.get('test/toolkit/conformance.test.ts'), checked.output).toEqual({ passed: expect.any(Number), failed: 0 });
+    expect(checked.files.get('test/toolkit/conformance.test.ts')!.passed, checked.output).toBeGreaterThan(0);
     expect(checked.output).toMatch(/Tests: [1-9]\d* passed, 0 failed/);
   }, 180_000);
 

@@ -6,20 +6,22 @@
  * which `npm run check` and the type check read while the tests run beside them (npm test).
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { copyProject, type ProjectCopy } from '../helpers/project-copy.js';
+import { copyToolkit, type ProjectCopy } from '../helpers/project-copy.js';
 import { ended, lineMatching, outputOf } from '../helpers/spawned.js';
-import { defaultRoot } from '../../server-stubs/lib/root.js';
 
 let project: ProjectCopy;
 beforeAll(() => {
-  project = copyProject(['package.json', 'package-lock.json', 'tsconfig.json', 'redocly.yaml', '.spectral.yaml', 'breaking-allowlist.yaml', 'scripts', 'server-stubs', 'mock', 'clients', 'openapi', 'schemas', 'generated']);
-  // The build's state, so that the copy's build does only what the project's would (nothing, after
-  // a build); a fresh clone has none, and builds every unit here as `npm start` there would.
-  const state = path.join(defaultRoot, '.cache', 'build-state.json');
-  if (existsSync(state)) cpSync(state, path.join(project.root, '.cache', 'build-state.json'));
+  // One service and the development controls: what stops a process tree does not depend on how many
+  // services it serves, and each more service is a contract more for every server and Prism to load.
+  // With the build's state, the copy's build does only what the project's would (nothing, after a
+  // build); a fresh clone has none, and builds every unit here as `npm start` there would.
+  project = copyToolkit({
+    services: ['seo', 'stub-controls'],
+    parts: ['package.json', 'tsconfig.json', 'server-stubs/server.ts', 'server-stubs/lib', 'server-stubs/seo', 'mock', 'clients'],
+    buildState: true,
+  });
 });
 afterAll(() => project?.remove());
 
