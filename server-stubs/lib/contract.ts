@@ -130,8 +130,14 @@ export function contractOf(slug: string, document: OpenAPI3): Contract {
 function schemaValidators(slug: string, document: OpenAPI3) {
   const id = `https://contracts.platform.example/bundle/${slug}.json`;
   const compiled = new Map<string, ValidateFunction>();
+  // By the place as asked: the checks ask for the same few places on every answer, and following
+  // the pointer and its `$ref`s again each time cost more than the lookup.
+  const byPlace = new Map<string, ValidateFunction>();
   let ajv: ReturnType<typeof createAjv> | undefined;
   return (place: string[]): ValidateFunction => {
+    const asked = JSON.stringify(place);
+    const known = byPlace.get(asked);
+    if (known) return known;
     const at = bareRefTarget(document, locate(document, place));
     const key = at.map(escapePointerToken).join('/');
     let validate = compiled.get(key);
@@ -144,6 +150,7 @@ function schemaValidators(slug: string, document: OpenAPI3) {
       validate = ajv.compile({ $ref: `${id}#/${key}` });
       compiled.set(key, validate);
     }
+    byPlace.set(asked, validate);
     return validate;
   };
 }

@@ -23,25 +23,49 @@ export interface RateDecision {
  * Sliding rather than fixed windows so a burst at a window's edge cannot double the rate.
  */
 export class RateLimiter {
+  /** per bucket, the times of the requests it let in, in the order they came */
   private readonly hits = new Map<string, number[]>();
+  /** buckets whose times are not in ascending order (the system clock stepped back) */
+  private readonly unordered = new Set<string>();
 
   constructor(private readonly clock: Clock) {}
 
   take(bucket: string, rule: RateLimitRule): RateDecision {
     const now = this.clock.now();
     const windowMs = rule.windowSeconds * 1000;
-    const recent = (this.hits.get(bucket) ?? []).filter((t) => t > now - windowMs);
+    const recent = this.within(bucket, now - windowMs);
     if (recent.length >= rule.requests) {
-      this.hits.set(bucket, recent);
       const retryAfterSeconds = Math.max(1, Math.ceil((recent[0]! + windowMs - now) / 1000));
       return { allowed: false, retryAfterSeconds, remaining: 0 };
     }
+    if (recent.length > 0 && now < recent[recent.length - 1]!) this.unordered.add(bucket);
     recent.push(now);
-    this.hits.set(bucket, recent);
     return { allowed: true, retryAfterSeconds: 0, remaining: rule.requests - recent.length };
   }
 
   reset(): void {
     this.hits.clear();
+    this.unordered.clear();
+  }
+
+  /**
+   * The bucket's times after `since`, in the order they came, kept in place: a window being filled
+   * is asked once per request, and copying its times each time made a window's cost grow with the
+   * square of its size. Times that only grow expire from the front.
+   */
+  private within(bucket: string, since: number): number[] {
+    let times = this.hits.get(bucket);
+    if (!times) {
+      times = [];
+      this.hits.set(bucket, times);
+    } else if (this.unordered.has(bucket)) {
+      times = times.filter((t) => t > since);
+      this.hits.set(bucket, times);
+    } else {
+      let expired = 0;
+      while (expired < times.length && !(times[expired]! > since)) expired++;
+      if (expired > 0) times.splice(0, expired);
+    }
+    return times;
   }
 }

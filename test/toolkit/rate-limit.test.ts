@@ -63,3 +63,22 @@ test('operations sharing a bucket share one window per key; others keep their ow
   clock.advance(60_000);
   expect((await get('/b')).status).toBe(200);
 });
+
+test('the window slides: each request leaves it a window after it came, the oldest first', async () => {
+  const key = 'k-sliding';
+  expect((await get('/own', key)).status).toBe(200);
+  clock.advance(20_000);
+  expect((await get('/own', key)).status).toBe(200);
+  const full = await get('/own', key);
+  expect(full.status).toBe(429);
+  // The oldest request leaves the window 40 s from now.
+  expect(full.headers.get('retry-after')).toBe('40');
+  clock.advance(40_000);
+  expect((await get('/own', key)).status).toBe(200);
+  // Full again: now the second request is the oldest, 20 s from leaving.
+  const again = await get('/own', key);
+  expect(again.status).toBe(429);
+  expect(again.headers.get('retry-after')).toBe('20');
+  clock.advance(20_000);
+  expect((await get('/own', key)).status).toBe(200);
+});
