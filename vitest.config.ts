@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import CostSequencer from './test/helpers/cost-sequencer.js';
 
@@ -6,8 +7,10 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Two cores: files run in parallel on two workers; the mock tests start Prism processes.
-    maxWorkers: 2,
+    // One worker more than the machine has cores: many files spend part of their time waiting on the
+    // processes, browsers and sockets they start (Prism, npm in a copy, Chromium), and a worker
+    // per core left the cores idle meanwhile (bench/RESULTS.md).
+    maxWorkers: availableParallelism() + 1,
     // A worker runs its files in one module graph instead of a fresh one per file: importing the
     // stubs, their contracts and validators again for every file was most of the suite's time
     // (bench/RESULTS.md). What modules keep is derived from files that do not change during a run

@@ -12,7 +12,7 @@
  *
  * Any other argument goes to vitest as it is (`npm test -- test/seo` runs those files after and beside the checks).
  *
- * Side by side: the lint and the type check are CPU-bound, and vitest's two workers often wait on
+ * Side by side: the lint and the type check are CPU-bound, and vitest's workers often wait on
  * the processes and sockets they start. No step writes what another reads: check builds into a
  * temporary folder and keeps only Spectral's content-keyed cache under node_modules/.cache (written
  * atomically) and, when generated/ is current, the build state in .cache/ (read by later builds,

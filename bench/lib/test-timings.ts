@@ -63,7 +63,7 @@ export function timingTable(report: VitestJsonReport, steps: StepTimes, limit = 
     '|---|---:|',
     ...stepRows,
     '',
-    `${files.length} test files, ${report.numTotalTests} tests; ${s(total)} s of file time in all (two workers share it).`,
+    `${files.length} test files, ${report.numTotalTests} tests; ${s(total)} s of file time in all (the workers share it).`,
     '',
     '| test file | seconds | tests |',
     '|---|---:|---:|',

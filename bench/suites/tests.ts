@@ -62,7 +62,7 @@ export const suite: Suite = {
         '## Test suite, after (`npm run bench -- tests`)',
         '',
         `\`npm test\`'s steps as scripts/test.ts runs them (the contract checks beside the type check, then the code lint, oxlint, beside vitest), ${Math.round(total)} s in all by the clock.`,
-        'File time is from a file\'s start to its end on its worker; two workers run files side by side, so it sums to more than the vitest step.',
+        'File time is from a file\'s start to its end on its worker; vitest runs one worker more than the machine has cores, side by side, so it sums to more than the vitest step.',
         '',
         timingTable(report, steps),
       ].join('\n');
