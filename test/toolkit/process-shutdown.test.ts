@@ -122,7 +122,7 @@ function isBuild(pid: number): boolean {
 
 /**
  * Lets a compile held on `fifo` go on: a module is written into it as soon as something opens it to
- * read (at once, if the compile waits on it already). `cancel` stops waiting for a reader.
+ * read (at once, if the compile waits on it already). `cancel` reads it if nothing else has.
  */
 function release(fifo: string) {
   const written = writeFile(fifo, 'export {};\n').then(
@@ -131,9 +131,13 @@ function release(fifo: string) {
   );
   return {
     cancel: async () => {
-      // Opening the read end lets a writer still waiting on it through (and then fail, unread).
-      closeSync(openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK));
-      await written;
+      // A read end held open until the write is done lets it through, whenever its open comes.
+      const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+      try {
+        await written;
+      } finally {
+        closeSync(reader);
+      }
     },
   };
 }
