@@ -4,6 +4,9 @@
  */
 import { build, type BuildOptions } from './pipeline.js';
 
+// The parent gone (a build stopped by a signal, `npm run dev` stopping), nobody will take the result.
+process.once('disconnect', () => process.exit(1));
+
 process.once('message', (options: BuildOptions) => {
   build({ ...options, log: (line) => process.send?.({ log: line }) })
     .then((result) => process.send?.({ result }, () => process.exit(0)))

@@ -5,6 +5,9 @@
 import { lintService } from '../steps/lint.js';
 import type { ApiService } from './project.js';
 
+// The parent gone (a build stopped by a signal, `npm run dev` stopping), nobody will take the result.
+process.once('disconnect', () => process.exit(1));
+
 process.once('message', ({ root, service }: { root: string; service: ApiService }) => {
   lintService(root, service)
     .then((problems) => process.send?.({ problems }, () => process.exit(0)))

@@ -3,7 +3,7 @@
  * symlink to its original, only what changed done again, and a module run from the mirror reading
  * its neighbours as from the sources.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { defaultRoot } from '../../server-stubs/lib/root.js';
 import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -78,6 +78,35 @@ describe('scripts/launch.mjs', () => {
       writeFileSync(path.join(toolkit, 'server-stubs/added.ts'), 'export const added = 1;\n');
       expect(launch()).toBe(`file://${toolkit}/scripts/where.ts --force`);
       expect(() => execFileSync(process.execPath, ['scripts/launch.mjs', 'nope'], { cwd: toolkit, stdio: 'pipe' })).toThrow(/no scripts\/nope\.ts/);
+    } finally {
+      rmSync(toolkit, { recursive: true, force: true });
+    }
+  });
+
+  test('--build-first (npm start, npm run mock): the build in a process of its own without the Node flags, then the module in this process with them; a failed build ends it with its code and message', () => {
+    const toolkit = mkdtempSync(path.join(os.tmpdir(), 'contracts-launch-'));
+    try {
+      cpSync(path.join(defaultRoot, 'scripts/launch.mjs'), path.join(toolkit, 'scripts/launch.mjs'));
+      writeFileSync(path.join(toolkit, 'package.json'), '{"type":"module"}');
+      symlinkSync(path.join(defaultRoot, 'node_modules'), path.join(toolkit, 'node_modules'), 'dir');
+      mkdirSync(path.join(toolkit, 'server-stubs'));
+      const report = (name: string) => `console.log('${name}', process.pid, JSON.stringify(process.execArgv), process.argv.slice(2).join(' '));\n`;
+      writeFileSync(path.join(toolkit, 'scripts/build.ts'), `${report('build')}if (process.env.BUILD_FAILS) { console.error('build failed: a reason'); process.exit(3); }\n`);
+      writeFileSync(path.join(toolkit, 'server-stubs/serve.ts'), report('serve'));
+      const launch = (env: Record<string, string> = {}) =>
+        spawnSync(process.execPath, ['--heap-growing-percent=50', 'scripts/launch.mjs', '--build-first', 'server-stubs/serve', '--an-arg'], { cwd: toolkit, env: { ...process.env, ...env }, encoding: 'utf8' });
+
+      const served = launch();
+      expect(served.status, served.stderr).toBe(0);
+      const [build, serve] = served.stdout.trim().split('\n').map((line) => line.split(' '));
+      expect(build).toEqual(['build', expect.any(String), '[]', '']);
+      expect(serve).toEqual(['serve', expect.any(String), '["--heap-growing-percent=50"]', '--an-arg']);
+      expect(serve![1], 'the build ran in a process of its own').not.toBe(build![1]);
+
+      const failed = launch({ BUILD_FAILS: '1' });
+      expect(failed.status).toBe(3);
+      expect(failed.stderr).toContain('build failed: a reason');
+      expect(failed.stdout).not.toContain('serve');
     } finally {
       rmSync(toolkit, { recursive: true, force: true });
     }

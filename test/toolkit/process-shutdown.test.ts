@@ -1,13 +1,18 @@
 /**
  * SIGTERM (what a process manager, an IDE's stop button or `kill` sends) and SIGINT to `npm start`,
  * `npm run mock` or `npm run dev` stop every process they started: the server, the build, the watcher. Before, the shell between npm and node died alone and left the stubs serving.
+ * A signal while `npm start` or `npm run mock` builds stops the build, and no server starts: before,
+ * the shell died alone there too and the build ran on to its end, holding the output open.
  *
  * They run in a copy of the project: each builds first, and a build writes generated/ and .cache/,
  * which `npm run check` and the type check read while the tests run beside them (npm test).
  */
-import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { closeSync, constants, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { copyToolkit, type ProjectCopy } from '../helpers/project-copy.js';
 import { ended, lineMatching, outputOf } from '../helpers/spawned.js';
 
@@ -102,5 +107,86 @@ describe.each([
     } finally {
       for (const pid of [npm.pid!, ...descendants(npm.pid!)]) if (alive(pid)) process.kill(pid, 'SIGKILL');
     }
+  }, 300_000);
+});
+
+/** Whether `pid` is a build: `node …/launch.mjs build`, as `npm run build` starts it. */
+function isBuild(pid: number): boolean {
+  try {
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return args[args.findIndex((arg) => arg.endsWith('launch.mjs')) + 1] === 'build';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Lets a compile held on `fifo` go on: a module is written into it as soon as something opens it to
+ * read (at once, if the compile waits on it already). `cancel` reads it if nothing else has.
+ */
+function release(fifo: string) {
+  const written = writeFile(fifo, 'export {};\n').then(
+    () => true,
+    () => false,
+  );
+  return {
+    cancel: async () => {
+      // A read end held open until the write is done lets it through, whenever its open comes.
+      const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+      try {
+        await written;
+      } finally {
+        closeSync(reader);
+      }
+    },
+  };
+}
+
+/**
+ * The build is held, not raced: the compile that ends it transpiles every new source of mock/, and
+ * reading a FIFO there blocks until the test writes to it, which it does only once npm has exited.
+ * The build is certainly running when the signal comes, and only a build that stopped lets npm exit.
+ * (With the old scripts, npm exited on SIGTERM and left the build running; on SIGINT the shell
+ * waited for the build, and npm with it.)
+ */
+describe.each([
+  { script: 'start', signal: 'SIGTERM' as const, serving: /Listening on http:\/\/localhost:/ },
+  { script: 'start', signal: 'SIGINT' as const, serving: /Listening on http:\/\/localhost:/ },
+  { script: 'mock', signal: 'SIGTERM' as const, serving: /Prism mocks of \d+ services/ },
+  { script: 'mock', signal: 'SIGINT' as const, serving: /Prism mocks of \d+ services/ },
+])('npm run $script, signalled while it builds', ({ script, signal, serving }) => {
+  test(`${signal} to npm stops the build, and no server starts`, async () => {
+    const fifo = path.join(project.root, 'mock', 'held-build.ts');
+    execFileSync('mkfifo', [fifo]);
+    const env = { ...process.env, STUB_STATE_DIR: 'off', PORT: '0' };
+    const npm = spawn('npm', ['run', script], { cwd: project.root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const output = outputOf(npm);
+    let tree: number[] = [];
+    let stopped = false;
+    let compile: ReturnType<typeof release> | undefined;
+    // Also after a failure or a timeout (npm waiting on a held build): the next case builds in this copy.
+    onTestFinished(async () => {
+      const left = stopped ? [] : tree.filter(alive);
+      for (const pid of [npm.pid!, ...descendants(npm.pid!), ...left]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+      await (compile ?? release(fifo)).cancel();
+      rmSync(fifo, { force: true });
+    });
+
+    // A step line (`skip     seo   0 ms  up to date`): the build runs, and its compile comes after.
+    await lineMatching(npm, /^\w+\s+\S.*\s\d+ ms\b/, output);
+    tree = descendants(npm.pid!);
+    const build = tree.find(isBuild);
+    expect(build, `a build runs below npm: ${tree.join(', ')}`).toBeDefined();
+
+    const exited = once(npm, 'exit');
+    npm.kill(signal);
+    await exited;
+    expect(alive(build!), `the build (${build}) still runs after npm has exited:\n${output()}`).toBe(false);
+    // Were anything still waiting to go on once the build is done, it would now.
+    compile = release(fifo);
+    await ended(npm);
+    await reaped(tree);
+    stopped = true;
+    expect(output()).not.toMatch(serving);
   }, 300_000);
 });
