@@ -60,14 +60,20 @@ describe('compileRuntime', () => {
   });
 });
 
+/** A temporary project with the launcher, the project's packages and an empty server-stubs/: the caller removes it. */
+function launcherToolkit(): string {
+  const toolkit = mkdtempSync(path.join(os.tmpdir(), 'contracts-launch-'));
+  cpSync(path.join(defaultRoot, 'scripts/launch.mjs'), path.join(toolkit, 'scripts/launch.mjs'));
+  writeFileSync(path.join(toolkit, 'package.json'), '{"type":"module"}');
+  symlinkSync(path.join(defaultRoot, 'node_modules'), path.join(toolkit, 'node_modules'), 'dir');
+  mkdirSync(path.join(toolkit, 'server-stubs'));
+  return toolkit;
+}
+
 describe('scripts/launch.mjs', () => {
   test('runs a script from the compiled mirror while its sources are as compiled, from the sources through tsx once one changes', async () => {
-    const toolkit = mkdtempSync(path.join(os.tmpdir(), 'contracts-launch-'));
+    const toolkit = launcherToolkit();
     try {
-      cpSync(path.join(defaultRoot, 'scripts/launch.mjs'), path.join(toolkit, 'scripts/launch.mjs'));
-      writeFileSync(path.join(toolkit, 'package.json'), '{"type":"module"}');
-      symlinkSync(path.join(defaultRoot, 'node_modules'), path.join(toolkit, 'node_modules'), 'dir');
-      mkdirSync(path.join(toolkit, 'server-stubs'));
       writeFileSync(path.join(toolkit, 'scripts/where.ts'), "const from: string = import.meta.url;\nconsole.log(from, process.argv.slice(2).join(' '));\n");
       const launch = () => execFileSync(process.execPath, ['scripts/launch.mjs', 'where', '--force'], { cwd: toolkit }).toString().trim();
       // Nothing compiled yet: the sources.
@@ -84,12 +90,8 @@ describe('scripts/launch.mjs', () => {
   });
 
   test('--build-first (npm start, npm run mock): the build in a process of its own without the Node flags, then the module in this process with them; a failed build ends it with its code and message', () => {
-    const toolkit = mkdtempSync(path.join(os.tmpdir(), 'contracts-launch-'));
+    const toolkit = launcherToolkit();
     try {
-      cpSync(path.join(defaultRoot, 'scripts/launch.mjs'), path.join(toolkit, 'scripts/launch.mjs'));
-      writeFileSync(path.join(toolkit, 'package.json'), '{"type":"module"}');
-      symlinkSync(path.join(defaultRoot, 'node_modules'), path.join(toolkit, 'node_modules'), 'dir');
-      mkdirSync(path.join(toolkit, 'server-stubs'));
       const report = (name: string) => `console.log('${name}', process.pid, JSON.stringify(process.execArgv), process.argv.slice(2).join(' '));\n`;
       writeFileSync(path.join(toolkit, 'scripts/build.ts'), `${report('build')}if (process.env.BUILD_FAILS) { console.error('build failed: a reason'); process.exit(3); }\n`);
       writeFileSync(path.join(toolkit, 'server-stubs/serve.ts'), report('serve'));
