@@ -30,9 +30,9 @@ export interface ToolkitCopyOptions {
   /**
    * Keep the project's build state (.cache/build-state.json), so that the copy's build redoes only
    * what the project's would (nothing, after a build) rather than every unit. A unit's hash covers
-   * redocly.yaml and its outputs its docs page: the copy keeps redocly.yaml whole (the absent
-   * services' entries are never read) and the kept services' pages. A project never built has no
-   * state, and the copy builds every unit, as the project would.
+   * redocly.yaml, and a service's docs page is a unit whose output is the page: the copy keeps
+   * redocly.yaml whole (the absent services' entries are never read) and the kept services' pages.
+   * A project never built has no state, and the copy builds every unit, as the project would.
    */
   buildState?: boolean;
 }
