@@ -2,7 +2,8 @@
  * SIGTERM (what a process manager, an IDE's stop button or `kill` sends) and SIGINT to `npm start`,
  * `npm run mock` or `npm run dev` stop every process they started: the server, the build, the watcher. Before, the shell between npm and node died alone and left the stubs serving.
  * A signal while `npm start` or `npm run mock` builds stops the build, and no server starts: before,
- * the shell died alone there too and the build ran on to its end, holding the output open.
+ * the shell died alone there too and the build ran on to its end, holding the output open. (Those
+ * cases signal the command npm runs, started without npm: npm passes both signals on, above.)
  *
  * They run in a copy of the project: each builds first, and a build writes generated/ and .cache/,
  * which `npm run check` and the type check read while the tests run beside them (npm test).
@@ -14,7 +15,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { copyToolkit, type ProjectCopy } from '../helpers/project-copy.js';
-import { ended, lineMatching, outputOf } from '../helpers/spawned.js';
+import { ended, lineMatching, outputOf, type Spawned } from '../helpers/spawned.js';
 
 let project: ProjectCopy;
 beforeAll(() => {
@@ -143,11 +144,23 @@ function release(fifo: string) {
 }
 
 /**
+ * The command npm runs for `script` (package.json's line, in a shell as npm runs it), started without
+ * npm: that npm passes SIGTERM and SIGINT on to it is what the cases above prove, and npm's own
+ * start-up would be most of what these cost beside the build.
+ */
+function spawnScript(script: string, env: NodeJS.ProcessEnv): Spawned {
+  const scripts = (JSON.parse(readFileSync(path.join(project.root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const command = scripts[script];
+  if (!command) throw new Error(`package.json has no ${script} script`);
+  return spawn('sh', ['-c', command], { cwd: project.root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/**
  * The build is held, not raced: the compile that ends it transpiles every new source of mock/, and
- * reading a FIFO there blocks until the test writes to it, which it does only once npm has exited.
- * The build is certainly running when the signal comes, and only a build that stopped lets npm exit.
- * (With the old scripts, npm exited on SIGTERM and left the build running; on SIGINT the shell
- * waited for the build, and npm with it.)
+ * reading a FIFO there blocks until the test writes to it, which it does only once the command has
+ * exited. The build is certainly running when the signal comes, and only a build that stopped lets
+ * the command exit. (With the old scripts, npm exited on SIGTERM and left the build running; on SIGINT
+ * the shell waited for the build, and npm with it.)
  */
 describe.each([
   { script: 'start', signal: 'SIGTERM' as const, serving: /Listening on http:\/\/localhost:/ },
@@ -155,36 +168,35 @@ describe.each([
   { script: 'mock', signal: 'SIGTERM' as const, serving: /Prism mocks of \d+ services/ },
   { script: 'mock', signal: 'SIGINT' as const, serving: /Prism mocks of \d+ services/ },
 ])('npm run $script, signalled while it builds', ({ script, signal, serving }) => {
-  test(`${signal} to npm stops the build, and no server starts`, async () => {
+  test(`${signal} to the command npm runs stops the build, and no server starts`, async () => {
     const fifo = path.join(project.root, 'mock', 'held-build.ts');
     execFileSync('mkfifo', [fifo]);
-    const env = { ...process.env, STUB_STATE_DIR: 'off', PORT: '0' };
-    const npm = spawn('npm', ['run', script], { cwd: project.root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const output = outputOf(npm);
+    const command = spawnScript(script, { ...process.env, STUB_STATE_DIR: 'off', PORT: '0' });
+    const output = outputOf(command);
     let tree: number[] = [];
     let stopped = false;
     let compile: ReturnType<typeof release> | undefined;
-    // Also after a failure or a timeout (npm waiting on a held build): the next case builds in this copy.
+    // Also after a failure or a timeout (the command waiting on a held build): the next case builds in this copy.
     onTestFinished(async () => {
       const left = stopped ? [] : tree.filter(alive);
-      for (const pid of [npm.pid!, ...descendants(npm.pid!), ...left]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+      for (const pid of [command.pid!, ...descendants(command.pid!), ...left]) if (alive(pid)) process.kill(pid, 'SIGKILL');
       await (compile ?? release(fifo)).cancel();
       rmSync(fifo, { force: true });
     });
 
     // A step line (`skip     seo   0 ms  up to date`): the build runs, and its compile comes after.
-    await lineMatching(npm, /^\w+\s+\S.*\s\d+ ms\b/, output);
-    tree = descendants(npm.pid!);
+    await lineMatching(command, /^\w+\s+\S.*\s\d+ ms\b/, output);
+    tree = descendants(command.pid!);
     const build = tree.find(isBuild);
-    expect(build, `a build runs below npm: ${tree.join(', ')}`).toBeDefined();
+    expect(build, `a build runs below the command: ${tree.join(', ')}`).toBeDefined();
 
-    const exited = once(npm, 'exit');
-    npm.kill(signal);
+    const exited = once(command, 'exit');
+    command.kill(signal);
     await exited;
-    expect(alive(build!), `the build (${build}) still runs after npm has exited:\n${output()}`).toBe(false);
+    expect(alive(build!), `the build (${build}) still runs after the command has exited:\n${output()}`).toBe(false);
     // Were anything still waiting to go on once the build is done, it would now.
     compile = release(fifo);
-    await ended(npm);
+    await ended(command);
     await reaped(tree);
     stopped = true;
     expect(output()).not.toMatch(serving);
