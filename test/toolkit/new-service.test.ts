@@ -57,7 +57,7 @@ beforeAll(async () => {
   writeFileSync(path.join(copy, 'redocly.yaml'), `${redocly.slice(0, redocly.indexOf('\napis:'))}\napis:${controls}`);
   writeFileSync(
     path.join(copy, 'tsconfig.scaffold.json'),
-    JSON.stringify({ extends: './tsconfig.json', include: [`server-stubs/${slug}`, `test/${slug}`, `generated/${slug}`, `scripts/lib/scenarios/${slug}.ts`] }),
+    JSON.stringify({ extends: './tsconfig.json', include: [`server-stubs/${slug}`, `test/${slug}`, `generated/${slug}`, `scripts/lib/scenarios/${slug}.ts`, `server-stubs/${bare}`, `generated/${bare}`] }),
   );
   // Written before the command below runs, whose build then builds and registers it too.
   await scaffoldService(copy, bare);
@@ -107,6 +107,23 @@ async function vitest(args: string[]): Promise<VitestRun> {
  */
 let ownAndConformance: Promise<VitestRun> | undefined;
 const runOwnAndConformance = () => (ownAndConformance ??= vitest([`test/${slug}`, 'test/toolkit/conformance.test.ts', '-t', `^(?!stub-controls |${bare} mock: )`, '--maxWorkers=1']));
+/**
+ * One compile of both scaffolds, once the conformance run has served the second whole: its handler
+ * of deleteItem taken out, the compiler must name that operation there and find nothing in the first
+ * (a compile costs about as much as either check).
+ */
+const brokenHandlers = () => path.join(copy, 'server-stubs', bare, 'handlers', 'items.ts');
+let compiled: Promise<{ code: number; output: string; errors: string[] }> | undefined;
+const compileBoth = () =>
+  (compiled ??= runOwnAndConformance().then(async () => {
+    const file = brokenHandlers();
+    const original = readFileSync(file, 'utf8');
+    const broken = original.replace(/ {4}deleteItem: [\s\S]*?\n {4}\},\n/, '');
+    if (broken === original) throw new Error(`${file} no longer has the deleteItem handler this test takes out`);
+    writeFileSync(file, broken);
+    const checked = await tsc();
+    return { ...checked, errors: checked.output.split('\n').filter((line) => /error TS\d+/.test(line)) };
+  }));
 const conformanceTests = (run: VitestRun, service: string) => (run.files.get('test/toolkit/conformance.test.ts') ?? []).filter((test) => test.name.startsWith(`${service} `));
 
 /** Every file of the copy but its dependencies, with when it last changed: what a refusal must leave as it was. */
@@ -129,8 +146,6 @@ describe('npm run new-service', () => {
   }, 120_000);
 
   test('its stub type-checks and its own test passes', async () => {
-    const checked = await tsc();
-    expect(checked.code, checked.output).toBe(0);
     const tested = await runOwnAndConformance();
     const own = [...tested.files].filter(([file]) => file.startsWith(`test/${slug}/`));
     expect(own.length, tested.output).toBeGreaterThan(0);
@@ -138,6 +153,9 @@ describe('npm run new-service', () => {
       expect(tests.filter((test) => test.status !== 'passed'), `${file}\n${tested.output}`).toEqual([]);
       expect(tests.length, `${file}\n${tested.output}`).toBeGreaterThan(0);
     }
+    // Every error the compiler reports is the one put into the second scaffold (below).
+    const checked = await compileBoth();
+    expect(checked.errors.filter((line) => !line.startsWith(`server-stubs/${bare}/`)), checked.output).toEqual([]);
   }, 180_000);
 
   test('writes its scenario where it is found, and the conformance test passes on the strict regime', async () => {
@@ -164,17 +182,11 @@ describe('npm run new-service', () => {
   }, 180_000);
 
   test('a missing handler is a compile error naming the operation', async () => {
-    const file = path.join(copy, 'server-stubs', slug, 'handlers', 'items.ts');
-    const original = readFileSync(file, 'utf8');
-    writeFileSync(file, original.replace(/ {4}deleteItem: [\s\S]*?\n {4}\},\n/, ''));
-    try {
-      const checked = await tsc();
-      expect(checked.code).not.toBe(0);
-      expect(checked.output).toMatch(/deleteItem/);
-    } finally {
-      writeFileSync(file, original);
-    }
-  }, 120_000);
+    const checked = await compileBoth();
+    expect(checked.code, checked.output).not.toBe(0);
+    expect(checked.errors.length, checked.output).toBeGreaterThan(0);
+    for (const error of checked.errors) expect(error, checked.output).toMatch(new RegExp(`^server-stubs/${bare}/.*deleteItem`));
+  }, 180_000);
 
   // The command line's answer to a refusal (exit 2, the reason and the usage), once; each refusal's
   // reason and that it writes nothing, from the scaffold the command runs, without a process each.
