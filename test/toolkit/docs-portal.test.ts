@@ -16,6 +16,7 @@ import { startDevServer, type DevServer } from '../../scripts/dev.js';
 import { collectProvisional } from '../../scripts/lib/provisional.js';
 import { pointerTokens, valueAt } from '../../server-stubs/lib/openapi/document.js';
 import { asDocument } from '../helpers/fixture-document.js';
+import { copyToolkit, type ProjectCopy } from '../helpers/project-copy.js';
 import { startPlatformServer, type PlatformServer } from '../../server-stubs/server.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -373,16 +374,25 @@ describe.skipIf(!chromiumAvailable)('the portal in Chromium', () => {
 });
 
 describe.skipIf(!chromiumAvailable)('npm run dev on other ports than the contract\'s', () => {
+  let project: ProjectCopy;
   let dev: DevServer;
   let browser: Browser;
 
   beforeAll(async () => {
+    // A copy with seo alone: which ports the console offers does not depend on how many services run,
+    // and each more service is a stub to load afresh and a Prism to start. With the build's state,
+    // the copy's first build does only what the project's would (nothing, after a build).
+    project = copyToolkit({ services: ['seo'], parts: ['package.json', 'server-stubs/lib', 'server-stubs/seo', 'clients/event-stream'], buildState: true });
     // Port 0 for both: the ports the console offers can only have come from the running servers.
-    [dev, browser] = await Promise.all([startDevServer({ port: 0, mockPort: 0, host: '127.0.0.1', log: () => {} }), sharedBrowser()]);
+    [dev, browser] = await Promise.all([
+      startDevServer({ root: project.root, port: 0, mockPort: 0, host: '127.0.0.1', log: () => {} }),
+      sharedBrowser(),
+    ]);
   }, 180_000);
 
   afterAll(async () => {
     await dev?.close();
+    project?.remove();
   });
 
   test('the console offers the stubs and the mock where they run, and the mock answers it', async () => {
