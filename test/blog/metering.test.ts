@@ -5,19 +5,45 @@
  */
 import { afterAll, beforeEach, describe, expect, test } from 'vitest';
 import type { BlogClient } from '../../generated/blog/client.gen.js';
+import { createSender, type Sender } from '../../scripts/lib/fuzz/wire.js';
 import { createManualClock, type StubClock } from '../../server-stubs/lib/clock.js';
 import { BUSINESS, checked, draftBody, FREE, PRO, startBlog, usageHeaders, type BlogStub } from './support.js';
 import type { AnswerBody } from '../helpers/answer-body.js';
 
 let blog: BlogStub;
 let clock: StubClock;
+let sender: Sender;
 // A fresh stub per test: allowances are per account, and each test spends some.
 beforeEach(async () => {
+  sender?.close();
   await blog?.close();
   clock = createManualClock(Date.parse('2026-01-15T09:30:00Z'));
   blog = await startBlog({ clock, rateLimits: false });
+  sender = createSender(blog.stub.origin, { concurrency: 1, timeoutMs: 60_000 });
 });
-afterAll(() => blog.close());
+afterAll(async () => {
+  sender.close();
+  await blog.close();
+});
+
+/**
+ * A JSON POST with `key`, for the hundreds of requests that spend an allowance: on the keep-alive
+ * `node:http` sender the contract runner uses (fetch, under the typed client, cost several times as
+ * much a call). Answers the status and the headers; no answer at all fails the test.
+ */
+async function spend(key: string, path: string, body: unknown) {
+  const answer = await sender.send(blog.app.basePath, {
+    case: 'spend an allowance',
+    method: 'POST',
+    path,
+    query: [],
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: [JSON.stringify(body)],
+    expect: 'any',
+  });
+  if (answer.error) throw new Error(`POST ${path}: no answer (${answer.error})`);
+  return { status: answer.status, headers: new Headers(Object.entries(answer.headers).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value]] : []))) };
+}
 
 const used = async (key: string, feature: string) =>
   (checked(await blog.client(key).GET('/v1/plan'), { path: '/v1/plan', method: 'get' }).body.usage as AnswerBody[]).find((u) => u.feature === feature)!.used;
@@ -37,8 +63,8 @@ async function sixWrites(client: BlogClient) {
 }
 
 /** Spends the Free account's 20 automation writes with drafts. */
-async function spendWrites(client: BlogClient, count = 20) {
-  for (let i = 0; i < count; i += 1) expect((await client.POST('/v1/drafts', { body: draftBody })).response.status).toBe(201);
+async function spendWrites(key: string, count = 20) {
+  for (let i = 0; i < count; i += 1) expect((await spend(key, '/v1/drafts', draftBody)).status).toBe(201);
 }
 
 const freeWritesUpgrade = (used: number, resets: string) => ({
@@ -95,7 +121,7 @@ describe('automation writes (mcp_write_actions)', () => {
 
   test('the 21st write on Free is 429 plan_limit_exceeded with the whole upgrade offer, no Retry-After, and does nothing', async () => {
     const client = blog.client(FREE);
-    await spendWrites(client);
+    await spendWrites(FREE);
     const refused = checked(await client.POST('/v1/drafts', { body: draftBody }), { path: '/v1/drafts', method: 'post' });
     expect(refused.status).toBe(429);
     expect(refused.body).toEqual({
@@ -115,7 +141,7 @@ describe('automation writes (mcp_write_actions)', () => {
     const draft = (await client.POST('/v1/drafts', { body: draftBody })).data!;
     const article = (await client.POST('/v1/articles', { body: draftBody })).data!;
     const series = (await client.POST('/v1/series', { body: { title: 'S' } })).data!;
-    for (let i = 3; i < 200; i += 1) await client.POST('/v1/drafts', { body: draftBody });
+    for (let i = 3; i < 200; i += 1) await spend(PRO, '/v1/drafts', draftBody);
     const statuses = await Promise.all([
       client.POST('/v1/drafts', { body: draftBody }),
       client.POST('/v1/drafts/{draftId}/publish', { params: { path: { draftId: draft.id } } }),
@@ -134,7 +160,7 @@ describe('automation writes (mcp_write_actions)', () => {
 
   test('the allowance resets on the 1st of the month at 00:00 UTC, not a moment before', async () => {
     const client = blog.client(FREE);
-    await spendWrites(client);
+    await spendWrites(FREE);
     clock.set(Date.parse('2026-01-31T23:59:59.999Z'));
     const lastMoment = await client.POST('/v1/drafts', { body: draftBody });
     expect(lastMoment.response.status).toBe(429);
@@ -146,7 +172,7 @@ describe('automation writes (mcp_write_actions)', () => {
 
   test('the trial lifts the cap to Pro\'s; when it ends, this month\'s writes count against Free again', async () => {
     const client = blog.client(FREE);
-    await spendWrites(client);
+    await spendWrites(FREE);
     expect((await client.POST('/v1/trial')).response.status).toBe(201);
     const onTrial = await client.POST('/v1/drafts', { body: draftBody });
     expect(usageHeaders(onTrial.response.headers)).toMatchObject({ used: '21', limit: '200', remaining: '179', plan: 'pro' });
@@ -186,7 +212,7 @@ describe('AI-assistant prompts (ai_assistant_prompts)', () => {
 
   test('Business has 500, so its offer lists no plan above it', async () => {
     const client = blog.client(BUSINESS);
-    for (let n = 1; n <= 500; n += 1) await client.POST('/v1/assistant/prompts', { body: { prompt: 'p' } });
+    for (let n = 1; n <= 500; n += 1) await spend(BUSINESS, '/v1/assistant/prompts', { prompt: 'p' });
     const refused = checked(await client.POST('/v1/assistant/prompts', { body: { prompt: 'p' } }), { path: '/v1/assistant/prompts', method: 'post' });
     expect(refused.status).toBe(429);
     expect(refused.body.upgrade).toMatchObject({ usage: { used: 500, limit: 500, remaining: 0 }, current_plan: { slug: 'business' }, plans: [], trial: { available: false } });
@@ -197,7 +223,7 @@ describe('newsletter subscribers (newsletter_subscribers, a total)', () => {
   test('Free: 500 subscribers in all; the 501st is 429; a new month does not reset a total; the same address is not counted twice (DECISIONS blog-4: all six headers)', async () => {
     const client = blog.client(FREE);
     for (let n = 1; n <= 500; n += 1) {
-      const { response } = await client.POST('/v1/newsletter/subscribers', { body: { email: `reader${n}@example.com` } });
+      const response = await spend(FREE, '/v1/newsletter/subscribers', { email: `reader${n}@example.com` });
       expect(response.status).toBe(201);
       if (n === 1 || n === 500) {
         expect(usageHeaders(response.headers)).toEqual({ feature: 'newsletter_subscribers', used: String(n), limit: '500', remaining: String(500 - n), resets: '2026-02-01T00:00:00Z', plan: 'free' });
