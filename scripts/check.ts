@@ -12,7 +12,8 @@
  * (`.cache/build-state.json`), so the first `npm run build` or `npm start` after it skips every
  * unit; with any drift it records nothing. `--only contracts` or `--only lint` (`--only eslint`,
  * its former name, still accepted) runs that part alone (npm test runs the contract checks first,
- * then the lint beside the tests).
+ * then the lint beside the tests). `--workers N` shares the fresh build among N processes (default
+ * one per core, as `npm run build`); npm test, whose type check runs beside, asks for one.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { execFile } from 'node:child_process';
@@ -200,9 +201,9 @@ export async function lintCode(root: string): Promise<CodeLintResult> {
 }
 
 /**
- * `--base REF` or `--base=REF`, `--only contracts|lint` (`eslint` is `lint`); anything else is
- * refused but `--no-eslint-cache`, accepted for the scripts that pass it and ignored (the lint keeps
- * no cache).
+ * `--base REF` or `--base=REF`, `--only contracts|lint` (`eslint` is `lint`), `--workers N` (the
+ * processes sharing the fresh build; default one per core); anything else is refused but
+ * `--no-eslint-cache`, accepted for the scripts that pass it and ignored (the lint keeps no cache).
  */
 export function parseCheckArgs(argv: string[]): CheckOptions {
   const options: CheckOptions = {};
@@ -210,12 +211,16 @@ export function parseCheckArgs(argv: string[]): CheckOptions {
     const arg = argv[i]!;
     if (arg === '--base' && argv[i + 1] && !argv[i + 1]!.startsWith('--')) options.base = argv[++i];
     else if (arg.startsWith('--base=') && arg.length > '--base='.length) options.base = arg.slice('--base='.length);
-    else if (arg === '--no-eslint-cache') continue;
+    else if (arg === '--workers' || arg.startsWith('--workers=')) {
+      const value = arg === '--workers' ? (argv[++i] ?? '') : arg.slice('--workers='.length);
+      if (!/^[1-9]\d*$/.test(value)) throw new Error(`--workers takes a whole number from 1, got ${value || 'nothing'}`);
+      options.workers = Number(value);
+    } else if (arg === '--no-eslint-cache') continue;
     else if (arg === '--only' || arg.startsWith('--only=')) {
       const part = arg === '--only' ? argv[++i] : arg.slice('--only='.length);
       if (part !== 'contracts' && part !== 'lint' && part !== 'eslint') throw new Error(`--only takes contracts or lint, got ${part || 'nothing'}`);
       options.only = part === 'eslint' ? 'lint' : part;
-    } else throw new Error(`unknown argument ${arg} (usage: npm run check -- [--base REF] [--only contracts|lint])`);
+    } else throw new Error(`unknown argument ${arg} (usage: npm run check -- [--base REF] [--only contracts|lint] [--workers N])`);
   }
   return options;
 }
@@ -235,8 +240,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   let failed = false;
   if (options.only !== 'lint') {
     say('contracts: Redocly lint, build, Spectral, drift of generated/, breaking changes…');
-    // Alone on the machine, as `npm run build` is: the fresh build shares the cores.
-    const { ok, messages, advice, warnings, notes } = await check(defaultRoot, { ...options, workers: availableParallelism() });
+    // Alone on the machine, as `npm run build` is, the fresh build shares the cores; beside other
+    // work (npm test's type check), `--workers 1` (bench/RESULTS.md).
+    const { ok, messages, advice, warnings, notes } = await check(defaultRoot, { ...options, workers: options.workers ?? availableParallelism() });
     const contractsMs = Math.round(performance.now() - started);
     for (const n of notes) console.log(n);
     for (const w of warnings) console.warn(`warning: ${w}`);

@@ -28,12 +28,16 @@ describe('npm test steps', () => {
     const steps = planTests([]).phases.flat();
     expect(steps.map((s) => s.live ?? false)).toEqual([false, false, false, true]);
     expect(vitestArgs([])).toEqual([]);
+    // One checker: the contract checks beside it use the other core.
+    expect(steps.find((s) => s.name === 'typecheck')!.args).toEqual(['node_modules/typescript-7/bin/tsc', '--noEmit', '-p', 'tsconfig.json', '--checkers', '1']);
     // Together the two parts are `npm run check`.
     expect(steps.filter((s) => s.name.startsWith('check')).map((s) => s.args)).toEqual([
-      ['--import', 'tsx', 'scripts/check.ts', '--only', 'contracts'],
+      ['--import', 'tsx', 'scripts/check.ts', '--only', 'contracts', '--workers', '1'],
       ['--import', 'tsx', 'scripts/check.ts', '--only', 'lint'],
     ]);
-    expect(parseCheckArgs(['--only', 'contracts'])).toEqual({ only: 'contracts' });
+    expect(parseCheckArgs(['--only', 'contracts', '--workers', '1'])).toEqual({ only: 'contracts', workers: 1 });
+    expect(parseCheckArgs(['--workers=3'])).toEqual({ workers: 3 });
+    for (const bad of [['--workers', '0'], ['--workers=two'], ['--workers']]) expect(() => parseCheckArgs(bad)).toThrow(/--workers takes a whole number from 1, got (0|two|nothing)$/);
     expect(parseCheckArgs(['--only=lint'])).toEqual({ only: 'lint' });
     // The part's former name, and the cache option of the linter it replaced, still work in users' scripts.
     expect(parseCheckArgs(['--only=eslint', '--no-eslint-cache'])).toEqual({ only: 'lint' });
