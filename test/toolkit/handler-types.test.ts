@@ -98,7 +98,7 @@ beforeAll(async () => {
       include: ['*.ts', repo('server-stubs/lib')],
     }),
   );
-  output = await run(process.execPath, [repo('node_modules/typescript-7/bin/tsc'), '--noEmit', '--pretty', 'false', '-p', 'tsconfig.json'], { cwd: folder }).then(
+  output = await run(process.execPath, [repo('node_modules/typescript-7/bin/tsc'), '--noEmit', '--pretty', 'false', '-p', 'tsconfig.json', '--checkers', '1'], { cwd: folder }).then(
     ({ stdout }) => stdout,
     (error: { stdout?: string }) => error.stdout ?? '',
   );
