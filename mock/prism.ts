@@ -225,25 +225,39 @@ export async function createPrismService(served: OpenAPI3, options: PrismService
 
 /**
  * The operations Prism's router could pick for a request, found without it: those of the request's
- * method whose path has as many segments as the request's (Prism matches segment by segment, and
- * any other is no match). Prism's router scores and compares every operation it is given on every
- * request, which for a contract of many operations was a good part of each answer's cost; among
- * these it picks what it would pick among them all, as it sorts stably and the others never match.
- * All of them where the pick could depend on the rest: a request naming a server (`__server`), or a
- * document with a path Prism cannot split (every request is then Prism's error, as before).
+ * method whose path has as many segments as the request's and whose first segment, unless it is a
+ * template, is the request's (Prism matches segment by segment; any other is no match). Prism's
+ * router scores and sorts every operation it is given on every request, which for a contract of
+ * many operations was a good part of each answer's cost; among these it picks what it would pick
+ * among them all, as its sort is stable and the others never match. All of them where the pick
+ * could depend on the rest: a request naming a server (`__server`), or a document with a path
+ * Prism cannot split (every request is then Prism's error, as before).
  */
 function routeCandidates(operations: IHttpOperation[]): (input: IHttpRequest) => IHttpOperation[] {
-  const segments = (path: string) => path.split('/').length;
   if (operations.some((o) => !o.path.startsWith('/'))) return () => operations;
-  const byRoute = new Map<string, IHttpOperation[]>();
+  const key = (method: string, path: string) => `${method.toLowerCase()} ${path.split('/').length}`;
+  const byShape = new Map<string, Array<{ operation: IHttpOperation; first: string; templated: boolean }>>();
   for (const operation of operations) {
-    const key = `${operation.method.toLowerCase()} ${segments(operation.path)}`;
-    byRoute.set(key, [...(byRoute.get(key) ?? []), operation]);
+    // Decoded and tested as Prism's matchPath does (router/matchPath.js).
+    const first = decodedSegment(operation.path.split('/')[1]!);
+    const entries = byShape.get(key(operation.method, operation.path)) ?? [];
+    entries.push({ operation, first, templated: /{(.+)}/.test(first) });
+    byShape.set(key(operation.method, operation.path), entries);
   }
   return (input) => {
     if (input.url.baseUrl !== undefined || !input.url.path.startsWith('/')) return operations;
-    return byRoute.get(`${input.method.toLowerCase()} ${segments(input.url.path)}`) ?? operations;
+    const first = decodedSegment(input.url.path.split('/')[1]!);
+    const candidates = (byShape.get(key(input.method, input.url.path)) ?? []).filter((e) => e.templated || e.first === first).map((e) => e.operation);
+    return candidates.length > 0 ? candidates : operations;
   };
+}
+
+function decodedSegment(segment: string): string {
+  try {
+    return segment && decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /** Prism's router found no operation for the path among those it was given. */
