@@ -194,6 +194,7 @@ export async function createPrismService(served: OpenAPI3, options: PrismService
   const settings: IHttpConfig = { ...config, validateResponse: options.checkAnswers };
   const prism = createInstance(settings, { logger });
   const fakerOptions = Object.entries<unknown>(served['x-json-schema-faker'] ?? {});
+  const candidatesOf = routeCandidates(operations);
   return {
     answer: async (request) => {
       try {
@@ -202,7 +203,11 @@ export async function createPrismService(served: OpenAPI3, options: PrismService
         if ('problem' in preferences) return preferences.problem;
         // json-schema-faker's options are one per process; a document's own apply to its answers.
         if (fakerOptions.length > 0 || configuredFaker) applyFakerOptions(fakerOptions);
-        const result = await prism.request(input, operations, { ...settings, mock: { ...settings.mock, ...preferences } })();
+        const requestConfig = { ...settings, mock: { ...settings.mock, ...preferences } };
+        const candidates = candidatesOf(input);
+        let result = await prism.request(input, candidates, requestConfig)();
+        // Where the candidates hold no route, Prism's answer depends on all the others (a 405 rather than a 404): it is asked again with them all.
+        if (result._tag === 'Left' && candidates !== operations && unrouted(result.left)) result = await prism.request(input, operations, requestConfig)();
         if (result._tag === 'Left') return problemOf(result.left);
         const { output, validations } = result.right;
         const headers = lowerCased(output.headers ?? {});
@@ -216,6 +221,48 @@ export async function createPrismService(served: OpenAPI3, options: PrismService
       }
     },
   };
+}
+
+/**
+ * The operations Prism's router could pick for a request, found without it: those of the request's
+ * method whose path has as many segments as the request's and whose first segment, unless it is a
+ * template, is the request's (Prism matches segment by segment; any other is no match). Prism's
+ * router scores and sorts every operation it is given on every request, which for a contract of
+ * many operations was a good part of each answer's cost; among these it picks what it would pick
+ * among them all, as its sort is stable and the others never match. All of them where the pick
+ * could depend on the rest: a request naming a server (`__server`), or a document with a path
+ * Prism cannot split (every request is then Prism's error, as before).
+ */
+function routeCandidates(operations: IHttpOperation[]): (input: IHttpRequest) => IHttpOperation[] {
+  if (operations.some((o) => !o.path.startsWith('/'))) return () => operations;
+  const key = (method: string, path: string) => `${method.toLowerCase()} ${path.split('/').length}`;
+  const byShape = new Map<string, Array<{ operation: IHttpOperation; first: string; templated: boolean }>>();
+  for (const operation of operations) {
+    // Decoded and tested as Prism's matchPath does (router/matchPath.js).
+    const first = decodedSegment(operation.path.split('/')[1]!);
+    const entries = byShape.get(key(operation.method, operation.path)) ?? [];
+    entries.push({ operation, first, templated: /{(.+)}/.test(first) });
+    byShape.set(key(operation.method, operation.path), entries);
+  }
+  return (input) => {
+    if (input.url.baseUrl !== undefined || !input.url.path.startsWith('/')) return operations;
+    const first = decodedSegment(input.url.path.split('/')[1]!);
+    const candidates = (byShape.get(key(input.method, input.url.path)) ?? []).filter((e) => e.templated || e.first === first).map((e) => e.operation);
+    return candidates.length > 0 ? candidates : operations;
+  };
+}
+
+function decodedSegment(segment: string): string {
+  try {
+    return segment && decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** Prism's router found no operation for the path among those it was given. */
+function unrouted(error: Error): boolean {
+  return error.name.endsWith('#NO_PATH_MATCHED_ERROR') || error.name.endsWith('#NO_RESOURCE_PROVIDED_ERROR');
 }
 
 /** The request as Prism's HTTP server hands it to Prism. */

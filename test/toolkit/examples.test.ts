@@ -85,19 +85,23 @@ describe.each(findApiServices(defaultRoot).map((s) => s.slug))('%s examples', (s
     expect(cases.length).toBeGreaterThan(0);
   });
 
-  test.each(cases.map((c) => [c.where, c] as const))('%s', (_where, c) => {
-    const validate = validatorOf(c.schemaPointer);
-    if (c.frames) {
-      expect(typeof c.value, 'x-wire-example is the raw wire text').toBe('string');
-      const { frames } = parseEventStream(c.value as string);
-      expect(frames.length).toBeGreaterThan(0);
-      for (const frame of frames) {
-        expect(validate(frame) ? [] : validate.errors).toEqual([]);
-        expect(c.frames, 'each frame of the wire text is one of the frame examples').toContainEqual(frame);
+  // One test for all of a service's examples, each checked and named on its own (expect.soft): a
+  // test per example cost the runner more than the checks themselves.
+  test('each example is valid against its schema', () => {
+    for (const c of cases) {
+      const validate = validatorOf(c.schemaPointer);
+      if (c.frames) {
+        expect.soft(typeof c.value, `${c.where}: x-wire-example is the raw wire text`).toBe('string');
+        const { frames } = parseEventStream(String(c.value));
+        expect.soft(frames.length, c.where).toBeGreaterThan(0);
+        for (const frame of frames) {
+          expect.soft(validate(frame) ? [] : validate.errors, c.where).toEqual([]);
+          expect.soft(c.frames, `${c.where}: each frame of the wire text is one of the frame examples`).toContainEqual(frame);
+        }
+        continue;
       }
-      return;
+      expect.soft(validate(c.value) ? [] : validate.errors, c.where).toEqual([]);
     }
-    expect(validate(c.value) ? [] : validate.errors).toEqual([]);
   });
 });
 
