@@ -35,11 +35,26 @@ export interface AddedService {
 
 const documentFile = (file: string) => /\.(ya?ml|json)$/i.test(file);
 
+/**
+ * A document's text parsed: as JSON first when it looks like JSON (JSON is YAML, but the YAML
+ * parser takes many times longer over a vendor's large JSON document), else as YAML.
+ */
+function parseDocumentText(text: string): unknown {
+  if (/^\s*[{[]/.test(text)) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // YAML's flow style starts the same way; the YAML parser decides, and words its error.
+    }
+  }
+  return parseYaml(text, { prettyErrors: true, uniqueKeys: false });
+}
+
 /** A file's contents as YAML or JSON (JSON is YAML), or why it cannot be read as either. */
 function readDocument(file: string): unknown {
   const text = readFileSync(file, 'utf8');
   try {
-    return parseYaml(text, { prettyErrors: true, uniqueKeys: false });
+    return parseDocumentText(text);
   } catch (error) {
     throw new ScaffoldRefused(`${file} is not valid YAML or JSON: ${(error as Error).message.split('\n')[0]}`);
   }
@@ -94,7 +109,7 @@ function findRoot(dir: string, files: string[], rootFile: string | undefined): s
   const candidates = documents.filter((file) => {
     if (referenced.has(file)) return false;
     try {
-      const parsed = parseYaml(readFileSync(file, 'utf8')) as { openapi?: unknown; swagger?: unknown } | null;
+      const parsed = parseDocumentText(readFileSync(file, 'utf8')) as { openapi?: unknown; swagger?: unknown } | null;
       return !!parsed && typeof parsed === 'object' && (parsed.openapi !== undefined || parsed.swagger !== undefined);
     } catch {
       return false;

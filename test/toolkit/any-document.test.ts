@@ -259,6 +259,18 @@ describe('add-service refuses, writing nothing', () => {
     expect(readdirSync(path.join(copy, '.cache')).filter((name) => name.startsWith('add-service-'))).toEqual([]);
   });
 
+  test('a document that is neither JSON nor YAML is refused with the parser\'s words', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'contracts-unparsed-'));
+    try {
+      const file = path.join(dir, 'cut.json');
+      writeFileSync(file, '{"openapi": "3.0.3", "info": {"title": "Cut", "version": "1"}, "paths": {');
+      await expect(addService(copy, 'cut', { from: file })).rejects.toThrow(/cut\.json is not valid YAML or JSON: .+/);
+      expect(existsSync(path.join(copy, 'openapi/cut'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('an invalid document is refused with each error at its file and line', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'contracts-invalid-'));
     try {
