@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,7 +61,40 @@ export function loadContract(slug: string): Contract {
   return contract;
 }
 
+/**
+ * Contracts by slug and document content, held weakly: the same document read twice in a process
+ * (the stubs' bundle, then the mock's and the runner's reads of that text; a contract-only stub's
+ * document, for every app a test file builds of it) is one contract, so its routes are built once and
+ * its schemas compiled once, here and in the stubs' validators (contract-validation.ts keeps those by
+ * operation). An equal document gives the same contract whoever asks: nothing in a contract is
+ * anyone's own state.
+ */
+const byContent = new Map<string, WeakRef<Contract>>();
+
 export function contractOf(slug: string, document: OpenAPI3): Contract {
+  const key = contentKey(slug, document);
+  // A document JSON cannot write (a cycle) has no content to share it by.
+  if (key === undefined) return newContract(slug, document);
+  const kept = byContent.get(key)?.deref();
+  if (kept) return kept;
+  const made = newContract(slug, document);
+  // Entries whose contract nobody holds any longer go, so the map does not grow with every document read.
+  for (const [other, ref] of byContent) if (ref.deref() === undefined) byContent.delete(other);
+  byContent.set(key, new WeakRef(made));
+  return made;
+}
+
+function contentKey(slug: string, document: OpenAPI3): string | undefined {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(document);
+  } catch {
+    return undefined;
+  }
+  return text === undefined ? undefined : `${slug}\n${createHash('sha256').update(text).digest('base64')}`;
+}
+
+function newContract(slug: string, document: OpenAPI3): Contract {
   const operations = new Map<string, OperationInfo>();
   const routes = new Map<string, Route>();
   for (const operation of listOperations(document)) {
@@ -143,8 +177,11 @@ function schemaValidators(slug: string, document: OpenAPI3) {
     let validate = compiled.get(key);
     if (!validate) {
       if (!ajv) {
-        // The bundle is an OpenAPI document, not a schema: its other keywords are fine here.
-        ajv = createAjv({ strict: false, allErrors: true });
+        // The bundle is an OpenAPI document, not a schema: its other keywords are fine here. Checked
+        // against the JSON Schema meta-schema, it would pass whatever it holds (none of its top-level
+        // fields is a schema keyword, and the meta-schema reads no further), so that check, which
+        // compiles the meta-schema in every contract's Ajv, is not made.
+        ajv = createAjv({ strict: false, allErrors: true, validateSchema: false });
         ajv.addSchema(document, id);
       }
       validate = ajv.compile({ $ref: `${id}#/${key}` });
