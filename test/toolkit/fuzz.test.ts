@@ -66,7 +66,7 @@ const timeout = 300_000 + config.numRuns * 300;
 
 describe('fuzz', () => {
   test.each(services)('%s: every answer keeps the contract under fuzzing', async (slug) => {
-    await fuzz(slug, httpServiceTarget(slug, stubs.services, sender));
+    await fuzz(slug, httpServiceTarget(slug, stubs.services, sender, { removeOversized: true }));
   }, timeout);
 
   test('chain-rpc: every answer is JSON-RPC 2.0 under fuzzing', async () => {
@@ -74,7 +74,7 @@ describe('fuzz', () => {
   }, timeout);
 
   test.each(controls)('%s: every answer keeps the contract under fuzzing', async (slug) => {
-    await fuzz(slug, httpServiceTarget(slug, stubs.services, sender));
+    await fuzz(slug, httpServiceTarget(slug, stubs.services, sender, { removeOversized: true }));
   }, timeout);
 });
 
@@ -87,7 +87,7 @@ describe('fuzz: the oracle catches a tenant leak', () => {
     const lying = [{ slug: 'seo', credentials: [{ ...key, tenant: 'a' }, { ...key, label: 'same key, claimed as another tenant', tenant: 'b' }] }];
     const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     try {
-      const result = await runFuzz(httpServiceTarget('seo', lying, sender), { ...config, numRuns: 400, shrinkBudgetMs: 0 });
+      const result = await runFuzz(httpServiceTarget('seo', lying, sender, { removeOversized: true }), { ...config, numRuns: 400, shrinkBudgetMs: 0 });
       const leak = result.kinds.find((k) => k.kind === 'cross-tenant access');
       expect(leak, formatReport('seo', result, replayCommand(config))).toBeDefined();
       expect(leak!.first.request).toContain(key.value);
