@@ -3,7 +3,9 @@
  * requests per HTTP service (half valid, built from the contract; half bad input of every kind)
  * and 1,000 JSON-RPC calls to the chain node, each answer judged against the contract and
  * DECISIONS G-1 to G-3 (scripts/lib/fuzz/oracle.ts, chain-rpc.ts). All violations are collected,
- * then each kind is shrunk by fast-check to a minimal request and reported with the seed.
+ * then each kind is shrunk by fast-check to a minimal request and reported with the seed. A resource
+ * a stub created from an oversized body is deleted once an answer has served it back
+ * (scripts/lib/fuzz/oversized-stored.ts), so it is not judged again in every later list.
  *
  * Knobs (environment variables): FUZZ_SEED (default fixed), FUZZ_RUNS (per service, default 1000),
  * FUZZ_CONCURRENCY (default 8), FUZZ_SHRINK_MS (shrinking budget per service, default 8000).
