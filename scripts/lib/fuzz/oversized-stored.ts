@@ -13,8 +13,11 @@
 import { gone, type Cleanup, type Created } from './cleanup.js';
 import { bodyLength, type FuzzRequest, type Observed } from './wire.js';
 
-/** A request body past this size is one of the run's oversized values (the generator's smallest is 100,000 characters). */
-export const OVERSIZED_BODY_BYTES = 64 * 1024;
+/**
+ * A request body past this size carries one of the run's oversized values: far above any valid body
+ * the generator writes (a few kilobytes), below its smallest oversized value (an array of 20,000 items).
+ */
+export const OVERSIZED_BODY_BYTES = 32 * 1024;
 
 export function createOversizedStore(cleanup: Cleanup) {
   /** resources created by an oversized request, not yet served back */
