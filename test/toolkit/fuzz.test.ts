@@ -3,7 +3,9 @@
  * requests per HTTP service (half valid, built from the contract; half bad input of every kind)
  * and 1,000 JSON-RPC calls to the chain node, each answer judged against the contract and
  * DECISIONS G-1 to G-3 (scripts/lib/fuzz/oracle.ts, chain-rpc.ts). All violations are collected,
- * then each kind is shrunk by fast-check to a minimal request and reported with the seed.
+ * then each kind is shrunk by fast-check to a minimal request and reported with the seed. A resource
+ * a stub created from an oversized body is deleted once an answer has served it back
+ * (scripts/lib/fuzz/oversized-stored.ts), so it is not judged again in every later list.
  *
  * Knobs (environment variables): FUZZ_SEED (default fixed), FUZZ_RUNS (per service, default 1000),
  * FUZZ_CONCURRENCY (default 8), FUZZ_SHRINK_MS (shrinking budget per service, default 8000).
@@ -66,7 +68,7 @@ const timeout = 300_000 + config.numRuns * 300;
 
 describe('fuzz', () => {
   test.each(services)('%s: every answer keeps the contract under fuzzing', async (slug) => {
-    await fuzz(slug, httpServiceTarget(slug, stubs.services, sender));
+    await fuzz(slug, httpServiceTarget(slug, stubs.services, sender, { removeOversized: true }));
   }, timeout);
 
   test('chain-rpc: every answer is JSON-RPC 2.0 under fuzzing', async () => {
@@ -74,7 +76,7 @@ describe('fuzz', () => {
   }, timeout);
 
   test.each(controls)('%s: every answer keeps the contract under fuzzing', async (slug) => {
-    await fuzz(slug, httpServiceTarget(slug, stubs.services, sender));
+    await fuzz(slug, httpServiceTarget(slug, stubs.services, sender, { removeOversized: true }));
   }, timeout);
 });
 
@@ -87,7 +89,7 @@ describe('fuzz: the oracle catches a tenant leak', () => {
     const lying = [{ slug: 'seo', credentials: [{ ...key, tenant: 'a' }, { ...key, label: 'same key, claimed as another tenant', tenant: 'b' }] }];
     const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     try {
-      const result = await runFuzz(httpServiceTarget('seo', lying, sender), { ...config, numRuns: 400, shrinkBudgetMs: 0 });
+      const result = await runFuzz(httpServiceTarget('seo', lying, sender, { removeOversized: true }), { ...config, numRuns: 400, shrinkBudgetMs: 0 });
       const leak = result.kinds.find((k) => k.kind === 'cross-tenant access');
       expect(leak, formatReport('seo', result, replayCommand(config))).toBeDefined();
       expect(leak!.first.request).toContain(key.value);

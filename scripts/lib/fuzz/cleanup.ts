@@ -9,7 +9,7 @@
 import type { OperationModel, ServiceModel } from './contract-model.js';
 import type { FuzzRequest, Observed } from './wire.js';
 
-interface Created {
+export interface Created {
   /** the collection the POST went to: `/projects` */
   collection: string;
   id: string;
@@ -46,21 +46,53 @@ function createdId(observed: Observed): string | undefined {
   return find(body, 0);
 }
 
+/** Deleted, or deleted already (by the run itself, say): gone all the same. */
+export const gone = (answer: Observed) => (answer.status >= 200 && answer.status < 300) || answer.status === 404 || answer.status === 410;
+
 export function createCleanup(model: ServiceModel) {
   const created: Created[] = [];
   /** The DELETE of one member of a collection, if the contract has it. */
   const deleteOf = (collection: string): OperationModel | undefined =>
     model.operations.find((o) => o.operation.method === 'delete' && new RegExp(`^${collection.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\{[^/}]+\\}$`).test(o.operation.path));
 
+  /** The DELETE of a resource the run created, with the credential that created it, else the DELETE operation's own valid one. */
+  function deleteRequest({ collection, id, credentials }: Created): FuzzRequest | undefined {
+    const operation = deleteOf(collection);
+    if (!operation) return undefined;
+    const path = operation.operation.path.replace(/\{[^/}]+\}$/, encodeURIComponent(id));
+    const { valid, validQuery } = operation.credentials;
+    return credentials
+      ? { case: 'cleanup', method: 'DELETE', path, query: [], headers: credentials, expect: 'any' }
+      : { case: 'cleanup', method: 'DELETE', path, query: validQuery ?? [], headers: { ...(valid ?? {}) }, expect: 'any' };
+  }
+
   return {
-    /** Notes what a request to the path `template` created: a POST answered 2xx, by whoever's `credentials`. */
-    record(template: string | undefined, method: string, observed: Observed, credentials?: Record<string, string>): void {
-      if (!template || method.toUpperCase() !== 'POST' || observed.status < 200 || observed.status >= 300) return;
+    /**
+     * Notes what a request to the path `template` created: a POST answered 2xx, by whoever's
+     * `credentials`; answers the resource noted, if any.
+     */
+    record(template: string | undefined, method: string, observed: Observed, credentials?: Record<string, string>): Created | undefined {
+      if (!template || method.toUpperCase() !== 'POST' || observed.status < 200 || observed.status >= 300) return undefined;
       // An action (a send, an enable) answers 200 with an id too: only what the answer says it created
       // (201, a Location) or what the contract lets one delete is a resource left on the server.
-      if (observed.status !== 201 && !observed.headers.location && !deleteOf(template)) return;
+      if (observed.status !== 201 && !observed.headers.location && !deleteOf(template)) return undefined;
       const id = createdId(observed);
-      if (id) created.push({ collection: template, id, credentials });
+      if (!id) return undefined;
+      const entry: Created = { collection: template, id, credentials };
+      created.push(entry);
+      return entry;
+    },
+
+    /**
+     * Deletes one resource the run created, now rather than at the end; answers the DELETE's answer
+     * (undefined when the contract has no DELETE for it). Once gone it is no longer `removeAll`'s.
+     */
+    async remove(entry: Created, send: (r: FuzzRequest) => Promise<Observed>): Promise<Observed | undefined> {
+      const request = deleteRequest(entry);
+      if (!request) return undefined;
+      const answer = await send(request);
+      if (gone(answer) && created.includes(entry)) created.splice(created.indexOf(entry), 1);
+      return answer;
     },
 
     /**
@@ -75,25 +107,20 @@ export function createCleanup(model: ServiceModel) {
         entry.count++;
         left.set(collection, entry);
       };
-      for (const { collection, id, credentials } of created) {
-        const operation = deleteOf(collection);
-        if (!operation) {
+      for (const entry of created) {
+        const { collection } = entry;
+        const request = deleteRequest(entry);
+        if (!request) {
           stay(collection, `the contract has no DELETE ${collection}/{id}`);
           continue;
         }
-        const path = operation.operation.path.replace(/\{[^/}]+\}$/, encodeURIComponent(id));
-        const { valid, validQuery } = operation.credentials;
-        const request: FuzzRequest = credentials
-          ? { case: 'cleanup', method: 'DELETE', path, query: [], headers: credentials, expect: 'any' }
-          : { case: 'cleanup', method: 'DELETE', path, query: validQuery ?? [], headers: { ...(valid ?? {}) }, expect: 'any' };
         let answer = await send(request);
         for (let retry = 0; answer.status === 429 && retry < 2; retry++) {
           await waitOut(Math.min(60, Math.max(1, Number(answer.headers['retry-after']) || 1)));
           answer = await send(request);
         }
         if (answer.status >= 200 && answer.status < 300) removed++;
-        // Deleted already by the run itself is gone all the same.
-        else if (answer.status !== 404 && answer.status !== 410) stay(collection, `DELETE answered ${answer.status}`);
+        else if (!gone(answer)) stay(collection, `DELETE answered ${answer.status}`);
       }
       return { removed, left: [...left].map(([collection, entry]) => ({ collection, ...entry })) };
     },

@@ -3,6 +3,7 @@ import type { Contract } from '../../../server-stubs/lib/contract.js';
 import { buildServiceModel, type CredentialSource } from './contract-model.js';
 import { createCleanup, type Cleanup } from './cleanup.js';
 import { createLiveIds } from './live-ids.js';
+import { createOversizedStore } from './oversized-stored.js';
 import { createHttpOracle } from './oracle.js';
 import { httpRequestArbitrary } from './requests.js';
 import type { FuzzTarget } from './runner.js';
@@ -19,6 +20,12 @@ export interface HttpTargetOptions {
   origin?: string;
   /** the service's contract, when it is not the repository's bundle of the slug */
   contract?: Contract;
+  /**
+   * Delete a resource created with an oversized body as soon as an answer has served it back
+   * (oversized-stored.ts), rather than letting every later answer carry it. Off by default: it
+   * sends DELETEs during the run, which a run against a stateless server must not.
+   */
+  removeOversized?: boolean;
 }
 
 export interface HttpServiceTarget extends FuzzTarget<FuzzRequest> {
@@ -34,6 +41,7 @@ export function httpServiceTarget(slug: string, services: ReadonlyArray<Credenti
   const model = buildServiceModel(slug, services, (name, schema) => liveIds.arbitraryFor(name, schema), options.contract);
   const oracle = createHttpOracle(model);
   const cleanup = createCleanup(model);
+  const oversized = options.removeOversized ? createOversizedStore(cleanup) : undefined;
   const basePath = options.basePath ?? model.basePath;
 
   /** The request with the credential of another tenant in place of the valid one, when the stub names tenants. */
@@ -67,9 +75,10 @@ export function httpServiceTarget(slug: string, services: ReadonlyArray<Credenti
       const observed = await sender.send(basePath, r);
       const template = model.match(r.path)?.template;
       liveIds.harvest(template, observed, r.method === 'POST' && r.expect === 'accept');
-      cleanup.record(template, r.method, observed);
+      const created = cleanup.record(template, r.method, observed);
       if (observed.status === 429) rateLimited++;
       const violations = oracle(r, observed);
+      for (const removed of (await oversized?.settle(r, created, observed, (q) => sender.send(basePath, q))) ?? []) liveIds.forget(removed.id);
       // Only a violation's request and answer are printed: a passing run's thousand are not written out.
       return violations.length ? { violations, request: describe(r), response: describeObserved(observed) } : { violations, request: '', response: '' };
     },

@@ -73,6 +73,16 @@ export function createLiveIds() {
       return { request, owned };
     },
 
+    /** Offers an id no more: the resource was removed, so later requests get the ids that still exist. */
+    forget(id: string): void {
+      for (const [name, ids] of pool) {
+        const kept = ids.filter((x) => x !== id);
+        if (kept.length) pool.set(name, kept);
+        else pool.delete(name);
+      }
+      created.delete(id);
+    },
+
     /** Remembers the ids of a successful answer: `*Id` fields by name, `id` also as `<resource>Id`. */
     /** `createdByOwner`: the answer went to the fuzzing tenant's own valid credential, so what a POST hands out is its. */
     harvest(template: string | undefined, o: Observed, createdByOwner = false): void {
