@@ -9,6 +9,7 @@ import { createSender, type Sender } from '../../scripts/lib/fuzz/wire.js';
 import { createManualClock, type StubClock } from '../../server-stubs/lib/clock.js';
 import { BUSINESS, checked, draftBody, FREE, PRO, startBlog, usageHeaders, type BlogStub } from './support.js';
 import type { AnswerBody } from '../helpers/answer-body.js';
+import { sendOnKeepAlive } from '../helpers/keep-alive.js';
 
 let blog: BlogStub;
 let clock: StubClock;
@@ -26,22 +27,9 @@ afterAll(async () => {
   await blog.close();
 });
 
-/**
- * A JSON POST with `key`, for the hundreds of requests that spend an allowance: on the keep-alive
- * `node:http` sender the contract runner uses (fetch, under the typed client, cost several times as
- * much a call). Answers the status and the headers; no answer at all fails the test.
- */
+/** A JSON POST with `key`, for the hundreds of requests that spend an allowance: the status and the headers. */
 async function spend(key: string, path: string, body: unknown) {
-  const answer = await sender.send(blog.app.basePath, {
-    case: 'spend an allowance',
-    method: 'POST',
-    path,
-    query: [],
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: [JSON.stringify(body)],
-    expect: 'any',
-  });
-  if (answer.error) throw new Error(`POST ${path}: no answer (${answer.error})`);
+  const answer = await sendOnKeepAlive(sender, blog.app.basePath, path, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }, 'spend an allowance');
   return { status: answer.status, headers: new Headers(Object.entries(answer.headers).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value]] : []))) };
 }
 

@@ -6,44 +6,28 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { seededCredentials } from '../../scripts/lib/credentials.js';
 import { exampleRequest } from '../../scripts/lib/example-request.js';
-import { asWireRequest } from '../../scripts/lib/contract-checks/checked-request.js';
 import { createSender, type Sender } from '../../scripts/lib/fuzz/wire.js';
 import { listOperations, operationAt } from '../../server-stubs/lib/openapi/document.js';
 import { loadContract } from '../../server-stubs/lib/contract.js';
 import mailService from '../../server-stubs/mail/app.js';
 import { contract, mailForEachTest } from './identity-support.js';
+import { sendOnKeepAlive, type KeepAliveCall } from '../helpers/keep-alive.js';
 
 const { document } = loadContract('mail');
 const ruleOf = (path: string, method: string) => operationAt(document, path, method)?.['x-rate-limit'] as { requests: number; windowSeconds: number; bucket?: string };
 
 const mail = mailForEachTest();
 
-/**
- * The client: keep-alive node:http, as the contract runner sends (the windows take about 9,600
- * requests here, and fetch cost several times as much a call). It follows no redirect, as a
- * `redirect: 'manual'` fetch.
- */
+/** The client: keep-alive node:http (the windows take about 9,600 requests here). */
 let sender: Sender;
 beforeAll(() => {
   sender = createSender(mail.stub.origin, { concurrency: 1, timeoutMs: 60_000 });
 });
 afterAll(() => sender?.close());
 
-/** A request below mail's base path: `path` may carry a query. */
-interface Call {
-  method?: string;
-  headers?: Record<string, string>;
-  body?: string;
-}
+const send = (path: string, call: KeepAliveCall = {}) => sendOnKeepAlive(sender, mail.app.basePath, path, call, 'rate window');
 
-/** Sends one request and answers what came back; no answer at all fails the test. */
-async function send(path: string, call: Call = {}) {
-  const observed = await sender.send(mail.app.basePath, asWireRequest({ url: path, init: call }, 'rate window'));
-  if (observed.error) throw new Error(`${call.method ?? 'GET'} ${path}: no answer (${observed.error})`);
-  return observed;
-}
-
-const calls: Array<[string, string, string, Call]> = [
+const calls: Array<[string, string, string, KeepAliveCall]> = [
   ['key management', '/v1/keys', 'get', { headers: { authorization: 'Bearer msk_test_max' } }],
   ['plan and billing', '/v1/plan-limits', 'get', { headers: { authorization: 'Bearer msk_test_max' } }],
   ['login page', '/api/auth/login', 'get', {}],
