@@ -21,10 +21,9 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { isDeepStrictEqual } from 'node:util';
 import type { OpenAPI3 } from 'openapi-typescript';
 import { mountPathOf } from '../../server-stubs/lib/openapi/document.js';
-import { loadContract, type Contract } from '../../server-stubs/lib/contract.js';
+import type { Contract } from '../../server-stubs/lib/contract.js';
 import { bundleContract, type BundleContract } from '../../server-stubs/lib/bundle-contract.js';
 import { defaultRoot } from '../../server-stubs/lib/root.js';
 import type { SchemaView } from '../../server-stubs/lib/compilable-document.js';
@@ -132,29 +131,12 @@ const KEPT_CONTRACTS = 16;
  * are already compiled: the same schemas give the same verdicts.
  */
 function readBundleContract(dir: string, slug: string): { view: SchemaView; contract: Contract } {
-  const read = bundleContract(path.join(dir, slug, 'openapi.json'), slug, (parsed, view) => servedContract(dir, slug, view, parsed));
+  const read = bundleContract(path.join(dir, slug, 'openapi.json'), slug);
   const at = lastRead.indexOf(read);
   if (at !== -1) lastRead.splice(at, 1);
   lastRead.push(read);
   if (lastRead.length > KEPT_CONTRACTS) lastRead.shift();
   return read;
-}
-
-/**
- * The stubs' own contract of the slug (loadContract, the bundle `npm start` serves) when the bundle
- * read is that very document and its schema view left it untouched: its validators, many already
- * compiled by the stubs' response checks in the same process, give the verdicts a contract made
- * here would, as the same schemas do.
- */
-function servedContract(dir: string, slug: string, view: SchemaView, parsed: OpenAPI3): Contract | undefined {
-  if (path.resolve(dir) !== path.resolve(defaultBundlesDir) || view.document !== parsed || view.notes.length > 0) return undefined;
-  let served: Contract;
-  try {
-    served = loadContract(slug);
-  } catch {
-    return undefined;
-  }
-  return isDeepStrictEqual(served.document, parsed) ? served : undefined;
 }
 
 /** The service a base URL addresses: the contract whose base path the URL's path ends with (longest first). */

@@ -27,10 +27,11 @@ export interface BundleContract {
 const read = new Map<string, WeakRef<BundleContract>>();
 
 /**
- * The bundle at `file` as it is now. `existing` may offer a contract already made of the very same
- * document (the stubs' own), taken instead of a new one; a bundle that cannot be read or parsed throws.
+ * The bundle at `file` as it is now; a bundle that cannot be read or parsed throws. Its contract is
+ * the one already made of the very same document where there is one (the stubs' own, say: contractOf
+ * keeps them by content).
  */
-export function bundleContract(file: string, slug: string, existing?: (parsed: OpenAPI3, view: SchemaView) => Contract | undefined): BundleContract {
+export function bundleContract(file: string, slug: string): BundleContract {
   const text = readFileSync(file, 'utf8');
   const kept = read.get(file)?.deref();
   if (kept && kept.slug === slug && kept.text === text) return kept;
@@ -38,7 +39,7 @@ export function bundleContract(file: string, slug: string, existing?: (parsed: O
   // (3.0 `nullable`, a pattern JavaScript cannot compile) is still checked, minus what is noted.
   const parsed = JSON.parse(text) as OpenAPI3;
   const view = schemaView(parsed);
-  const made: BundleContract = { slug, text, parsed, view, contract: existing?.(parsed, view) ?? contractOf(slug, view.document) };
+  const made: BundleContract = { slug, text, parsed, view, contract: contractOf(slug, view.document) };
   read.set(file, new WeakRef(made));
   // Entries whose contract nobody holds any longer go, so the map does not grow with every folder read.
   for (const [other, ref] of read) if (ref.deref() === undefined) read.delete(other);

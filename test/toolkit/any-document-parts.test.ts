@@ -129,3 +129,15 @@ describe('samples and fuzz requests of an awkward document', () => {
     }
   });
 });
+
+describe('contracts kept by content', () => {
+  test('the same document read twice is one contract; another slug or another content is another', () => {
+    const document = schemaView(quirks).document;
+    const first = contractOf('quirks', document);
+    expect(contractOf('quirks', structuredClone(document))).toBe(first);
+    expect(contractOf('quirks-again', structuredClone(document))).not.toBe(first);
+    const changed = structuredClone(document);
+    changed.info = { ...changed.info, version: `${changed.info.version}-changed` };
+    expect(contractOf('quirks', changed)).not.toBe(first);
+  });
+});
