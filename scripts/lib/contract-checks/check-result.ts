@@ -15,5 +15,5 @@ export interface CheckResult {
   details?: string;
   ms: number;
   /** the operation called (examples, negative and scenario checks), and the status it answered */
-  call?: { operationId: string; status: number };
+  call?: { operationId: string; status: number; /** the answer's Content-Type header as sent ('' without one), where the check kept it */ contentType?: string };
 }

@@ -21,7 +21,8 @@ export async function checkRequest(
   run.noteCreated(r.method, r.path, observed, r.headers);
   const verdict = judge(observed);
   const replay = `${curlLine('', r, run.baseUrl)}\n← ${describeObserved(observed)}`;
-  const call = operation && !observed.error ? { call: { operationId: operation.id, status: observed.status } } : {};
+  const contentType = [observed.headers['content-type'] ?? []].flat().join(', ');
+  const call = operation && !observed.error ? { call: { operationId: operation.id, status: observed.status, contentType } } : {};
   if (verdict === 'not implemented') return { kind, name, outcome: 'skipped', message: 'not implemented (501)', details: replay, ms: observed.ms, ...call };
   if ('skipped' in verdict) return { kind, name, outcome: 'skipped', message: verdict.skipped, details: replay, ms: observed.ms, ...call };
   if (verdict.length === 0) return { kind, name, outcome: 'passed', ms: observed.ms, ...call };
