@@ -1,8 +1,10 @@
 /**
  * `npm run contract -- --stateless` against the mock of documents the platform did not write
- * (issue 25): it completes on every one, passes those the mock keeps, and names the break of a
- * document whose own example contradicts its schema, never crashing or printing a stack trace.
- * Third-party documents are bundled into a temporary generated/ folder (test/helpers/imported-documents.ts).
+ * (issue 25): it passes a document the mock keeps, names what JavaScript cannot check, and names the
+ * break of a document whose own example contradicts its schema, never crashing or printing a stack
+ * trace. Documents are bundled into a temporary generated/ folder (test/helpers/imported-documents.ts).
+ * The published documents brought in by add-service are run against their mocks, 100 requests each,
+ * in any-document.test.ts, whose copy serves them already.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,21 +24,10 @@ let mock: MockServer;
 /** A stack frame, as a crash would print it. */
 const STACK = /\n\s+at (?:async )?\S+ \(|\n\s+at \/|node_modules\/.*:\d+/;
 
-const examples: Record<string, string> = {
-  petstore: '3.0/petstore',
-  'train-travel': '3.1/train-travel',
-  webhooks: '3.1/webhooks',
-  security: '3.0/security',
-  'parameters-cookies': '3.0/parameters-cookies',
-  'parameters-style': '3.0/parameters-style',
-  'form-data': '3.0/form-data',
-  circular: '3.0/circular',
-  'schema-types': '3.0/schema-types',
-  'response-multiple-mediatypes': '3.0/response-multiple-mediatypes',
-};
-
 beforeAll(async () => {
-  for (const [slug, name] of Object.entries(examples)) writeBundle(dir, slug, await bundleExample(name));
+  // The CLI's document; any-document.test.ts holds the mocks of the published documents it brings
+  // in (this one among them) to the runner at the depth the cases below use.
+  writeBundle(dir, 'petstore', await bundleExample('3.0/petstore'));
   writeBundle(dir, 'quirks', quirks);
   writeBundle(dir, 'liar', liar);
   writeBundle(dir, 'rebuilt', rebuilt('string'));
@@ -65,22 +56,14 @@ const rebuilt = (type: 'string' | 'integer') => ({
 const check = (slug: string, runs = 100) => runContract({ baseUrl: `http://127.0.0.1:${mock.port}/${slug}`, stateless: true, bundlesDir: dir, runs, shrinkMs: 500 });
 
 describe('npm run contract against the mock of any document', () => {
-  test.each([...Object.keys(examples).filter((slug) => slug !== 'webhooks'), 'quirks'])('%s: the mock keeps the contract', async (slug) => {
-    const run = await check(slug);
+  test('a document of what trips validators and generators: the mock keeps the contract', async () => {
+    const run = await check('quirks');
     expect(run.report).not.toMatch(STACK);
     expect(run.exitCode, run.report).toBe(0);
-    expect(run.service).toBe(slug);
+    expect(run.service).toBe('quirks');
     expect(run.report).toMatch(/^examples: [1-9]\d* passed, 0 failed/m);
-    expect(run.report).toMatch(new RegExp(`^PASSED: ${slug} at `, 'm'));
+    expect(run.report).toMatch(/^PASSED: quirks at /m);
   }, 60_000);
-
-  test('a document that declares no operations (3.1 webhooks only) is checked for what it can be', async () => {
-    const run = await check('webhooks');
-    expect(run.exitCode, run.report).toBe(0);
-    expect(run.report).toContain('declares no operations');
-    expect(run.report).toMatch(/^examples: 0 passed, 0 failed/m);
-    expect(run.report).toContain('skipped: no operations to send requests to');
-  }, 30_000);
 
   test('what the document says that JavaScript cannot check is named, not thrown; credentials go as declared', async () => {
     const run = await check('quirks', 30);
