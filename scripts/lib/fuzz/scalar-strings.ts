@@ -5,8 +5,8 @@
  * fast-check's `binary` unit (any Unicode scalar value) is a `mapToConstant` over 1,112,064 values.
  * Building a string generator on it asks whether its sample strings (`__proto__`, ...) can be
  * written in that unit, and `mapToConstant` answers by filling a reverse Map of all 1.1 million
- * values: about a second of CPU and 85 MB of heap, kept as long as the process lives, which every
- * later full garbage collection walks (a vitest worker runs many files). `fc.webUrl()` builds the
+ * values, kept as long as the process lives, which every later full garbage collection walks (a
+ * vitest worker runs many files; bench/RESULTS.md has the cost). `fc.webUrl()` builds the
  * same unit for its percent-encoded characters. Here the unit maps the same index to the same
  * character and back by arithmetic, and the URL generator is fast-check's own composition
  * (fast-check 4, src/arbitrary/webUrl.ts with its defaults) on that unit: the same draws and
