@@ -38,6 +38,17 @@ describe('leakViolations', () => {
     expect(kinds(JSON.stringify({ error: `unknown name ${echoed}` }).replace('\\n', '\n'), '')).toEqual(['Error: with a stack']);
   });
 
+  test('the request is written out only to tell an echo from a leak', () => {
+    const unwritten = () => {
+      throw new Error('the request was written out for an answer that matched no pattern');
+    };
+    expect(leakViolations(answer(JSON.stringify({ error: 'Validation failed' })), unwritten)).toEqual([]);
+    const echoed = 'TypeError: boom\n at ';
+    const body = JSON.stringify({ error: `unknown name ${echoed}` }).replace('\\n', '\n');
+    expect(leakViolations(answer(body), () => echoed)).toEqual([]);
+    expect(leakViolations(answer(body), () => '').map((v) => v.kind)).toEqual(['stack trace or file path in body']);
+  });
+
   test('a body of megabytes without a leak is none', () => {
     expect(kinds(JSON.stringify({ items: 'Error: '.repeat(200_000) }))).toEqual([]);
   });

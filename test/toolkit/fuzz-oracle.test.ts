@@ -8,8 +8,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildServiceModel } from '../../scripts/lib/fuzz/contract-model.js';
+import { createCleanup } from '../../scripts/lib/fuzz/cleanup.js';
+import { createLiveIds } from '../../scripts/lib/fuzz/live-ids.js';
 import { createHttpOracle } from '../../scripts/lib/fuzz/oracle.js';
-import { createSender, type FuzzRequest, type Sender } from '../../scripts/lib/fuzz/wire.js';
+import { createSender, type FuzzRequest, type Observed, type Sender } from '../../scripts/lib/fuzz/wire.js';
 
 interface Planted {
   status: number;
@@ -28,11 +30,14 @@ const answers: Record<string, Planted> = {
   'body off the contract': json(404, { message: 'Project not found' }),
   HTML: { status: 404, type: 'text/html; charset=utf-8', body: '<!DOCTYPE html><html><body><pre>Cannot GET /seo/projects/p1</pre></body></html>' },
   crash: json(500, { error: 'Internal error', code: 'INTERNAL_ERROR' }),
+  'cut-off JSON': { status: 200, type: 'application/json; charset=utf-8', body: '{"id":"p1","name":' },
+  'success off the contract': json(200, { id: 'p1', name: 42 }),
 };
 
 let server: http.Server;
 let sender: Sender;
-const oracle = createHttpOracle(buildServiceModel('seo', []));
+const model = buildServiceModel('seo', []);
+const oracle = createHttpOracle(model);
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
@@ -53,10 +58,11 @@ afterAll(async () => {
 });
 
 /** The kinds of violation (each once) the oracle finds in the planted server's answer to a fuzz request. */
-async function kindsFor(plant: keyof typeof answers): Promise<string[]> {
+async function kindsFor(plant: keyof typeof answers, readFirst?: (observed: Observed) => void): Promise<string[]> {
   const request: FuzzRequest = { case: 'valid', method: 'GET', path: '/projects/p1', query: [], headers: { 'x-plant': plant }, expect: 'any', aim: 'GET /projects/{projectId}' };
   const observed = await sender.send('/seo', request);
   expect(observed.error).toBeUndefined();
+  readFirst?.(observed);
   return [...new Set(oracle(request, observed).map((v) => v.kind))];
 }
 
@@ -83,5 +89,20 @@ describe('the fuzz oracle, against a server with a planted fault', () => {
 
   test('a crash (500) is reported', async () => {
     expect(await kindsFor('crash')).toEqual(['server error (5xx)']);
+  });
+
+  test('a success whose JSON is cut off is reported', async () => {
+    expect(await kindsFor('cut-off JSON')).toEqual(['response body does not match the contract']);
+  });
+
+  // The live ids and the cleanup read an answer before the oracle does, and the three share one parse of it.
+  test('a success off the contract is reported after the live ids and the cleanup have read it', async () => {
+    const liveIds = createLiveIds();
+    const cleanup = createCleanup(model);
+    const kinds = await kindsFor('success off the contract', (observed) => {
+      liveIds.harvest('/projects/{projectId}', observed);
+      cleanup.record('/projects', 'POST', { ...observed, status: 201 });
+    });
+    expect(kinds).toEqual(['response body does not match the contract']);
   });
 });

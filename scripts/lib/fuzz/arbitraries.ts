@@ -11,6 +11,7 @@
  */
 import fc from 'fast-check';
 import type { SchemaNode } from '../../../server-stubs/lib/openapi/json-schema.js';
+import { scalarString } from './scalar-strings.js';
 import { mutantsOf } from './schema/mutants.js';
 import { RawJson, Repeat } from './schema/raw-values.js';
 import { validOf } from './schema/valid-values.js';
@@ -44,7 +45,7 @@ export const nastyStrings = [
 export function nastyString(): fc.Arbitrary<string> {
   return fc.oneof(
     fc.constantFrom(...nastyStrings),
-    fc.string({ unit: 'binary', minLength: 1, maxLength: 12 }),
+    scalarString({ minLength: 1, maxLength: 12 }),
     fc.tuple(fc.constantFrom(...nastyStrings), fc.string({ maxLength: 6 })).map(([a, b]) => `${b}${a}${b}`),
   );
 }

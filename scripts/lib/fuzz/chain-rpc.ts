@@ -487,7 +487,7 @@ export function createChainRpcOracle() {
 
   return function oracle(r: RpcRequest, o: Observed): Violation[] {
     if (o.error) return [{ kind: 'no answer', detail: `${r.case}: ${o.error}` }];
-    const out = leakViolations(o, bodyText(r.body, 64 * 1024) ?? '');
+    const out = leakViolations(o, () => bodyText(r.body, 64 * 1024) ?? '');
     const type = String(o.headers['content-type'] ?? '');
     if (o.status >= 500) out.push({ kind: 'HTTP 5xx', detail: `${o.status} for ${r.case}` });
     const isJson = isJsonType(type);

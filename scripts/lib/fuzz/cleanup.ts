@@ -7,7 +7,7 @@
  * what stayed and where.
  */
 import type { OperationModel, ServiceModel } from './contract-model.js';
-import type { FuzzRequest, Observed } from './wire.js';
+import { parsedAnswer, type FuzzRequest, type Observed } from './wire.js';
 
 export interface Created {
   /** the collection the POST went to: `/projects` */
@@ -27,12 +27,9 @@ export interface CleanupReport {
 function createdId(observed: Observed): string | undefined {
   const location = observed.headers.location;
   if (typeof location === 'string' && location) return decodeURIComponent(location.split('?')[0]!.split('/').filter(Boolean).pop() ?? '') || undefined;
-  let body: unknown;
-  try {
-    body = JSON.parse(observed.body);
-  } catch {
-    return undefined;
-  }
+  const parsed = parsedAnswer(observed);
+  if (!parsed.ok) return undefined;
+  const body = parsed.value;
   const find = (node: unknown, depth: number): string | undefined => {
     if (depth > 2 || node === null || typeof node !== 'object' || Array.isArray(node)) return undefined;
     const id = (node as Record<string, unknown>).id;

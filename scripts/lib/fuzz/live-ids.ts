@@ -7,7 +7,7 @@
  * a replay may pick another id, or none (then the placeholder is sent and is simply unknown).
  */
 import fc from 'fast-check';
-import type { FuzzRequest, Observed } from './wire.js';
+import { parsedAnswer, type FuzzRequest, type Observed } from './wire.js';
 import type { SchemaNode } from '../../../server-stubs/lib/openapi/json-schema.js';
 
 /** A well-formed v4 UUID whose last 12 hex digits name the id kind (`projectId`, `configId`, ...). */
@@ -87,12 +87,9 @@ export function createLiveIds() {
     /** `createdByOwner`: the answer went to the fuzzing tenant's own valid credential, so what a POST hands out is its. */
     harvest(template: string | undefined, o: Observed, createdByOwner = false): void {
       if (o.status < 200 || o.status >= 300 || !o.body || o.body.length > 256 * 1024) return;
-      let body: unknown;
-      try {
-        body = JSON.parse(o.body);
-      } catch {
-        return;
-      }
+      const parsed = parsedAnswer(o);
+      if (!parsed.ok) return;
+      const body = parsed.value;
       const literal = (template ?? '').split('/').filter((s) => s && !s.startsWith('{')).pop() ?? '';
       const resourceId = `${literal.replace(/ies$/, 'y').replace(/s$/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())}Id`;
       const add = (name: string, value: unknown) => {

@@ -6,7 +6,7 @@
 import { documentsOnlyFailures, responseKeyFor } from '../../../server-stubs/lib/contract.js';
 import { deref } from '../../../server-stubs/lib/openapi/document.js';
 import type { OperationModel, PathModel, ServiceModel } from './contract-model.js';
-import { bodyText, type FuzzRequest, type Observed } from './wire.js';
+import { bodyText, parsedAnswer, type FuzzRequest, type Observed } from './wire.js';
 import { essence, isJsonType } from '../../../server-stubs/lib/media-types.js';
 
 export interface Violation {
@@ -33,9 +33,10 @@ function shapeOf(value: unknown, depth = 0): string {
 
 /**
  * Never HTML, never a stack trace or a server file path (G-2). A match the request itself carried
- * (an echoed value) does not count.
+ * (an echoed value) does not count: `requestText` is the request as text, or how to write it, which
+ * is done only once a pattern matched (most answers match none).
  */
-export function leakViolations(o: Observed, requestText: string): Violation[] {
+export function leakViolations(o: Observed, requestText: string | (() => string)): Violation[] {
   const out: Violation[] = [];
   const type = header(o, 'content-type') ?? '';
   if (/text\/html/i.test(type) || /^\s*<(?:!doctype|html|pre|body)/i.test(o.body)) {
@@ -53,9 +54,11 @@ export function leakViolations(o: Observed, requestText: string): Violation[] {
     ['Error: with a stack', new RegExp(String.raw`Error: [^\n]{0,300}?(?:\n|\\n|<br>)[ \t]{0,40}(?:&nbsp;[ \t]?){0,12}at `)],
   ];
   const body = o.body.length > 512 * 1024 ? o.body.slice(0, 512 * 1024) : o.body;
+  let request: string | undefined;
+  const echoed = (text: string) => (request ??= typeof requestText === 'string' ? requestText : requestText()).includes(text);
   for (const [what, re] of leaks) {
     const m = re.exec(body);
-    if (m && !requestText.includes(m[0].trim())) {
+    if (m && !echoed(m[0].trim())) {
       out.push({ kind: 'stack trace or file path in body', detail: `${what}: ${snippet(body.slice(Math.max(0, m.index - 30), m.index + 60), 90)}` });
     }
   }
@@ -78,7 +81,7 @@ export function createHttpOracle(model: ServiceModel) {
 
 /** What every answer must keep, whatever it answered: no leak, JSON errors, no crash, CORS, unknown query parameters ignored. */
 function anyAnswerViolations(context: OracleContext, r: FuzzRequest, o: Observed): Violation[] {
-  const requestText = `${r.path} ${r.query.flat().join(' ')} ${bodyText(r.body, 64 * 1024) ?? ''}`;
+  const requestText = () => `${r.path} ${r.query.flat().join(' ')} ${bodyText(r.body, 64 * 1024) ?? ''}`;
   // HTML is a leak unless the operation declares it for this status (an OAuth consent page).
   const out: Violation[] = leakViolations(o, requestText).filter((v) => v.kind !== 'HTML body' || !declaresHtml(context, r, o));
   const type = header(o, 'content-type');
@@ -166,13 +169,9 @@ function fitsDocumentedError({ model }: OracleContext, body: unknown): boolean {
 /** An error answer of the framework (unknown path or method): JSON in one of the service's documented error bodies. */
 function frameworkErrorBody(context: OracleContext, o: Observed, what: string): Violation[] {
   if (o.body === '') return [];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(o.body);
-  } catch {
-    return [{ kind: 'error body is not a documented error shape', detail: `${what}: not JSON` }];
-  }
-  return fitsDocumentedError(context, parsed) ? [] : [{ kind: 'error body is not a documented error shape', detail: `${what}: ${shapeOf(parsed)}` }];
+  const parsed = parsedAnswer(o);
+  if (!parsed.ok) return [{ kind: 'error body is not a documented error shape', detail: `${what}: not JSON` }];
+  return fitsDocumentedError(context, parsed.value) ? [] : [{ kind: 'error body is not a documented error shape', detail: `${what}: ${shapeOf(parsed.value)}` }];
 }
 
 /** The answer to an operation: its declared responses, and what the generator expected of it. */
@@ -186,12 +185,9 @@ function operationViolations(context: OracleContext, m: OperationModel, r: FuzzR
 }
 
 function notImplementedViolations({ model }: OracleContext, m: OperationModel, o: Observed): Violation[] {
-  let body: unknown;
-  try {
-    body = JSON.parse(o.body);
-  } catch {
-    return [{ kind: '501 without the documented error body', detail: `${m.label}: not JSON` }];
-  }
+  const parsed = parsedAnswer(o);
+  if (!parsed.ok) return [{ kind: '501 without the documented error body', detail: `${m.label}: not JSON` }];
+  const body = parsed.value;
   const errorStatuses = Object.keys(m.operation.op.responses ?? {}).filter((s) => /^[45]/.test(s) || s === 'default');
   const fits = errorStatuses.some((s) => {
     const content = deref(model.document, m.operation.op.responses?.[s])?.content ?? {};
@@ -233,8 +229,10 @@ function contentViolations(context: OracleContext, m: OperationModel, r: FuzzReq
   if (!declared) return [{ kind: 'response media type not declared', detail: `${o.status} ${type || '(none)'} on ${m.label} (declared ${Object.keys(content).join(', ')})` }];
   // Event streams are cut after their first moments by the sender: their frames are the stream tests' business.
   if (!isJsonType(declared) || o.truncated) return [];
+  const parsed = parsedAnswer(o);
+  if (!parsed.ok) return [{ kind: 'response body does not match the contract', detail: `${m.label} ${o.status}: ${parsed.error.slice(0, 80)}` }];
   try {
-    const errors = context.model.checker.responseErrors(m.operation.path, m.operation.method, key, JSON.parse(o.body), declared);
+    const errors = context.model.checker.responseErrors(m.operation.path, m.operation.method, key, parsed.value, declared);
     return errors.length ? [{ kind: 'response body does not match the contract', detail: `${m.label} ${o.status}: ${errors.slice(0, 2).join('; ')}` }] : [];
   } catch (error) {
     return [{ kind: 'response body does not match the contract', detail: `${m.label} ${o.status}: ${(error as Error).message.slice(0, 80)}` }];

@@ -121,6 +121,27 @@ export function curlLine(basePath: string, r: FuzzRequest, origin = 'http://loca
   return parts.join(' ');
 }
 
+const parsedAnswers = new WeakMap<Observed, ParsedAnswer>();
+
+export type ParsedAnswer = { ok: true; value: unknown } | { ok: false; error: string };
+
+/**
+ * The answer's body parsed as JSON, once: the live ids, the cleanup and the oracle each read the
+ * same answer, none of them changes what it reads.
+ */
+export function parsedAnswer(o: Observed): ParsedAnswer {
+  let parsed = parsedAnswers.get(o);
+  if (!parsed) {
+    try {
+      parsed = { ok: true, value: JSON.parse(o.body) };
+    } catch (error) {
+      parsed = { ok: false, error: (error as Error).message };
+    }
+    parsedAnswers.set(o, parsed);
+  }
+  return parsed;
+}
+
 export function describeObserved(o: Observed): string {
   if (o.error) return `no answer: ${o.error}`;
   const type = o.headers['content-type'] ?? '(no content-type)';

@@ -6,6 +6,12 @@ import { TRAVERSALS } from './hostile-values.js';
 import { isParamInPath, type RequestKit } from '../request-kit.js';
 import type { FuzzRequest } from '../wire.js';
 
+/** A segment for an unknown path. Built once: a new `stringMatching` is costly to prepare, and every target's generator asks for it. */
+const segment = fc.oneof(
+  fc.stringMatching(/^[a-z][a-z0-9_-]{0,14}$/),
+  fc.constantFrom('admin', '.env', '%2e%2e', '%2e%2e%2fetc%2fpasswd', 'index.html', 'v2', 'api', 'graphql', 'wp-login.php', '%00', '..%2F..', 'docs', 'swagger.json', '__proto__', 'constructor'),
+);
+
 export function pathsAndMethodsRequests(kit: RequestKit) {
   const { model, ops, validParts, buildPath, assemble, withParam, where, forOps } = kit;
   const traversal = forOps(
@@ -59,10 +65,6 @@ export function pathsAndMethodsRequests(kit: RequestKit) {
         aim: `OPTIONS ${p.template}`,
       }),
     );
-  const segment = fc.oneof(
-    fc.stringMatching(/^[a-z][a-z0-9_-]{0,14}$/),
-    fc.constantFrom('admin', '.env', '%2e%2e', '%2e%2e%2fetc%2fpasswd', 'index.html', 'v2', 'api', 'graphql', 'wp-login.php', '%00', '..%2F..', 'docs', 'swagger.json', '__proto__', 'constructor'),
-  );
   const unknownPath = fc
     .oneof(
       fc.array(segment, { minLength: 1, maxLength: 3 }).map((segments) => `/${segments.join('/')}`),

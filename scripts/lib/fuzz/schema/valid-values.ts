@@ -1,6 +1,7 @@
 /** Values a schema accepts, one generator per JSON type; `valid` in arbitraries.ts picks among them. */
 import fc from 'fast-check';
 import type { SchemaNode } from '../../../../server-stubs/lib/openapi/json-schema.js';
+import { scalarString, webUrl } from '../scalar-strings.js';
 import { examplesOf, MAX_DEPTH, mergeSchemas, typesOf, type SchemaWalk } from './walk.js';
 
 /** Mostly this century; sometimes anywhere RFC 3339 can write (years 1 to 9999), its last instant included. */
@@ -99,7 +100,7 @@ function validString(s: SchemaNode): fc.Arbitrary<string> {
   return fc.oneof(
     { arbitrary: fc.string({ minLength, maxLength }), weight: 4 },
     // Any code point is a valid JSON Schema string too (length counts code points).
-    { arbitrary: fc.string({ unit: 'binary', minLength, maxLength }), weight: 1 },
+    { arbitrary: scalarString({ minLength, maxLength }), weight: 1 },
   );
 }
 
@@ -119,7 +120,7 @@ function generatorForFormat(format: string): fc.Arbitrary<string> | undefined {
       return fc.emailAddress();
     case 'uri':
     case 'url':
-      return fc.webUrl();
+      return webUrl;
     case 'hostname':
       return fc.domain();
     case 'date-time':
