@@ -3,8 +3,9 @@
  * of its locales (about 2,000 modules), and only ever calls that instance, whose locale is English.
  * Imported before Prism, this module puts faker's own English-only instance in that entry's place in
  * the require cache: the same data and the same methods, for a fraction of the load (bench/RESULTS.md).
- * The mock uses no other locale (no document sets `x-faker`, and Prism's dynamic answers draw from
- * json-schema-faker's own seeded random). A process that loaded faker's entry already keeps it.
+ * Prism never changes that instance's locale, so a document's `x-faker` keywords draw from the same
+ * English data as before, and answers without them come from json-schema-faker's own (seeded) random.
+ * A process that loaded faker's entry already keeps it.
  */
 import { createRequire, Module } from 'node:module';
 
