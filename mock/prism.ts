@@ -12,6 +12,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+// First: Prism's schema sampler then finds faker's English instance alone (faker-english.ts).
+import './faker-english.js';
 import { createLogger } from '@stoplight/prism-core';
 import { createInstance, getHttpOperationsFromSpec, ProblemJsonError, resetJSONSchemaGenerator, UNPROCESSABLE_ENTITY, type IHttpConfig, type IHttpRequest } from '@stoplight/prism-http';
 import type { IHttpOperation } from '@stoplight/types';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { planFor } from '../../scripts/lib/dev/plan.js';
 import { defaultRoot } from '../../server-stubs/lib/root.js';
 import { startDevServer, type DevServer } from '../../scripts/dev.js';
-import { copyProject, type ProjectCopy } from '../helpers/project-copy.js';
+import { copyToolkit, type ProjectCopy } from '../helpers/project-copy.js';
 
 const auth = { Authorization: 'Bearer seo_test_key', 'Content-Type': 'application/json' };
 
@@ -31,8 +31,10 @@ describe('what a save asks for', () => {
 });
 
 /**
- * The dev server runs on a copy of the seo service (its contract, schemas, stub, bundle) and of the
- * configuration: its saves never touch the tracked tree other test files read.
+ * The dev server runs on a copy of the toolkit with the seo service (its contract, schemas, stub,
+ * bundle): its saves never touch the tracked tree other test files read. With the build's state, the
+ * first build does only what the project's would (nothing, after a build): what a save rebuilds is
+ * what these tests are about.
  */
 describe('npm run dev (stubs only)', () => {
   let project: ProjectCopy;
@@ -48,7 +50,7 @@ describe('npm run dev (stubs only)', () => {
   const nextLine = (pattern: RegExp) => new Promise<void>((resolve) => waiting.add({ pattern, resolve }));
 
   beforeAll(async () => {
-    project = copyProject(['package.json', 'redocly.yaml', 'scripts/redocly', 'openapi/seo', 'schemas/seo', 'server-stubs/lib', 'clients/event-stream', 'server-stubs/seo', 'generated/seo']);
+    project = copyToolkit({ services: ['seo'], parts: ['package.json', 'server-stubs/lib', 'server-stubs/seo', 'clients/event-stream'], buildState: true });
     dev = await startDevServer({ root: project.root, port: 0, host: '127.0.0.1', mock: false, log, stateDir: undefined });
     base = `http://127.0.0.1:${dev.platform.port}/seo`;
   }, 300_000);

@@ -11,7 +11,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, constants, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { copyToolkit, type ProjectCopy } from '../helpers/project-copy.js';
@@ -122,24 +122,28 @@ function isBuild(pid: number): boolean {
 }
 
 /**
- * Lets a compile held on `fifo` go on: a module is written into it as soon as something opens it to
- * read (at once, if the compile waits on it already). `cancel` reads it if nothing else has.
+ * Holds a build on `fifo`, a file among the build's inputs: opening a FIFO to write waits for a reader,
+ * so `reading` resolves once the build has opened it to read, and the build's read then waits for as
+ * long as this end stays open without a byte. `release` ends the hold (the reader, if any, gets the end
+ * of the file), also when nothing ever opened it.
  */
-function release(fifo: string) {
-  const written = writeFile(fifo, 'export {};\n').then(
-    () => true,
-    () => false,
-  );
+function hold(fifo: string) {
+  const writer = open(fifo, 'w');
+  // Awaited by `release` whatever happens; until then a failed open must not count as unhandled.
+  writer.catch(() => {});
+  let released: Promise<void> | undefined;
   return {
-    cancel: async () => {
-      // A read end held open until the write is done lets it through, whenever its open comes.
-      const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
-      try {
-        await written;
-      } finally {
-        closeSync(reader);
-      }
-    },
+    reading: writer.then(() => undefined),
+    release: () =>
+      (released ??= (async () => {
+        // A read end of our own lets a pending open through, whenever the build's never came.
+        const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+        try {
+          await (await writer.catch(() => undefined))?.close();
+        } finally {
+          closeSync(reader);
+        }
+      })()),
   };
 }
 
@@ -156,11 +160,13 @@ function spawnScript(script: string, env: NodeJS.ProcessEnv): Spawned {
 }
 
 /**
- * The build is held, not raced: the compile that ends it transpiles every new source of mock/, and
- * reading a FIFO there blocks until the test writes to it, which it does only once the command has
- * exited. The build is certainly running when the signal comes, and only a build that stopped lets
- * the command exit. (With the old scripts, npm exited on SIGTERM and left the build running; on SIGINT
- * the shell waited for the build, and npm with it.)
+ * The build is held, not raced: it hashes every file of scripts/ first (each is an input of every
+ * unit), and reading a FIFO there blocks until the test lets it go, which it does only once the
+ * command has exited. The build is certainly running when the signal comes (it has opened the FIFO),
+ * and only a build that stopped lets the command exit. Not a TypeScript file, the FIFO leaves the
+ * compiled mirror current, so the build runs as `npm start`'s does once built. (With the old scripts,
+ * npm exited on SIGTERM and left the build running; on SIGINT the shell waited for the build, and npm
+ * with it.)
  */
 describe.each([
   { script: 'start', signal: 'SIGTERM' as const, serving: /Listening on http:\/\/localhost:/ },
@@ -169,23 +175,24 @@ describe.each([
   { script: 'mock', signal: 'SIGINT' as const, serving: /Prism mocks of \d+ services/ },
 ])('npm run $script, signalled while it builds', ({ script, signal, serving }) => {
   test(`${signal} to the command npm runs stops the build, and no server starts`, async () => {
-    const fifo = path.join(project.root, 'mock', 'held-build.ts');
+    const fifo = path.join(project.root, 'scripts', 'held-build.fifo');
     execFileSync('mkfifo', [fifo]);
+    const held = hold(fifo);
     const command = spawnScript(script, { ...process.env, STUB_STATE_DIR: 'off', PORT: '0' });
     const output = outputOf(command);
     let tree: number[] = [];
     let stopped = false;
-    let compile: ReturnType<typeof release> | undefined;
     // Also after a failure or a timeout (the command waiting on a held build): the next case builds in this copy.
     onTestFinished(async () => {
       const left = stopped ? [] : tree.filter(alive);
       for (const pid of [command.pid!, ...descendants(command.pid!), ...left]) if (alive(pid)) process.kill(pid, 'SIGKILL');
-      await (compile ?? release(fifo)).cancel();
+      await held.release();
       rmSync(fifo, { force: true });
     });
 
-    // A step line (`skip     seo   0 ms  up to date`): the build runs, and its compile comes after.
-    await lineMatching(command, /^\w+\s+\S.*\s\d+ ms\b/, output);
+    const exitedFirst = once(command, 'exit').then(() => Promise.reject(new Error(`exited before its build read ${fifo}:\n${output()}`)));
+    exitedFirst.catch(() => {});
+    await Promise.race([held.reading, exitedFirst]);
     tree = descendants(command.pid!);
     const build = tree.find(isBuild);
     expect(build, `a build runs below the command: ${tree.join(', ')}`).toBeDefined();
@@ -195,7 +202,7 @@ describe.each([
     await exited;
     expect(alive(build!), `the build (${build}) still runs after the command has exited:\n${output()}`).toBe(false);
     // Were anything still waiting to go on once the build is done, it would now.
-    compile = release(fifo);
+    await held.release();
     await ended(command);
     await reaped(tree);
     stopped = true;
