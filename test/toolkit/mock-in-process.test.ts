@@ -16,6 +16,13 @@ import { writeBundle } from '../helpers/imported-documents.js';
 const problem = { description: 'Failure', content: { 'application/problem+json': { schema: { type: 'object', properties: { title: { type: 'string' } } } } } };
 const thing = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 }, note: { type: 'string', maxLength: 8 } } };
 
+/** Fields drawn by faker's own generators (json-schema-faker's `x-faker` keyword), as Prism offers them. */
+const person = {
+  type: 'object',
+  required: ['email', 'uuid'],
+  properties: { email: { type: 'string', 'x-faker': 'internet.email' }, uuid: { type: 'string', 'x-faker': 'datatype.uuid' } },
+};
+
 /** A document answering `/thing` from its schema alone, and `/text` with an object Prism cannot write as text. */
 const documentWith = (extensions: JsonObject) => ({
   openapi: '3.1.0',
@@ -34,6 +41,11 @@ let origin: string;
 beforeAll(async () => {
   writeBundle(dir, 'alpha', documentWith({ 'x-json-schema-faker': { 'required-only': true } }));
   writeBundle(dir, 'beta', documentWith({}));
+  writeBundle(dir, 'gamma', {
+    openapi: '3.1.0',
+    info: { title: 'Faker keywords', version: '1.0.0' },
+    paths: { '/person': { get: { operationId: 'getPerson', responses: { '200': { description: 'A person', content: { 'application/json': { schema: person } } } } } } },
+  });
   mock = await startMockServer(0, '127.0.0.1', { bundlesDir: dir });
   origin = `http://127.0.0.1:${mock.port}`;
 }, 120_000);
@@ -82,6 +94,18 @@ describe("a document's x-json-schema-faker options", () => {
       expect(Object.keys(alpha), 'required-only: the optional note is left out').toEqual(['id']);
       const beta = await (await fetch(`${origin}/beta/thing`, { headers: dynamic })).json();
       expect(Object.keys(beta).sort(), "Prism's own default: optional properties filled").toEqual(['id', 'note']);
+    }
+  });
+});
+
+describe("a schema's x-faker keyword", () => {
+  test("draws from faker's generator of that name (mock/faker-english.ts gives Prism faker's English instance)", async () => {
+    for (let round = 0; round < 3; round++) {
+      const answer = await fetch(`${origin}/gamma/person`, { headers: { prefer: 'dynamic=true' } });
+      expect(answer.status).toBe(200);
+      const drawn = await answer.json();
+      expect(drawn.email).toMatch(/^[^@\s]+@[^@\s]+\.[a-z]+$/i);
+      expect(drawn.uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     }
   });
 });
