@@ -20,17 +20,7 @@ import { runSteps, type Step } from './middleware-chain.js';
 import { compilableDocument } from './compilable-document.js';
 import { operationDocument } from './operation-document.js';
 import { securityCheck } from './security-check.js';
-import {
-  compileOperation,
-  contentTypeKey,
-  OpenApiRequest,
-  type CompiledOperation,
-  type OperationMetadata,
-  type RequestCheck,
-  type ResponseCheck,
-  type ValidationOptions,
-  type ValidationSharing,
-} from './validator-adapter.js';
+import { compileOperation, contentTypeKey, OpenApiRequest, type CompiledOperation, type OperationMetadata, type RequestCheck, type ResponseCheck, type ValidationOptions } from './validator-adapter.js';
 
 export type { ValidationOptions } from './validator-adapter.js';
 
@@ -122,24 +112,13 @@ function operationSteps(built: Built, checks: OperationChecks): Step[] {
  */
 const compiledOperations = new WeakMap<OperationInfo, Map<string, Promise<CompiledOperation>>>();
 
-/** What the operations of a document compiled with the same settings share (validator-adapter.ts): one ajv instance per side, each component compiled once. */
-const sharings = new WeakMap<OpenAPI3, Map<string, ValidationSharing>>();
-
-function sharingOf(document: OpenAPI3, settings: string): ValidationSharing {
-  let bySettings = sharings.get(document);
-  if (!bySettings) sharings.set(document, (bySettings = new Map()));
-  let sharing = bySettings.get(settings);
-  if (!sharing) bySettings.set(settings, (sharing = {}));
-  return sharing;
-}
-
 function compiledOperation(document: OpenAPI3, operation: OperationInfo, options: ValidationOptions): Promise<CompiledOperation> {
   let bySettings = compiledOperations.get(operation);
   if (!bySettings) compiledOperations.set(operation, (bySettings = new Map()));
   const settings = `${options.validateRequests} ${options.validateResponses}`;
   let compiled = bySettings.get(settings);
   if (!compiled) {
-    compiled = compileOperation(compilableDocument(operationDocument(document, operation.path, operation.method)), operation, options, sharingOf(document, settings));
+    compiled = compileOperation(compilableDocument(operationDocument(document, operation.path, operation.method)), operation, options);
     bySettings.set(settings, compiled);
     // A failed compile is not kept: the next request tries again.
     compiled.catch(() => bySettings.delete(settings));

@@ -16,7 +16,6 @@ import { isFormType, isJsonType, isMultipartType, isTextType } from './media-typ
 import { deref, operationAt } from './openapi/document.js';
 import { isSchemaNode, type SchemaNode } from './openapi/json-schema.js';
 import { delimitedQueryReader } from './parameter-styles.js';
-import { dropStoplightNotes, sharedInstances, type LibraryAjv, type SharedInstances } from './shared-validator-instances.js';
 
 const require = createRequire(import.meta.url);
 const eov = 'express-openapi-validator/dist';
@@ -25,7 +24,6 @@ const { OpenApiSpecLoader } = require(`${eov}/framework/openapi.spec.loader.js`)
 const { OpenAPIFramework } = require(`${eov}/framework/index.js`);
 const { OpenApiContext } = require(`${eov}/framework/openapi.context.js`);
 const { BadRequest, HttpError, InternalServerError } = require(`${eov}/framework/types.js`);
-const { createRequestAjv } = require(`${eov}/framework/ajv/index.js`);
 const { RequestValidator } = require(`${eov}/middlewares/openapi.request.validator.js`);
 const { ResponseValidator } = require(`${eov}/middlewares/openapi.response.validator.js`);
 const { SchemaPreprocessor } = require(`${eov}/middlewares/parsers/schema.preprocessor.js`);
@@ -69,6 +67,11 @@ declare module 'express-serve-static-core' {
 }
 
 type AjvValidate = ((data: unknown) => boolean) & { errors?: unknown[] | null };
+
+/** What the adapter reads of the library's ajv instances (its own ajv, whose types it does not export). */
+interface LibraryAjv {
+  errorsText(errors: unknown, options: { dataVar: string }): string;
+}
 
 /** What the adapter reads of the library's RequestValidator (middlewares/openapi.request.validator.js). */
 interface LibraryRequestValidator {
@@ -174,81 +177,23 @@ interface PreprocessorAjv {
 /**
  * The preprocessor's ajv, with the component schemas it registered looked up rather than compiled:
  * the preprocessor resolves a `$ref` to `#/components/schemas/<name>` with `getSchema`, which compiles
- * the schema, only to read the schema back. The validators compile what they check themselves. The
- * instance itself is made only when something else is asked of it (a discriminator's validators, a
- * `$ref` elsewhere): most slices never need it.
+ * the schema, only to read the schema back. The validators compile what they check themselves.
  */
-function componentLookup(ajv: () => PreprocessorAjv, apiDoc: OpenAPI3): PreprocessorAjv {
+function componentLookup(ajv: PreprocessorAjv, apiDoc: OpenAPI3): PreprocessorAjv {
   const prefix = '#/components/schemas/';
   const schemas: Record<string, unknown> = apiDoc.components?.schemas ?? {};
   return {
     getSchema: (key) => {
       const name = key.startsWith(prefix) ? key.slice(prefix.length) : undefined;
       // The very objects the library registered under these keys (framework/ajv/index.js); any other key goes to ajv.
-      return name !== undefined && Object.hasOwn(schemas, name) ? { schema: schemas[name] } : ajv().getSchema(key);
+      return name !== undefined && Object.hasOwn(schemas, name) ? { schema: schemas[name] } : ajv.getSchema(key);
     },
-    compile: (schema) => ajv().compile(schema),
+    compile: (schema) => ajv.compile(schema),
   };
 }
 
-/** The library's SchemaPreprocessor as its constructor makes it, its ajv made on first use (`componentLookup`). */
-function schemaPreprocessor(apiDoc: OpenAPI3, ajvOptions: { serDesMap?: unknown }, validateResponses: unknown): { preProcess(): { apiDoc: OpenAPI3; apiDocRes: OpenAPI3 | null } } {
-  let ajv: PreprocessorAjv | undefined;
-  return Object.assign(Object.create(SchemaPreprocessor.prototype), {
-    resolvedSchemaCache: new Map(),
-    ajv: componentLookup(() => (ajv ??= createRequestAjv(apiDoc, ajvOptions)), apiDoc),
-    apiDoc,
-    serDesMap: ajvOptions.serDesMap,
-    responseOpts: validateResponses,
-  });
-}
-
-/**
- * The library's RequestValidator for a slice: on the document's shared ajv instances when they
- * serve it (shared-validator-instances.ts), as its constructor would make it otherwise.
- */
-function requestValidator(apiDoc: OpenAPI3, ajvOptions: { allowUnknownQueryParameters?: boolean }, shared: [LibraryAjv, LibraryAjv] | undefined): LibraryRequestValidator {
-  if (!shared) return new RequestValidator(apiDoc, ajvOptions);
-  // As its constructor, which also drops the document's examples.
-  delete apiDoc.components?.examples;
-  const [ajv, ajvBody] = shared;
-  return Object.assign(Object.create(RequestValidator.prototype), {
-    middlewareCache: {},
-    requestOpts: { allowUnknownQueryParameters: ajvOptions.allowUnknownQueryParameters },
-    apiDoc,
-    ajv,
-    ajvBody,
-  });
-}
-
-/** The library's ResponseValidator for a slice, likewise. */
-function responseValidator(apiDoc: OpenAPI3, ajvOptions: object, validateResponses: unknown, serial: number, shared: LibraryAjv | undefined): LibraryResponseValidator {
-  if (!shared) return new ResponseValidator(apiDoc, ajvOptions, validateResponses, serial);
-  return Object.assign(Object.create(ResponseValidator.prototype), {
-    validatorsCache: {},
-    spec: apiDoc,
-    ajvBody: shared,
-    eovOptions: validateResponses,
-    serial,
-  });
-}
-
-/**
- * What the operations of one document with the same validation settings share: the library's ajv
- * instances, made from the first operation's settings (shared-validator-instances.ts).
- */
-export interface ValidationSharing {
-  instances?: SharedInstances;
-}
-
 /** The library's validators for one operation's slice of the contract (`document` made compilable). */
-export async function compileOperation(
-  document: OpenAPI3,
-  operation: OperationInfo,
-  options: Omit<ValidationOptions, 'security'>,
-  sharing?: ValidationSharing,
-): Promise<CompiledOperation> {
-  const formats = unknownFormats(document);
+export async function compileOperation(document: OpenAPI3, operation: OperationInfo, options: Omit<ValidationOptions, 'security'>): Promise<CompiledOperation> {
   const validator = new OpenApiValidator({
     apiSpec: document,
     // The build lints every bundle against the OpenAPI schema already.
@@ -258,18 +203,18 @@ export async function compileOperation(
     // Security runs apart (security-check.ts) with the app's handlers; what is compiled here is the same for every app.
     validateSecurity: false,
     validateFormats: true,
-    formats: Object.fromEntries(formats.map((format) => [format, true as const])),
+    formats: Object.fromEntries(unknownFormats(document).map((format) => [format, true as const])),
     ignoreUndocumented: false,
   });
   const loader = new OpenApiSpecLoader({});
   loader.framework = new SpecFramework({ apiDoc: structuredClone(document), $refParser: validator.options.$refParser });
   const spec = await loader.load();
-  // What every ajv instance the library makes deletes from the document it is given, before the preprocessor copies it for responses.
-  dropStoplightNotes(spec.apiDoc);
-  const preprocessed = schemaPreprocessor(spec.apiDoc, validator.ajvOpts.preprocessor, validator.options.validateResponses).preProcess();
+  const preprocessor = new SchemaPreprocessor(spec.apiDoc, validator.ajvOpts.preprocessor, validator.options.validateResponses);
+  preprocessor.ajv = componentLookup(preprocessor.ajv, spec.apiDoc);
+  const preprocessed = preprocessor.preProcess();
   const context = new OpenApiContext(spec, undefined, false, false);
   const apiDoc: OpenAPI3 = context.apiDoc;
-  const responseApiDoc: OpenAPI3 | undefined = preprocessed.apiDocRes ?? undefined;
+  const responseApiDoc: OpenAPI3 | undefined = preprocessed.apiDocRes;
 
   let metadata: OperationMetadata | undefined;
   for (const route of context.routes as Array<{ basePath: string; expressRoute: string; openApiRoute: string; method: string }>) {
@@ -287,14 +232,18 @@ export async function compileOperation(
   }
 
   const compiled: CompiledOperation = { metadata, apiDoc };
-  const shared = sharing && (sharing.instances ??= sharedInstances(() => validator.ajvOpts.request, () => validator.ajvOpts.response));
   if (options.validateRequests) {
-    const rv = requestValidator(apiDoc, validator.ajvOpts.request, shared?.request(apiDoc, formats));
-    compiled.requestCheck = (op, meta, contentType, req) => requestCheck(rv, op, meta, contentType, req);
+    const requestValidator = new RequestValidator(apiDoc, validator.ajvOpts.request);
+    compiled.requestCheck = (op, meta, contentType, req) => requestCheck(requestValidator, op, meta, contentType, req);
   }
-  if (options.validateResponses && responseApiDoc) {
-    const rv = responseValidator(responseApiDoc, validator.ajvOpts.response, validator.options.validateResponses, context.serial, shared?.response(responseApiDoc, formats));
-    compiled.responseCheck = (op, meta) => responseCheck(rv, op, meta);
+  if (options.validateResponses) {
+    const responseValidator = new ResponseValidator(
+      responseApiDoc,
+      validator.ajvOpts.response,
+      validator.options.validateResponses,
+      context.serial,
+    );
+    compiled.responseCheck = (op, meta) => responseCheck(responseValidator, op, meta);
   }
   return compiled;
 }
