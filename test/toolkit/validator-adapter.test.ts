@@ -31,6 +31,16 @@ const fixture = asDocument({
       keyA: { type: 'apiKey', in: 'header', name: 'x-key-a' },
       keyB: { type: 'apiKey', in: 'header', name: 'x-key-b' },
     },
+    // Shared by several operations, in requests and answers: each is compiled once per side and
+    // document, and every operation's errors still name that operation's own paths.
+    schemas: {
+      Address: { type: 'object', required: ['city'], properties: { city: { type: 'string', minLength: 2 } } },
+      Person: {
+        type: 'object',
+        required: ['id', 'name', 'home'],
+        properties: { id: { type: 'string', readOnly: true }, name: { type: 'string' }, home: { $ref: '#/components/schemas/Address' } },
+      },
+    },
   },
   paths: {
     '/echo/{id}': {
@@ -90,6 +100,35 @@ const fixture = asDocument({
         responses: { 204: { description: 'passed' }, ...failures },
       },
     },
+    '/people': {
+      post: {
+        operationId: 'createPerson',
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Person' } } } },
+        responses: { 201: { description: 'created', content: { 'application/json': { schema: { $ref: '#/components/schemas/Person' } } } }, ...failures },
+      },
+    },
+    '/people/{name}': {
+      get: {
+        operationId: 'showPerson',
+        parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { 200: { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Person' } } } }, ...failures },
+      },
+    },
+    '/places/{id}': {
+      put: {
+        operationId: 'putPlace',
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: { type: 'object', required: ['address'], properties: { address: { $ref: '#/components/schemas/Address' }, owner: { $ref: '#/components/schemas/Person' } } },
+            },
+          },
+        },
+        responses: { 200: { description: 'ok', content: anyObject }, ...failures },
+      },
+    },
     '/broken': {
       get: {
         operationId: 'broken',
@@ -123,6 +162,13 @@ const handlers = {
   }),
   createThing: ({ body }: { body: unknown }) => ({ status: 201, body }),
   guarded: () => ({ status: 204 }),
+  createPerson: ({ body }: { body: Record<string, unknown> }) => ({ status: 201, body: { id: 'p1', ...body } }),
+  // An answer off Person in the way the path asks for: no id, or a city that is no string.
+  showPerson: ({ params }: { params: Record<string, unknown> }) => ({
+    status: 200,
+    body: params.name === 'anonymous' ? { name: 'n', home: { city: 'Paris' } } : { id: 'p2', name: params.name, home: { city: params.name === 'nowhere' ? 1 : 'Paris' } },
+  }),
+  putPlace: ({ body }: { body: unknown }) => ({ status: 200, body }),
   broken: () => ({ status: 200, body: { n: 'one' } }),
 };
 
@@ -242,6 +288,36 @@ describe('security', () => {
     calls = [];
     expect((await get('/guarded')).status).toBe(401);
     expect(calls).toEqual([]);
+  });
+});
+
+describe('component schemas shared by several operations', () => {
+  const send = async (method: string, path: string, body: unknown) => {
+    const response = await fetch(`${stub.baseUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: response.status, body: await response.json() };
+  };
+
+  test("each operation's errors name its own paths into the shared schema", async () => {
+    expect((await send('POST', '/people', { name: 'n', home: { city: 'x' } })).body.issues).toEqual([{ path: 'body.home.city', message: 'must NOT have fewer than 2 characters' }]);
+    expect((await send('PUT', '/places/1', { address: { city: 'y' }, owner: { name: 3, home: {} } })).body.issues).toEqual([
+      { path: 'body.address.city', message: 'must NOT have fewer than 2 characters' },
+      { path: 'body.owner.name', message: 'must be string' },
+      { path: 'body.owner.home.city', message: "must have required property 'city'" },
+    ]);
+    expect((await send('POST', '/people', { name: 'n', home: { city: 'Oslo' }, extra: true })).status).toBe(201);
+    expect((await send('PUT', '/places/1', { address: { city: 'Oslo' } })).status).toBe(200);
+  });
+
+  test('a read-only property is required of answers, not of requests, in the same schema', async () => {
+    expect(await send('POST', '/people', { name: 'n', home: { city: 'Oslo' } })).toEqual({ status: 201, body: { id: 'p1', name: 'n', home: { city: 'Oslo' } } });
+    expect(await send('PUT', '/places/2', { address: { city: 'Oslo' }, owner: { name: 'n', home: { city: 'Oslo' } } })).toMatchObject({ status: 200 });
+    expect(await get('/people/ada')).toEqual({ status: 200, body: { id: 'p2', name: 'ada', home: { city: 'Paris' } } });
+    const anonymous = await get('/people/anonymous');
+    expect(anonymous.status).toBe(500);
+    expect(anonymous.body.message).toMatch(/must have required property 'id'/);
+    const nowhere = await get('/people/nowhere');
+    expect(nowhere.status).toBe(500);
+    expect(nowhere.body.message).toMatch(/response\.home\.city must be string/);
   });
 });
 
