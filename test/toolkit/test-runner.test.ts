@@ -105,7 +105,7 @@ describe('steps side by side', () => {
     args: ['-e', `for (const [to, text] of ${JSON.stringify(writes)}) process[to].write(text); process.exitCode = ${code}`],
   });
 
-  test("each kept step's output whole, the live step's in whole lines; every step waited for, the failed one named", async () => {
+  test("each kept step's output whole, the live step's in whole lines; every step waited for, the failed one named, and none started after it", async () => {
     const sink = new CollectingSink();
     const started = performance.now();
     const { results, notRun } = await runSteps(
@@ -113,10 +113,13 @@ describe('steps side by side', () => {
         step('ok', [['stdout', 'a1\na2\n'], ['stderr', 'w1\n'], ['stdout', 'a3']], 0),
         step('bad', [['stderr', 'b1\n']], 3),
         step('live', [['stdout', 'l1\nl'], ['stderr', 'e1\n'], ['stdout', '2\nl3']], 0, true),
+        // Once a step has failed, none starts.
+        { ...step('needs-bad', [], 0), after: ['bad'] },
       ],
       { out: { stdout: sink, stderr: sink } },
     );
-    expect(notRun).toEqual([]);
+    expect(notRun).toEqual(['needs-bad']);
+    expect(sink.text).not.toMatch(/▶ needs-bad/);
     expect(results.map((r) => [r.name, r.code])).toEqual([['ok', 0], ['bad', 3], ['live', 0]]);
     expect(sink.text).toMatch(/^▶ ok: ok's work \(its output when it ends\)\n▶ bad: bad's work \(its output when it ends\)\n▶ live: live's work\n/);
     const block = /\n── ok ──\n((?:[^\n]*\n){4})✔ ok in \d+\.\d s\n/.exec(sink.text);
@@ -126,9 +129,11 @@ describe('steps side by side', () => {
     // The live step's lines are written whole (stdout and stderr apart), so another step's block never splits one.
     expect(sink.text.split('\n')).toEqual(expect.arrayContaining(['l1', 'l2', 'l3', 'e1']));
     expect(sink.text).toMatch(/✔ live in /);
-    const { line, code } = verdict(results, performance.now() - started);
+    const { line, code } = verdict(results, performance.now() - started, 'npm test', notRun);
     expect(code).toBe(3);
-    expect(line).toMatch(/^npm test failed in \d+\.\d s: bad \(exit 3\) \(side by side: ok \d+\.\d s, bad \d+\.\d s, live \d+\.\d s\)$/);
+    expect(line).toMatch(/^npm test failed in \d+\.\d s: bad \(exit 3\) \(side by side: ok \d+\.\d s, bad \d+\.\d s, live \d+\.\d s\); not run: needs-bad$/);
+    // A step can only come after one listed before it.
+    await expect(runSteps([{ ...step('early', [], 0), after: ['late'] }, step('late', [], 0)], { out: { stdout: sink, stderr: sink } })).rejects.toThrow(/step early comes after late, which is not a step listed before it/);
     expect(verdict([results[0]!, results[2]!], 1000)).toEqual({ code: 0, line: expect.stringMatching(/^npm test passed in 1\.0 s \(side by side: ok \d+\.\d s, live /) as string });
   }, 120_000); // three Node processes on a busy machine
 
@@ -169,19 +174,6 @@ describe('steps side by side', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000); // four Node processes on a busy machine
-
-  test('once a step fails none starts: the steps after it and those waiting for a slot are named as not run', async () => {
-    const sink = new CollectingSink();
-    const { results, notRun } = await runSteps([step('bad', [['stderr', 'b\n']], 3), { ...step('needs-bad', [], 0), after: ['bad'] }, step('queued', [], 0)], { slots: 1, out: { stdout: sink, stderr: sink } });
-    expect(results.map((r) => [r.name, r.code])).toEqual([['bad', 3]]);
-    expect(notRun).toEqual(['needs-bad', 'queued']);
-    expect(sink.text).not.toMatch(/▶ (needs-bad|queued)/);
-    const { line, code } = verdict(results, 1000, 'npm test', notRun);
-    expect(code).toBe(3);
-    expect(line).toMatch(/^npm test failed in 1\.0 s: bad \(exit 3\) \(side by side: bad \d+\.\d s\); not run: needs-bad, queued$/);
-    // A step can only come after one listed before it.
-    await expect(runSteps([{ ...step('early', [], 0), after: ['late'] }, step('late', [], 0)], { out: { stdout: sink, stderr: sink } })).rejects.toThrow(/step early comes after late, which is not a step listed before it/);
-  }, 120_000);
 
   test('a signal to npm test goes on to every step running, and no step starts after it', async () => {
     const sink = new CollectingSink();
