@@ -5,7 +5,7 @@
  * shared among workers, or linting apart, gives the same outputs and verdicts, one worker process
  * serving every build and lint after the first.
  */
-import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { check } from '../../scripts/check.js';
@@ -20,14 +20,16 @@ let worker: string | undefined;
 
 /** This process's toolkit workers still running, by pid (Linux's /proc). */
 function toolkitWorkers(): string[] {
-  const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').split(' ').filter(Boolean);
-  return children.filter((pid) => {
+  // Forked by whichever thread runs this file; a thread or child that ended meanwhile has no file left.
+  const read = (file: string) => {
     try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('build-worker');
+      return readFileSync(file, 'utf8');
     } catch {
-      return false; // ended since
+      return '';
     }
-  });
+  };
+  const children = readdirSync(`/proc/${process.pid}/task`).flatMap((task) => read(`/proc/${process.pid}/task/${task}/children`).split(' ').filter(Boolean));
+  return children.filter((pid) => read(`/proc/${pid}/cmdline`).includes('build-worker'));
 }
 
 beforeAll(() => {
