@@ -128,10 +128,12 @@ function wholeLines(write: (lines: string) => unknown) {
  * if one already does), so that no minute passes silent; from then on it is kept and shown whole,
  * under its name, when the step ends.
  */
-function runStep(step: Step, keep: boolean, liveRunning: () => boolean, out: Output, env: NodeJS.ProcessEnv, children: Set<ChildProcess>): Promise<StepResult> {
+function runStep(step: Step, keep: boolean, liveRunning: () => boolean, stopping: () => boolean, out: Output, env: NodeJS.ProcessEnv, children: Set<ChildProcess>): Promise<StepResult> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, step.args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A process group of its own, so that a signal reaches the processes it starts too (tsc's native
+    // compiler under its Node wrapper, vitest's workers), not only the step's own process.
+    const child = spawn(process.execPath, step.args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     children.add(child);
     const kept: Array<[NodeJS.WritableStream, string]> = [];
     let keeping = keep;
@@ -175,6 +177,15 @@ function runStep(step: Step, keep: boolean, liveRunning: () => boolean, out: Out
     });
     child.once('exit', (exitCode, signal) => {
       code = exitCode ?? (signal ? 1 : 0);
+      // Stopped by a signal: what the step started and left running goes too (TypeScript 7's native
+      // compiler carries on to its end after a SIGINT or SIGTERM).
+      if (stopping()) {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          // nothing of its group left
+        }
+      }
       // What it wrote before it ended is read to the end; a process it left running that still
       // holds the pipes must not keep npm test waiting.
       let open = streams.filter(({ from }) => !from.closed).length;
@@ -208,7 +219,7 @@ export interface RunResults {
  * Runs the steps, each as soon as the steps it comes `after` have passed and fewer than `slots` run;
  * when several are ready, the first listed first. Each says when it starts and when it ends. Once a
  * step fails, none starts any more and those running run to their end. A signal to npm test goes on
- * to every step running, and none starts after it.
+ * to every step running and the processes each started, and no step starts after it.
  */
 export async function runSteps(steps: Step[], options: RunOptions = {}): Promise<RunResults> {
   const { slots = steps.length, out = process, env = process.env, signals = process } = options;
@@ -221,10 +232,17 @@ export async function runSteps(steps: Step[], options: RunOptions = {}): Promise
   const passed = new Set<string>();
   const results: Array<Promise<StepResult>> = [];
   let stopped = false;
+  let signalled = false;
   const liveRunning = () => [...running].some((step) => step.live);
   const forward = (signal: NodeJS.Signals) => {
-    stopped = true;
-    for (const child of children) child.kill(signal);
+    stopped = signalled = true;
+    for (const child of children) {
+      try {
+        process.kill(-child.pid!, signal);
+      } catch {
+        child.kill(signal); // its group already gone
+      }
+    }
   };
   signals.on('SIGINT', forward).on('SIGTERM', forward);
   try {
@@ -247,7 +265,7 @@ export async function runSteps(steps: Step[], options: RunOptions = {}): Promise
         for (const step of batch) {
           running.add(step);
           results.push(
-            runStep(step, !step.live && withLive, liveRunning, out, env, children).then((result) => {
+            runStep(step, !step.live && withLive, liveRunning, () => signalled, out, env, children).then((result) => {
               running.delete(step);
               if (result.code === 0) passed.add(step.name);
               else stopped = true;

@@ -9,7 +9,7 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -175,23 +175,47 @@ describe('steps side by side', () => {
     }
   }, 120_000); // four Node processes on a busy machine
 
-  test('a signal to npm test goes on to every step running, and no step starts after it', async () => {
-    const sink = new CollectingSink();
-    const signals = new EventEmitter();
-    const waiting = (name: string): Step => ({ name, doing: 'running until stopped', args: ['-e', "process.stdout.write('ready\\n'); setInterval(() => {}, 1 << 30)"] });
-    const ran = runSteps([waiting('one'), waiting('two'), { ...step('next', [], 0), after: ['one'] }], { out: { stdout: sink, stderr: sink }, signals });
-    await sink.written(/^one │ ready$/m);
-    await sink.written(/^two │ ready$/m);
-    signals.emit('SIGTERM', 'SIGTERM');
-    const { results, notRun } = await ran;
-    expect(results.map((r) => [r.name, r.code])).toEqual([['one', 1], ['two', 1]]);
-    expect(notRun).toEqual(['next']);
-    expect(signals.listenerCount('SIGTERM') + signals.listenerCount('SIGINT')).toBe(0);
-    const { line, code } = verdict(results, 1000, 'npm test', notRun);
-    expect(code).toBe(1);
-    expect(line).toMatch(/: one \(exit 1\), two \(exit 1\) .*; not run: next$/);
-    // Every step that ran passed, but one never started: not a pass.
-    expect(verdict([{ name: 'other', code: 0, ms: 10 }], 1000, 'npm test', ['next'])).toEqual({ code: 1, line: 'npm test stopped in 1.0 s (side by side: other 0.0 s); not run: next' });
+  test('a signal to npm test goes on to every step running and the processes it started, and no step starts after it', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'test-runner-'));
+    let grandchild: number | undefined;
+    try {
+      // A process the step starts holds a FIFO open: the FIFO ends when that process does. It
+      // carries on after a SIGTERM, as TypeScript 7's native compiler does.
+      const fifo = path.join(dir, 'held');
+      execFileSync('mkfifo', [fifo]);
+      const held = createReadStream(fifo);
+      const heldEnded = new Promise<void>((resolve) => held.once('end', () => resolve()));
+      held.resume();
+      const holder = `process.on('SIGTERM', () => {}); require('node:fs').openSync(${JSON.stringify(fifo)}, 'w'); process.stdout.write('holding ' + process.pid + '\\n'); setInterval(() => {}, 1 << 30)`;
+      const starting: Step = { name: 'one', doing: 'starting a process', args: ['-e', `require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(holder)}], { stdio: 'inherit' }); setInterval(() => {}, 1 << 30)`] };
+      const waiting: Step = { name: 'two', doing: 'running until stopped', args: ['-e', "process.stdout.write('ready\\n'); setInterval(() => {}, 1 << 30)"] };
+      const sink = new CollectingSink();
+      const signals = new EventEmitter();
+      const ran = runSteps([starting, waiting, { ...step('next', [], 0), after: ['one'] }], { out: { stdout: sink, stderr: sink }, signals });
+      await sink.written(/^one │ holding \d+$/m);
+      grandchild = Number(/^one │ holding (\d+)$/m.exec(sink.text)![1]);
+      await sink.written(/^two │ ready$/m);
+      signals.emit('SIGTERM', 'SIGTERM');
+      const { results, notRun } = await ran;
+      await heldEnded;
+      expect(results.map((r) => [r.name, r.code])).toEqual([['one', 1], ['two', 1]]);
+      expect(notRun).toEqual(['next']);
+      expect(signals.listenerCount('SIGTERM') + signals.listenerCount('SIGINT')).toBe(0);
+      const { line, code } = verdict(results, 1000, 'npm test', notRun);
+      expect(code).toBe(1);
+      expect(line).toMatch(/: one \(exit 1\), two \(exit 1\) .*; not run: next$/);
+      // Every step that ran passed, but one never started: not a pass.
+      expect(verdict([{ name: 'other', code: 0, ms: 10 }], 1000, 'npm test', ['next'])).toEqual({ code: 1, line: 'npm test stopped in 1.0 s (side by side: other 0.0 s); not run: next' });
+    } finally {
+      if (grandchild) {
+        try {
+          process.kill(grandchild, 'SIGKILL'); // left running only if the signal missed it
+        } catch {
+          // ended, as it should have
+        }
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 
   test('where no step is live, each line as it comes after its step name', async () => {
