@@ -1,25 +1,27 @@
 /**
- * `npm test [-- --shard=<i>/<n>] [vitest arguments…]`: the steps of the test suite, in two phases
- * of steps side by side, each step announced when it starts and timed when it ends; it fails, naming
- * the steps that failed, if any does.
+ * `npm test [-- --shard=<i>/<n>] [vitest arguments…]`: the steps of the test suite, each started as
+ * soon as what it reads is ready and a core is free, announced when it starts and timed when it
+ * ends; it fails, naming the steps that failed and those it did not start, if any fails.
  *
- * - no shard: first `npm run check`'s contract checks beside `npm run typecheck`, then the code
- *   lint (oxlint, the rest of `npm run check`) beside every vitest file; a failure in the first
- *   phase stops there;
+ * - no shard: `npm run check`'s contract checks and `npm run typecheck` first, one core each; vitest
+ *   once the contract checks have passed; the code lint (oxlint, the rest of `npm run check`) on the
+ *   first core free, which is the type check's, as it ends before the contract checks;
  * - `--shard=i/n`: that shard's part of the vitest files (vitest's own `--shard`), and beside it the
  *   type check in shard 1 alone. The contract checks are left to their own job (`npm run check`),
  *   so that the n shards and `npm run check` together do what `npm test` does.
  *
  * Any other argument goes to vitest as it is (`npm test -- test/seo` runs those files after and beside the checks).
  *
- * Side by side: the lint and the type check are CPU-bound, and vitest's workers often wait on
- * the processes and sockets they start. No step writes what another reads: check builds into a
- * temporary folder and keeps only Spectral's content-keyed cache under node_modules/.cache (written
- * atomically) and, when generated/ is current, the build state in .cache/ (read by later builds,
- * none of them beside it); the lint and the type check write nothing, and tests write in temporary
- * folders.
+ * What each step reads and writes, hence the one dependency: the contract checks build into a
+ * temporary folder and write only Spectral's content-keyed cache under node_modules/.cache (written
+ * atomically) and, when generated/ is current, the build state in .cache/build-state.json; the tests
+ * read both (copies of the toolkit take the build state and Spectral's findings from there), so
+ * vitest starts after them. The type check and the lint read the sources and generated/, which no
+ * step writes, and write nothing; tests write in temporary folders. So the lint and the type check
+ * need nothing but a core.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CheckPart } from './check.js';
@@ -32,18 +34,22 @@ export interface Step {
   doing: string;
   /** run with this Node binary, in the repository root */
   args: string[];
-  /** its output shown as it comes (the long step); the others' is kept and shown whole when they end */
+  /** its output shown as it comes (the long step); the others' is kept while it runs and shown whole when they end */
   live?: boolean;
+  /** the steps whose output it reads: it starts once they have passed */
+  after?: string[];
 }
 
 export interface TestPlan {
   shard?: { index: number; count: number };
-  /** run one after the other, each's steps side by side; a phase with a failed step is the last */
-  phases: Step[][];
+  /** in the order they take a free core when several are ready */
+  steps: Step[];
+  /** steps running at once at most */
+  slots: number;
 }
 
 /** `--shard=i/n` or `--shard i/n` (1 ≤ i ≤ n); every other argument is vitest's. */
-export function planTests(argv: string[]): TestPlan {
+export function planTests(argv: string[], cores = availableParallelism()): TestPlan {
   const vitestArgs: string[] = [];
   let shard: TestPlan['shard'];
   for (let i = 0; i < argv.length; i++) {
@@ -62,8 +68,8 @@ export function planTests(argv: string[]): TestPlan {
     shard = { index, count };
   }
   const check = (part: CheckPart, doing: string, more: string[] = []): Step => ({ name: `check: ${part}`, doing, args: ['--import', 'tsx', 'scripts/check.ts', '--only', part, ...more] });
-  // Its fresh build in one process: the type check beside it keeps both cores busy, and a second
-  // build process would only load the toolchain again (bench/RESULTS.md).
+  // Its fresh build in one process: the type check beside it keeps the other core busy, and a
+  // second build process would only load the toolchain again (bench/RESULTS.md).
   const contracts = check('contracts', 'Redocly lint, build, Spectral, drift of generated/, breaking changes', ['--workers', '1']);
   const lint = check('lint', 'oxlint: the type-aware rules over the hand-written TypeScript, the correctness rules over the JavaScript');
   // One checker, where `npm run typecheck` has TypeScript 7's several: each checker builds its own
@@ -76,11 +82,12 @@ export function planTests(argv: string[]): TestPlan {
     live: true,
     args: ['node_modules/vitest/vitest.mjs', 'run', ...(shard ? [`--shard=${shard.index}/${shard.count}`] : []), ...vitestArgs],
   };
-  // The contract checks first: tests check copies of the project, whose Spectral findings they take
-  // from the cache these fill, and a broken contract would fail tests by the dozen. The lint goes
-  // beside vitest.
-  if (!shard) return { phases: [[contracts, typecheck], [lint, vitest]] };
-  return { shard, phases: [shard.index === 1 ? [typecheck, vitest] : [vitest]] };
+  // The steps are CPU-bound: one per core, but never fewer than the two that always ran side by side.
+  const slots = Math.max(2, cores);
+  // The tests read what the contract checks write (above), and a broken contract would fail them by
+  // the dozen. vitest before the lint when both are ready: it is the long step.
+  if (!shard) return { slots, steps: [contracts, typecheck, { ...vitest, after: [contracts.name] }, lint] };
+  return { shard, slots, steps: shard.index === 1 ? [typecheck, vitest] : [vitest] };
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -97,43 +104,49 @@ interface Output {
   stderr: NodeJS.WritableStream;
 }
 
-/**
- * Passes a stream on in whole lines, so that another step's block never lands inside one of its
- * lines; each line after `prefix` if given.
- */
-function wholeLines(write: (text: string) => unknown, prefix = '') {
+/** Passes a stream on in whole lines, so that another step's block never lands inside one of its lines. */
+function wholeLines(write: (lines: string) => unknown) {
   let pending = '';
-  // `lines` ends with its newline.
-  const put = (lines: string) => write(prefix ? `${prefix}${lines.slice(0, -1).split('\n').join(`\n${prefix}`)}\n` : lines);
   return {
     write(text: string) {
       pending += text;
       const end = pending.lastIndexOf('\n');
       if (end < 0) return;
-      put(pending.slice(0, end + 1));
+      write(pending.slice(0, end + 1));
       pending = pending.slice(end + 1);
     },
     flush() {
-      if (pending) put(`${pending}\n`);
+      if (pending) write(`${pending}\n`);
       pending = '';
     },
   };
 }
 
-/** How a step's output is shown: as it comes, as it comes after its name, or whole when it ends. */
-type Shown = 'live' | 'prefixed' | 'kept';
-
-/** Runs one step, its output shown as `shown` says; resolves with its exit code and time. */
-function runStep(step: Step, shown: Shown, out: Output, env: NodeJS.ProcessEnv, children: Set<ChildProcess>): Promise<StepResult> {
+/**
+ * Runs one step; resolves with its exit code and time. A live step's output comes as it is written.
+ * Another's comes line by line after its name until a live step runs beside it (`keep` at its start
+ * if one already does), so that no minute passes silent; from then on it is kept and shown whole,
+ * under its name, when the step ends.
+ */
+function runStep(step: Step, keep: boolean, liveRunning: () => boolean, stopping: () => boolean, out: Output, env: NodeJS.ProcessEnv, children: Set<ChildProcess>): Promise<StepResult> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, step.args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A process group of its own, so that a signal reaches the processes it starts too (tsc's native
+    // compiler under its Node wrapper, vitest's workers), not only the step's own process.
+    const child = spawn(process.execPath, step.args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     children.add(child);
     const kept: Array<[NodeJS.WritableStream, string]> = [];
+    let keeping = keep;
+    const prefix = `${step.name} │ `;
     const streams = ([[child.stdout, out.stdout], [child.stderr, out.stderr]] as const).map(([from, to]) => {
       // Kept output is kept in whole lines too: stdout and stderr arrive in no fixed order, and a line
       // one of them has not ended yet must not run into the other's next line.
-      const lines = shown === 'kept' ? wholeLines((text) => kept.push([to, text])) : wholeLines((text) => to.write(text), shown === 'prefixed' ? `${step.name} │ ` : '');
+      const lines = wholeLines((text) => {
+        keeping ||= !step.live && liveRunning();
+        if (step.live) to.write(text);
+        else if (keeping) kept.push([to, text]);
+        else to.write(`${prefix}${text.slice(0, -1).split('\n').join(`\n${prefix}`)}\n`);
+      });
       from.setEncoding('utf8');
       from.on('data', (text: string) => lines.write(text));
       return { from, lines };
@@ -164,6 +177,15 @@ function runStep(step: Step, shown: Shown, out: Output, env: NodeJS.ProcessEnv, 
     });
     child.once('exit', (exitCode, signal) => {
       code = exitCode ?? (signal ? 1 : 0);
+      // Stopped by a signal: what the step started and left running goes too (TypeScript 7's native
+      // compiler carries on to its end after a SIGINT or SIGTERM).
+      if (stopping()) {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          // nothing of its group left
+        }
+      }
       // What it wrote before it ended is read to the end; a process it left running that still
       // holds the pipes must not keep npm test waiting.
       let open = streams.filter(({ from }) => !from.closed).length;
@@ -177,35 +199,101 @@ function runStep(step: Step, shown: Shown, out: Output, env: NodeJS.ProcessEnv, 
   });
 }
 
-/**
- * Starts every step at once and waits for all of them: each says when it starts and when it ends.
- * A live step's output comes as it is written, the others' whole when they end, so no two steps'
- * lines mix; where no step is live, each line comes as it is written after its step's name (no
- * silent minute). A signal to npm test goes on to every step still running.
- */
-export async function runSideBySide(steps: Step[], out: Output = process, env: NodeJS.ProcessEnv = process.env): Promise<StepResult[]> {
-  const children = new Set<ChildProcess>();
-  const forward = (signal: NodeJS.Signals) => {
-    for (const child of children) child.kill(signal);
-  };
-  process.on('SIGINT', forward).on('SIGTERM', forward);
-  try {
-    const anyLive = steps.some((step) => step.live);
-    const shownOf = (step: Step): Shown => (step.live ? 'live' : anyLive ? 'kept' : 'prefixed');
-    for (const step of steps) out.stdout.write(`▶ ${step.name}: ${step.doing}${shownOf(step) === 'kept' ? ' (its output when it ends)' : ''}\n`);
-    return await Promise.all(steps.map((step) => runStep(step, shownOf(step), out, env, children)));
-  } finally {
-    process.off('SIGINT', forward).off('SIGTERM', forward);
-  }
+export interface RunOptions {
+  /** steps running at once at most (default: all of them) */
+  slots?: number;
+  out?: Output;
+  env?: NodeJS.ProcessEnv;
+  /** where SIGINT and SIGTERM come from (npm test's own process) */
+  signals?: NodeJS.EventEmitter;
 }
 
-/** The closing line: every step's time, and the failed steps by name. */
-export function verdict(results: StepResult[], totalMs: number, label = 'npm test'): { line: string; code: number } {
+export interface RunResults {
+  /** the steps that ran, in the order they started */
+  results: StepResult[];
+  /** the steps never started, a step having failed (or npm test having been stopped) first */
+  notRun: string[];
+}
+
+/**
+ * Runs the steps, each as soon as the steps it comes `after` have passed and fewer than `slots` run;
+ * when several are ready, the first listed first. Each says when it starts and when it ends. Once a
+ * step fails, none starts any more and those running run to their end. A signal to npm test goes on
+ * to every step running and the processes each started, and no step starts after it.
+ */
+export async function runSteps(steps: Step[], options: RunOptions = {}): Promise<RunResults> {
+  const { slots = steps.length, out = process, env = process.env, signals = process } = options;
+  steps.forEach((step, i) => {
+    for (const name of step.after ?? []) if (!steps.slice(0, i).some((s) => s.name === name)) throw new Error(`step ${step.name} comes after ${name}, which is not a step listed before it`);
+  });
+  const children = new Set<ChildProcess>();
+  const pending = [...steps];
+  const running = new Set<Step>();
+  const passed = new Set<string>();
+  const results: Array<Promise<StepResult>> = [];
+  let stopped = false;
+  let signalled = false;
+  const liveRunning = () => [...running].some((step) => step.live);
+  const forward = (signal: NodeJS.Signals) => {
+    stopped = signalled = true;
+    for (const child of children) {
+      try {
+        process.kill(-child.pid!, signal);
+      } catch {
+        child.kill(signal); // its group already gone
+      }
+    }
+  };
+  signals.on('SIGINT', forward).on('SIGTERM', forward);
+  try {
+    await new Promise<void>((allEnded) => {
+      const startReady = () => {
+        const batch: Step[] = [];
+        for (const step of stopped ? [] : [...pending]) {
+          if (running.size + batch.length >= slots) break;
+          if (!(step.after ?? []).every((name) => passed.has(name))) continue;
+          batch.push(step);
+          pending.splice(pending.indexOf(step), 1);
+        }
+        const withLive = liveRunning() || batch.some((step) => step.live);
+        for (const step of batch) {
+          // Steps already running whose lines came as they were written: from here on, kept.
+          const held = step.live && !liveRunning() ? [...running].map((s) => s.name) : [];
+          const note = !step.live && withLive ? ' (its output when it ends)' : held.length > 0 ? ` (${held.join(', ')}: the rest of the output when it ends)` : '';
+          out.stdout.write(`▶ ${step.name}: ${step.doing}${note}\n`);
+        }
+        for (const step of batch) {
+          running.add(step);
+          results.push(
+            runStep(step, !step.live && withLive, liveRunning, () => signalled, out, env, children).then((result) => {
+              running.delete(step);
+              if (result.code === 0) passed.add(step.name);
+              else stopped = true;
+              startReady();
+              return result;
+            }),
+          );
+        }
+        if (running.size === 0) allEnded();
+      };
+      startReady();
+    });
+  } finally {
+    signals.off('SIGINT', forward).off('SIGTERM', forward);
+  }
+  return { results: await Promise.all(results), notRun: pending.map((step) => step.name) };
+}
+
+/** The closing line: every step's time, the failed steps by name, and those not run. */
+export function verdict(results: StepResult[], totalMs: number, label = 'npm test', notRun: string[] = []): { line: string; code: number } {
   const failed = results.filter((r) => r.code !== 0);
-  const times = results.map((r) => `${r.name} ${seconds(r.ms)}`).join(', ');
-  if (failed.length === 0) return { line: `${label} passed in ${seconds(totalMs)} (side by side: ${times})`, code: 0 };
+  const times = `(side by side: ${results.map((r) => `${r.name} ${seconds(r.ms)}`).join(', ')})`;
+  const skipped = notRun.length > 0 ? `; not run: ${notRun.join(', ')}` : '';
+  if (failed.length === 0 && notRun.length === 0) return { line: `${label} passed in ${seconds(totalMs)} ${times}`, code: 0 };
+  // Every step that ran passed, yet some never started: stopped by a signal.
+  if (failed.length === 0) return { line: `${label} stopped in ${seconds(totalMs)} ${times}${skipped}`, code: 1 };
   const names = failed.map((r) => `${r.name} (exit ${r.code})`).join(', ');
-  return { line: `${label} failed in ${seconds(totalMs)}: ${names} (side by side: ${times})`, code: failed[0]!.code };
+  return { line: `${label} failed in ${seconds(totalMs)}: ${names} ${times}${skipped}`, code: failed[0]!.code };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -219,14 +307,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const started = performance.now();
   // Output goes through pipes: colours stay on where the terminal shows them.
   const colour = process.stdout.isTTY && !('NO_COLOR' in process.env) && !('FORCE_COLOR' in process.env) ? { FORCE_COLOR: '1' } : {};
-  const results: StepResult[] = [];
-  for (const phase of plan.phases) {
-    results.push(...(await runSideBySide(phase, process, { ...process.env, ...colour })));
-    if (results.some((r) => r.code !== 0)) break;
-  }
-  const skipped = plan.phases.flat().slice(results.length).map((s) => s.name);
-  const { line, code } = verdict(results, performance.now() - started, `npm test${plan.shard ? ` --shard=${plan.shard.index}/${plan.shard.count}` : ''}`);
+  const { results, notRun } = await runSteps(plan.steps, { slots: plan.slots, env: { ...process.env, ...colour } });
+  const { line, code } = verdict(results, performance.now() - started, `npm test${plan.shard ? ` --shard=${plan.shard.index}/${plan.shard.count}` : ''}`, notRun);
   if (code === 0) console.log(`\n${line}`);
-  else console.error(`\n✘ ${line}${skipped.length > 0 ? `; not run: ${skipped.join(', ')}` : ''}`);
+  else console.error(`\n✘ ${line}`);
   process.exit(code);
 }

@@ -1,4 +1,4 @@
-import { fork } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -435,37 +435,79 @@ function shareUnits(stale: WeighedUnit[], workers: number): string[][] {
   return shares.map((s) => s.keys);
 }
 
-/** A worker script of this folder in a child process, with the TypeScript loader it needs when run from the sources (tsx, also under vitest). */
-function forkWorker(name: 'build-worker' | 'lint-worker') {
-  const worker = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? `./${name}.ts` : `./${name}.js`, import.meta.url));
+/** What a toolkit worker (scripts/lib/build-worker.ts) is asked: a share of a build, or one service's lint. */
+export type WorkerRequest = { build: BuildOptions } | { lint: { root: string; service: ApiService } };
+/** What it answers: log lines as they come, then one of the others. */
+export type WorkerReply = { log: string } | { result: BuildResult } | { problems: LintProblem[] } | { error: string };
+
+/**
+ * Workers that have answered and wait for the next request. Loading the toolchain (Redocly,
+ * openapi-typescript, the TypeScript loader) is most of what a worker costs, so a process that
+ * builds or lints apart again (`npm run dev`, a build after a check, the tests) asks one of these
+ * rather than forking anew. Idle, a worker holds its parent's event loop in nothing, and it exits
+ * when its parent does (its channel closes).
+ */
+const idleWorkers: ChildProcess[] = [];
+
+/** A child's IPC channel: it can stop holding the event loop (Node's `subprocess.channel`, untyped in @types/node). */
+type Channel = { ref(): void; unref(): void };
+
+/** The toolkit worker in a child process, with the TypeScript loader it needs when run from the sources (tsx, also under vitest). */
+function forkWorker(): ChildProcess {
+  const worker = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './build-worker.ts' : './build-worker.js', import.meta.url));
   const loader = worker.endsWith('.ts') && !process.execArgv.join(' ').includes('tsx') ? ['--import', 'tsx'] : [];
   return fork(worker, [], { execArgv: [...process.execArgv, ...loader], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 
-/** Builds a share of the units in a child process (scripts/lib/build-worker.ts), its log lines passed through. */
-function buildInWorker(options: BuildOptions, log: (line: string) => void): Promise<BuildResult> {
-  const { log: _log, onBundled: _onBundled, ...serializable } = options;
+/** Sends `request` to an idle worker (or a new one) and resolves with its last answer; its log lines go to `log`. */
+function askWorker(request: WorkerRequest, log: (line: string) => void = () => {}): Promise<Exclude<WorkerReply, { log: string } | { error: string }>> {
+  let child = idleWorkers.pop();
+  // One that ended while idle (killed from outside) is left for a new one.
+  while (child && !child.connected) child = idleWorkers.pop();
+  child ??= forkWorker();
+  const channel = child.channel as Channel | null | undefined;
+  // Busy, it keeps this process running until it answers.
+  child.ref();
+  channel?.ref();
   return new Promise((resolve, reject) => {
-    const child = forkWorker('build-worker');
-    let result: BuildResult | undefined;
-    child.on('message', (message: { log?: string; result?: BuildResult }) => {
-      if (message.log !== undefined) log(message.log);
-      if (message.result) result = message.result;
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => (result ? resolve(result) : reject(new Error(`build worker exited with ${code} before its result`))));
-    child.send(serializable);
+    const settle = (answered: boolean) => {
+      child.off('message', onMessage).off('exit', onExit).off('error', onError);
+      if (answered && child.connected) {
+        child.unref();
+        channel?.unref();
+        idleWorkers.push(child);
+      } else child.kill();
+    };
+    const onMessage = (reply: WorkerReply) => {
+      if ('log' in reply) return log(reply.log);
+      settle(true);
+      if ('error' in reply) reject(new Error(reply.error));
+      else resolve(reply);
+    };
+    const onExit = (code: number | null) => {
+      settle(false);
+      reject(new Error(`the worker exited with ${code} before its answer`));
+    };
+    const onError = (error: Error) => {
+      settle(false);
+      reject(error);
+    };
+    child.on('message', onMessage).once('exit', onExit).once('error', onError);
+    child.send(request);
   });
 }
 
-/** Lints one service in a child process (scripts/lib/lint-worker.ts). */
-function lintInWorker(root: string, service: ApiService): Promise<LintProblem[]> {
-  return new Promise((resolve, reject) => {
-    const child = forkWorker('lint-worker');
-    let problems: LintProblem[] | undefined;
-    child.on('message', (message: { problems?: LintProblem[] }) => (problems = message.problems));
-    child.once('error', reject);
-    child.once('exit', (code) => (problems ? resolve(problems) : reject(new Error(`the lint worker exited with ${code} before its answer`))));
-    child.send({ root, service });
-  });
+/** Builds a share of the units in a worker, its log lines passed through. */
+async function buildInWorker(options: BuildOptions, log: (line: string) => void): Promise<BuildResult> {
+  const { log: _log, onBundled: _onBundled, ...serializable } = options;
+  const reply = await askWorker({ build: serializable }, log);
+  if (!('result' in reply)) throw new Error('the worker answered a build with no result');
+  return reply.result;
+}
+
+/** Lints one service in a worker. */
+async function lintInWorker(root: string, service: ApiService): Promise<LintProblem[]> {
+  const reply = await askWorker({ lint: { root, service } });
+  if (!('problems' in reply)) throw new Error('the worker answered a lint with no problems list');
+  return reply.problems;
 }

@@ -1,9 +1,11 @@
 /**
  * The pipeline on a temporary copy of the repository: a service dropped into openapi/ gets its
  * bundle, types, client and docs and is registered in redocly.yaml; lint errors name file and line;
- * the drift check notices a spec edited without a rebuild; a second build skips everything.
+ * the drift check notices a spec edited without a rebuild; a second build skips everything; a build
+ * shared among workers, or linting apart, gives the same outputs and verdicts, one worker process
+ * serving every build and lint after the first.
  */
-import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { check } from '../../scripts/check.js';
@@ -13,6 +15,22 @@ import { copyToolkit, type ProjectCopy } from '../helpers/project-copy.js';
 
 let copy: ProjectCopy;
 let root: string;
+/** The toolkit worker the shared build forked, which every later build and lint apart asks again. */
+let worker: string | undefined;
+
+/** This process's toolkit workers still running, by pid (Linux's /proc). */
+function toolkitWorkers(): string[] {
+  // Forked by whichever thread runs this file; a thread or child that ended meanwhile has no file left.
+  const read = (file: string) => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  const children = readdirSync(`/proc/${process.pid}/task`).flatMap((task) => read(`/proc/${process.pid}/task/${task}/children`).split(' ').filter(Boolean));
+  return children.filter((pid) => read(`/proc/${pid}/cmdline`).includes('build-worker'));
+}
 
 beforeAll(() => {
   // One platform service beside the new one: what the steps do to every service, they do to seo.
@@ -60,10 +78,15 @@ describe('a new service dropped into openapi/', { timeout: 900_000 }, () => {
     expect(result.rebuilt).toContain('api:widgets');
     expect(lines.filter((l) => /^bundle\s+widgets\s/.test(l))).toHaveLength(1);
     expect((await build({ root })).rebuilt).toEqual([]);
+    // The worker stays for the next request, holding up nothing: this process's builds and lints
+    // apart ask it again rather than load the toolchain in a new process.
+    [worker] = toolkitWorkers();
+    expect(worker).toBeDefined();
     // Linted in a process of its own while this one generates: the same outputs.
     const apart = await build({ root, force: true, only: ['api:widgets'], lintApart: true, log: (l) => lines.push(l) });
     expect(apart.failures).toEqual([]);
     expect(outputs()).toEqual(serial);
+    expect(toolkitWorkers()).toEqual([worker]);
   });
 
   test('the check passes once built, and fails on a spec edited without a rebuild', async () => {
@@ -116,6 +139,8 @@ describe('a new service dropped into openapi/', { timeout: 900_000 }, () => {
         expect(result.lint.some((p) => p.severity === 'error' && p.rule === 'path-parameters-defined'), JSON.stringify(result.lint)).toBe(true);
         expect(readFileSync(bundle, 'utf8')).toBe(before);
       }
+      // The three verdicts apart (clean, style, invalid) from the one worker.
+      expect(toolkitWorkers()).toEqual([worker]);
     } finally {
       writeFileSync(file, text);
     }
