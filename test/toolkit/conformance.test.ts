@@ -150,7 +150,8 @@ describe.each(slugs)('%s', (slug) => {
     // it again through the alias would double the requests, not the evidence.
     // With a scenario of its own, each window must close on its filler with the 429; mail's with an
     // integer Retry-After within the window too (test/mail/identity-rate-limits.test.ts filled mail's
-    // windows a second time for this; reach's searchLeads answers its 429 without one).
+    // windows a second time for this). Not asked elsewhere: reach's searchLeads meets its credit
+    // limit (25 free searches) before its rate window, and that 429 carries no Retry-After by the document.
     const retryAfterRequired = slug === 'mail';
     const ids = new Set(operations.map(([, o]) => o.id));
     const unreached: string[] = [];
