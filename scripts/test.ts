@@ -25,6 +25,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CheckPart } from './check.js';
+import { descendantsOf } from './lib/process-tree.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -90,6 +91,19 @@ export function planTests(argv: string[], cores = availableParallelism()): TestP
   return { shard, slots, steps: shard.index === 1 ? [typecheck, vitest] : [vitest] };
 }
 
+/** Sends `signal` to each of `pids` still running, and to what each has started since. */
+function signalTree(pids: number[], signal: NodeJS.Signals) {
+  for (const pid of pids) {
+    for (const target of [pid, ...(signal === 'SIGKILL' ? descendantsOf(pid) : [])]) {
+      try {
+        process.kill(target, signal);
+      } catch {
+        // ended already
+      }
+    }
+  }
+}
+
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 export interface StepResult {
@@ -128,12 +142,12 @@ function wholeLines(write: (lines: string) => unknown) {
  * if one already does), so that no minute passes silent; from then on it is kept and shown whole,
  * under its name, when the step ends.
  */
-function runStep(step: Step, keep: boolean, liveRunning: () => boolean, stopping: () => boolean, out: Output, env: NodeJS.ProcessEnv, children: Set<ChildProcess>): Promise<StepResult> {
+function runStep(step: Step, keep: boolean, liveRunning: () => boolean, stopping: () => boolean, out: Output, env: NodeJS.ProcessEnv, children: Set<ChildProcess>, signalledTrees: Map<ChildProcess, number[]>): Promise<StepResult> {
   const started = performance.now();
   return new Promise((resolve) => {
-    // A process group of its own, so that a signal reaches the processes it starts too (tsc's native
-    // compiler under its Node wrapper, vitest's workers), not only the step's own process.
-    const child = spawn(process.execPath, step.args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    // In npm test's own session, not a process group of its own (scripts/lib/process-tree.ts says why):
+    // a signal reaches what it started through `signalTree`.
+    const child = spawn(process.execPath, step.args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(child);
     const kept: Array<[NodeJS.WritableStream, string]> = [];
     let keeping = keep;
@@ -179,13 +193,7 @@ function runStep(step: Step, keep: boolean, liveRunning: () => boolean, stopping
       code = exitCode ?? (signal ? 1 : 0);
       // Stopped by a signal: what the step started and left running goes too (TypeScript 7's native
       // compiler carries on to its end after a SIGINT or SIGTERM).
-      if (stopping()) {
-        try {
-          process.kill(-child.pid!, 'SIGKILL');
-        } catch {
-          // nothing of its group left
-        }
-      }
+      if (stopping()) signalTree(signalledTrees.get(child) ?? [], 'SIGKILL');
       // What it wrote before it ended is read to the end; a process it left running that still
       // holds the pipes must not keep npm test waiting.
       let open = streams.filter(({ from }) => !from.closed).length;
@@ -234,14 +242,16 @@ export async function runSteps(steps: Step[], options: RunOptions = {}): Promise
   let stopped = false;
   let signalled = false;
   const liveRunning = () => [...running].some((step) => step.live);
+  // What each step had started when the signal came: once the step has ended, they are no longer
+  // found below it, and whatever of them still runs is killed.
+  const signalledTrees = new Map<ChildProcess, number[]>();
   const forward = (signal: NodeJS.Signals) => {
     stopped = signalled = true;
     for (const child of children) {
-      try {
-        process.kill(-child.pid!, signal);
-      } catch {
-        child.kill(signal); // its group already gone
-      }
+      const tree = descendantsOf(child.pid!);
+      signalledTrees.set(child, [...(signalledTrees.get(child) ?? []), ...tree]);
+      child.kill(signal);
+      signalTree(tree, signal);
     }
   };
   signals.on('SIGINT', forward).on('SIGTERM', forward);
@@ -265,7 +275,7 @@ export async function runSteps(steps: Step[], options: RunOptions = {}): Promise
         for (const step of batch) {
           running.add(step);
           results.push(
-            runStep(step, !step.live && withLive, liveRunning, () => signalled, out, env, children).then((result) => {
+            runStep(step, !step.live && withLive, liveRunning, () => signalled, out, env, children, signalledTrees).then((result) => {
               running.delete(step);
               if (result.code === 0) passed.add(step.name);
               else stopped = true;

@@ -14,6 +14,7 @@ import { closeSync, constants, openSync, readdirSync, readFileSync, rmSync } fro
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
+import { descendantsOf } from '../../scripts/lib/process-tree.js';
 import { copyToolkit, type ProjectCopy } from '../helpers/project-copy.js';
 import { ended, lineMatching, outputOf, type Spawned } from '../helpers/spawned.js';
 
@@ -31,26 +32,7 @@ beforeAll(() => {
 });
 afterAll(() => project?.remove());
 
-/** The pids below `pid`, read from /proc (the children of the children, and so on). */
-function descendants(pid: number): number[] {
-  const parentOf = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // The command name may hold spaces and parentheses: the fields after the last `)` are fixed.
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const found: number[] = [];
-  const walk = (parent: number) => {
-    for (const [child, p] of parentOf) if (p === parent) found.push(child), walk(child);
-  };
-  walk(pid);
-  return found;
-}
+const descendants = descendantsOf;
 
 const alive = (pid: number) => {
   try {

@@ -9,7 +9,7 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
+import { createReadStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -146,6 +146,17 @@ describe('steps side by side', () => {
     const block = /\n── unended ──\n((?:[^\n]*\n){2})✔ unended in /.exec(sink.text);
     expect(block?.[1]?.split('\n').sort(), sink.text).toEqual(['', 'x', 'y']);
   }, 120_000); // two Node processes on a busy machine
+
+  test("a step runs in npm test's own session: the kernel schedules it beside other busy processes thread by thread, not as a group of its own", async () => {
+    // The session id is field 6 of /proc/<pid>/stat, counted after the command name's closing `)`.
+    const sessionOf = `(stat) => stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]`;
+    const sink = new CollectingSink();
+    const telling: Step = { name: 'session', doing: 'telling its session', args: ['-e', `process.stdout.write('session ' + (${sessionOf})(require('node:fs').readFileSync('/proc/self/stat', 'utf8')) + '\\n')`] };
+    const { results } = await runSteps([telling], { out: { stdout: sink, stderr: sink } });
+    expect(results.map((r) => r.code)).toEqual([0]);
+    const own = readFileSync('/proc/self/stat', 'utf8');
+    expect(/^session │ session (\d+)$/m.exec(sink.text)?.[1], sink.text).toBe(own.slice(own.lastIndexOf(')') + 2).split(' ')[3]);
+  }, 120_000); // one Node process on a busy machine
 
   test('a step starts once the steps it comes after have passed; a free slot goes to the first step ready', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'test-runner-'));
