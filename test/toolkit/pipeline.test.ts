@@ -5,10 +5,11 @@
  * shared among workers, or linting apart, gives the same outputs and verdicts, one worker process
  * serving every build and lint after the first.
  */
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { check } from '../../scripts/check.js';
+import { descendantsOf } from '../../scripts/lib/process-tree.js';
 import { build } from '../../scripts/lib/pipeline.js';
 import { defaultRoot } from '../../server-stubs/lib/root.js';
 import { copyToolkit, type ProjectCopy } from '../helpers/project-copy.js';
@@ -20,16 +21,14 @@ let worker: string | undefined;
 
 /** This process's toolkit workers still running, by pid (Linux's /proc). */
 function toolkitWorkers(): string[] {
-  // Forked by whichever thread runs this file; a thread or child that ended meanwhile has no file left.
-  const read = (file: string) => {
+  const commandOf = (pid: number) => {
     try {
-      return readFileSync(file, 'utf8');
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     } catch {
-      return '';
+      return ''; // ended meanwhile
     }
   };
-  const children = readdirSync(`/proc/${process.pid}/task`).flatMap((task) => read(`/proc/${process.pid}/task/${task}/children`).split(' ').filter(Boolean));
-  return children.filter((pid) => read(`/proc/${pid}/cmdline`).includes('build-worker'));
+  return descendantsOf(process.pid).filter((pid) => commandOf(pid).includes('build-worker')).map(String);
 }
 
 beforeAll(() => {
