@@ -10,6 +10,9 @@ import path from 'node:path';
 import type { OpenAPI3 } from 'openapi-typescript';
 import { asDocument } from './fixture-document.js';
 
+/** A stack frame, as a crash would print it: never in what a tool says of a document it was given. */
+export const STACK_FRAME = /\n\s+at (?:async )?\S+ \(|\n\s+at \/|node_modules\/.*:\d+/;
+
 const examplesDir = path.dirname(createRequire(import.meta.url).resolve('@readme/oas-examples/package.json'));
 
 /** `3.0/petstore` -> the document of node_modules/@readme/oas-examples/3.0/json/petstore.json, bundled. */

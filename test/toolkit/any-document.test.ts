@@ -18,6 +18,7 @@ import { addService } from '../../scripts/lib/add-service.js';
 import { build, type BuildResult } from '../../scripts/lib/pipeline.js';
 import { startMockServer, type MockServer } from '../../mock/server.js';
 import { runContract } from '../../scripts/contract.js';
+import { STACK_FRAME } from '../helpers/imported-documents.js';
 import type { ContractRun } from '../../scripts/lib/contract-runner.js';
 import { exampleRequest } from '../../scripts/lib/example-request.js';
 import { placeholderFor } from '../../scripts/lib/credentials.js';
@@ -208,9 +209,6 @@ describe('served by npm start and npm run mock, checked by npm run contract', ()
     expect(mock.failed).toEqual([]);
   });
 
-  /** A stack frame, as a crash would print it. */
-  const STACK = /\n\s+at (?:async )?\S+ \(|\n\s+at \/|node_modules\/.*:\d+/;
-
   /** The report of a run on a mock: its examples checked and passed, or, with no operations, what could be checked. */
   function expectFullReport(slug: string, run: ContractRun, operations: number) {
     expect(run.service).toBe(slug);
@@ -232,7 +230,7 @@ describe('served by npm start and npm run mock, checked by npm run contract', ()
     for (const [where, port] of [['stub', stubs.port], ['mock', mock.port]] as const) {
       const fuller = where === 'mock' && fullerOnMock.has(slug);
       const run = await runContract({ baseUrl: `http://127.0.0.1:${port}/${slug}`, service: slug, stateless: true, bundlesDir: generated(), runs: fuller ? 100 : 30, shrinkMs: 500 });
-      expect(run.report).not.toMatch(STACK);
+      expect(run.report).not.toMatch(STACK_FRAME);
       expect(run.exitCode, `${where}:\n${run.report}`).toBe(0);
       if (fuller) expectFullReport(slug, run, listOperations(document).length);
       // The run's examples check sent each operation the request exampleRequest builds, with a

@@ -15,14 +15,11 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock/server.js';
 import { runContract } from '../../scripts/contract.js';
-import { bundleExample, liar, quirks, writeBundle } from '../helpers/imported-documents.js';
+import { bundleExample, liar, quirks, STACK_FRAME, writeBundle } from '../helpers/imported-documents.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dir = mkdtempSync(path.join(os.tmpdir(), 'contract-any-document-'));
 let mock: MockServer;
-
-/** A stack frame, as a crash would print it. */
-const STACK = /\n\s+at (?:async )?\S+ \(|\n\s+at \/|node_modules\/.*:\d+/;
 
 beforeAll(async () => {
   // The CLI's document; any-document.test.ts holds the mocks of the published documents it brings
@@ -58,7 +55,7 @@ const check = (slug: string, runs = 100) => runContract({ baseUrl: `http://127.0
 describe('npm run contract against the mock of any document', () => {
   test('a document of what trips validators and generators: the mock keeps the contract', async () => {
     const run = await check('quirks');
-    expect(run.report).not.toMatch(STACK);
+    expect(run.report).not.toMatch(STACK_FRAME);
     expect(run.exitCode, run.report).toBe(0);
     expect(run.service).toBe('quirks');
     expect(run.report).toMatch(/^examples: [1-9]\d* passed, 0 failed/m);
@@ -77,7 +74,7 @@ describe('npm run contract against the mock of any document', () => {
 
   test('a document whose example breaks its own schema fails, and the break is named', async () => {
     const run = await check('liar', 30);
-    expect(run.report).not.toMatch(STACK);
+    expect(run.report).not.toMatch(STACK_FRAME);
     expect(run.exitCode).toBe(1);
     // The mock does not pass on an answer off the contract (its example): it answers 502 naming it.
     expect(run.report).toMatch(/✗ GET \/widgets\/\{id\}: status 502 is not declared/);
@@ -102,6 +99,6 @@ describe('npm run contract against the mock of any document', () => {
       { cwd: root, env: { ...process.env, NO_COLOR: '1' } },
     );
     expect(stdout).toMatch(/^PASSED: petstore at /m);
-    expect(`${stdout}${stderr}`).not.toMatch(STACK);
+    expect(`${stdout}${stderr}`).not.toMatch(STACK_FRAME);
   }, 60_000);
 });
